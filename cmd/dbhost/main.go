@@ -1,0 +1,91 @@
+// Command dbhost makes database hosts fast and proves it: it collects a host's
+// facts, audits them against cited sources, plans and applies changes.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/dbhost/dbhost/internal/snapshot"
+	"github.com/spf13/cobra"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "0.1.0-dev"
+
+// Exit codes (documented in README and `dbhost --help`).
+const (
+	exitOK         = 0
+	exitInternal   = 1
+	exitUsage      = 2
+	exitFindings   = 3 // audit --fail-on threshold reached
+	exitInfeasible = 4 // place: spec cannot be satisfied
+)
+
+// exitError carries an exit code with its message.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func usageErr(format string, a ...any) error {
+	return &exitError{code: exitUsage, err: fmt.Errorf(format, a...)}
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	root := newRootCmd(stdout, stderr)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return exitOK
+	}
+	code := exitInternal
+	var ee *exitError
+	var ie *snapshot.InputError
+	switch {
+	case errors.As(err, &ee):
+		code = ee.code
+	case errors.As(err, &ie):
+		code = exitUsage
+	}
+	if code != exitFindings && code != exitInfeasible || err.Error() != "" {
+		fmt.Fprintln(stderr, "dbhost:", err)
+	}
+	return code
+}
+
+func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "dbhost",
+		Short: "Make database hosts fast, and prove it",
+		Long: `dbhost knows a database host (NUMA, memory, hugepages, CPU power, storage, network,
+cgroups, limits, database processes), audits it against the vendor documents it cites,
+and plans, applies, verifies and rolls back tuning.
+
+Every command reads one of: this host (default), --root DIR (a captured tree with
+DIR/proc, DIR/sys, DIR/etc; nothing is read from the live host), --sosreport FILE|DIR,
+or --snapshot FILE (a saved snapshot).
+
+Exit codes: 0 ok, 1 internal failure, 2 bad input or usage, 3 audit findings at or
+above --fail-on, 4 placement infeasible.`,
+		Version:       version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageErr("%v (see 'dbhost help %s')", err, c.Name())
+	})
+	root.AddCommand(newCollectCmd(), newAuditCmd())
+	return root
+}

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/dbhost/dbhost/internal/hostsrc"
+	"github.com/dbhost/dbhost/internal/snapshot"
+	"github.com/spf13/cobra"
+)
+
+// sourceFlags are the input flags every command shares.
+type sourceFlags struct {
+	root, sosreport, snapshot string
+}
+
+func (f *sourceFlags) add(c *cobra.Command) {
+	c.Flags().StringVar(&f.root, "root", "", "read a captured tree (DIR/proc, DIR/sys, DIR/etc) instead of this host")
+	c.Flags().StringVar(&f.sosreport, "sosreport", "", "read a sosreport archive (.tar.xz/.tar.gz/.tar.bz2) or its unpacked directory")
+	c.Flags().StringVar(&f.snapshot, "snapshot", "", "read saved snapshot file(s); a glob such as 'fleet/*.json' reads several hosts")
+	_ = c.MarkFlagDirname("root")
+}
+
+func (f *sourceFlags) load() ([]*snapshot.Snapshot, error) {
+	return hostsrc.Load(hostsrc.Spec{Root: f.root, Sosreport: f.sosreport, Snapshot: f.snapshot, Version: version})
+}
+
+// outputFlags choose the format and destination.
+type outputFlags struct {
+	format  string
+	out     string
+	formats []string
+}
+
+func (o *outputFlags) add(c *cobra.Command, formats ...string) {
+	o.formats = formats
+	c.Flags().StringVar(&o.format, "format", formats[0], fmt.Sprintf("output format: %v", formats))
+	c.Flags().StringVarP(&o.out, "output", "o", "", "write to this file instead of standard output")
+	_ = c.RegisterFlagCompletionFunc("format", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return formats, cobra.ShellCompDirectiveNoFileComp
+	})
+}
+
+func (o *outputFlags) validate() error {
+	for _, f := range o.formats {
+		if f == o.format {
+			return nil
+		}
+	}
+	return usageErr("--format %q: expected one of %v", o.format, o.formats)
+}
+
+// write sends b to the chosen file (atomically: temp file + rename) or stdout.
+func (o *outputFlags) write(c *cobra.Command, b []byte) error {
+	if o.out == "" || o.out == "-" {
+		_, err := c.OutOrStdout().Write(b)
+		return err
+	}
+	dir := filepath.Dir(o.out)
+	tmp, err := os.CreateTemp(dir, ".dbhost-*")
+	if err != nil {
+		return usageErr("-o %s: cannot write there: %v", o.out, err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), o.out)
+}

@@ -1,0 +1,145 @@
+package facts
+
+import (
+	"os"
+	"os/user"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/dbhost/dbhost/internal/snapshot"
+)
+
+// A reader fills one part of the snapshot from one kernel source (or a few
+// files of the same kind). Readers of the same stage run concurrently and must
+// write only their own part of the snapshot (Absent is shared, and locked).
+type reader struct {
+	name  string
+	stage int
+	fn    func(*Collector)
+}
+
+// Stages: host and topology first (others may look at CPUs and nodes), then
+// every independent source, then sosreport fallbacks and cross-references.
+const (
+	StageBase    = 0
+	StageSources = 1
+	StageDerived = 2
+)
+
+var readers []reader
+
+// register adds a reader; called from init() in each source's file, so that
+// adding a source touches no other file.
+func register(name string, stage int, fn func(*Collector)) {
+	readers = append(readers, reader{name, stage, fn})
+}
+
+// Options tune a collection.
+type Options struct {
+	Version string    // dbhost version recorded in the snapshot
+	Now     time.Time // collection time (zero: time.Now())
+	Kind    string    // live | root | sosreport (default from Root)
+	Path    string    // source path recorded in the snapshot
+}
+
+// Collect reads every fact under root into a new snapshot.
+func Collect(root Root, opt Options) *snapshot.Snapshot {
+	s := &snapshot.Snapshot{
+		SchemaVersion: snapshot.SchemaVersion,
+		CollectedAt:   opt.Now,
+		Sysctl:        map[string]string{},
+		Absent:        []snapshot.Absence{},
+		Processes:     []snapshot.Process{},
+	}
+	if s.CollectedAt.IsZero() {
+		s.CollectedAt = time.Now().UTC().Truncate(time.Millisecond)
+	}
+	s.Source = snapshot.Source{Kind: opt.Kind, Path: opt.Path, Collector: opt.Version}
+	if s.Source.Kind == "" {
+		switch {
+		case root.Live:
+			s.Source.Kind = "live"
+		case root.Sos:
+			s.Source.Kind = "sosreport"
+		default:
+			s.Source.Kind = "root"
+		}
+	}
+	if root.Live {
+		s.Source.Root = os.Geteuid() == 0
+		if u, err := user.Current(); err == nil {
+			s.Source.User = u.Username
+		} else {
+			s.Source.User = strconv.Itoa(os.Geteuid())
+		}
+	}
+	c := &Collector{Root: root, Snap: s}
+	byStage := map[int][]reader{}
+	stages := []int{}
+	for _, r := range readers {
+		if _, ok := byStage[r.stage]; !ok {
+			stages = append(stages, r.stage)
+		}
+		byStage[r.stage] = append(byStage[r.stage], r)
+	}
+	sort.Ints(stages)
+	for _, st := range stages {
+		var wg sync.WaitGroup
+		for _, r := range byStage[st] {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r.fn(c)
+			}()
+		}
+		wg.Wait()
+	}
+	normalize(s)
+	return s
+}
+
+// normalize makes output deterministic: Absent sorted and de-duplicated.
+func normalize(s *snapshot.Snapshot) {
+	sort.SliceStable(s.Absent, func(i, j int) bool {
+		if s.Absent[i].Fact != s.Absent[j].Fact {
+			return s.Absent[i].Fact < s.Absent[j].Fact
+		}
+		return s.Absent[i].Path < s.Absent[j].Path
+	})
+	out := s.Absent[:0]
+	for i, a := range s.Absent {
+		if i > 0 && a == s.Absent[i-1] {
+			continue
+		}
+		out = append(out, a)
+	}
+	s.Absent = out
+}
+
+// Resolve drops Absent entries for fact (used when a sosreport fallback
+// supplied the fact after all).
+func (c *Collector) Resolve(fact string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := c.Snap.Absent[:0]
+	for _, a := range c.Snap.Absent {
+		if a.Fact != fact {
+			out = append(out, a)
+		}
+	}
+	c.Snap.Absent = out
+}
+
+// IsAbsent reports whether fact was recorded as absent.
+func (c *Collector) IsAbsent(fact string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, a := range c.Snap.Absent {
+		if a.Fact == fact {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,208 @@
+// Package facts reads host facts from a filesystem root (the live "/", a
+// captured tree, or an unpacked sosreport) into a snapshot.Snapshot.
+//
+// Layout: one file per kernel source. Each source has a pure parser
+// (parseX(io.Reader) or parseX(string)), fuzzed and tested against fixtures,
+// and a reader (readX(c *Collector)) that does the I/O and records every
+// fact it could not read in the snapshot's Absent list with the reason.
+package facts
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/dbhost/dbhost/internal/snapshot"
+)
+
+// Root is a filesystem root that host paths ("/proc/meminfo") are read under.
+type Root struct {
+	Dir  string // "/" for the live host
+	Live bool   // true only for the running host: commands/ioctls allowed
+	// Sos is true for an unpacked sosreport: sos_commands/* may stand in for
+	// missing file copies.
+	Sos bool
+}
+
+// Path maps a host path to a path under the root.
+func (r Root) Path(p string) string {
+	if r.Dir == "" || r.Dir == "/" {
+		return p
+	}
+	return filepath.Join(r.Dir, p)
+}
+
+// ReadFile reads a host path under the root.
+func (r Root) ReadFile(p string) ([]byte, error) { return os.ReadFile(r.Path(p)) }
+
+// ReadString reads a host path and trims surrounding whitespace.
+func (r Root) ReadString(p string) (string, error) {
+	b, err := r.ReadFile(p)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(b)), nil
+}
+
+// ReadDirNames lists a directory's entry names, sorted.
+func (r Root) ReadDirNames(p string) ([]string, error) {
+	ents, err := os.ReadDir(r.Path(p))
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(ents))
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+// Exists reports whether a host path exists under the root.
+func (r Root) Exists(p string) bool {
+	_, err := os.Stat(r.Path(p))
+	return err == nil
+}
+
+// Readlink returns the base name of a symlink's target (e.g. a driver name).
+func (r Root) LinkBase(p string) (string, error) {
+	t, err := os.Readlink(r.Path(p))
+	if err != nil {
+		return "", err
+	}
+	return filepath.Base(t), nil
+}
+
+// Reason turns a read error into the human reason kept in Absent.
+func Reason(err error) string {
+	var pe *ParseError
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, fs.ErrNotExist):
+		return "not present on this host"
+	case errors.Is(err, fs.ErrPermission):
+		return "permission denied (run as root to read it)"
+	case errors.As(err, &pe):
+		return "malformed: " + pe.Error()
+	}
+	// Strip the path that os errors repeat; the path is kept separately.
+	var pathErr *fs.PathError
+	if errors.As(err, &pathErr) {
+		return pathErr.Op + ": " + pathErr.Err.Error()
+	}
+	return err.Error()
+}
+
+// ParseError says which line of which input was not understood.
+type ParseError struct {
+	Line int    // 1-based; 0 when not line-oriented
+	Msg  string // what was expected
+}
+
+func (e *ParseError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("line %d: %s", e.Line, e.Msg)
+	}
+	return e.Msg
+}
+
+func parseErr(line int, format string, a ...any) error {
+	return &ParseError{Line: line, Msg: fmt.Sprintf(format, a...)}
+}
+
+// Collector carries the root and the snapshot being filled.
+type Collector struct {
+	Root Root
+	Snap *snapshot.Snapshot
+	mu   sync.Mutex
+}
+
+// Absent records that a fact could not be read. path is the host path tried.
+func (c *Collector) Absent(fact, path string, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.Snap.Absent = append(c.Snap.Absent, snapshot.Absence{Fact: fact, Path: path, Reason: Reason(err)})
+}
+
+// AbsentReason records an absence with a free-text reason.
+func (c *Collector) AbsentReason(fact, path, reason string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.Snap.Absent = append(c.Snap.Absent, snapshot.Absence{Fact: fact, Path: path, Reason: reason})
+}
+
+// Int reads a host file holding one integer. On failure it records the
+// absence under fact and returns nil.
+func (c *Collector) Int(fact, path string) *int64 {
+	v, err := c.readInt(path)
+	if err != nil {
+		c.Absent(fact, path, err)
+		return nil
+	}
+	return &v
+}
+
+// IntQuiet reads an integer file; nil (and no absence) when it cannot.
+func (c *Collector) IntQuiet(path string) *int64 {
+	v, err := c.readInt(path)
+	if err != nil {
+		return nil
+	}
+	return &v
+}
+
+func (c *Collector) readInt(path string) (int64, error) {
+	s, err := c.Root.ReadString(path)
+	if err != nil {
+		return 0, err
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0, parseErr(1, "expected an integer, got %q", trunc(s, 40))
+	}
+	return v, nil
+}
+
+// String reads a host file holding one line of text; nil and an absence on failure.
+func (c *Collector) String(fact, path string) *string {
+	s, err := c.Root.ReadString(path)
+	if err != nil {
+		c.Absent(fact, path, err)
+		return nil
+	}
+	return &s
+}
+
+// StringQuiet reads a one-line file, "" when it cannot.
+func (c *Collector) StringQuiet(path string) string {
+	s, _ := c.Root.ReadString(path)
+	return s
+}
+
+func trunc(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// Bracketed parses kernel "choice" files such as "always [madvise] never" or
+// "mq-deadline kyber [bfq] none": it returns the selected word and all words.
+// ok is false when no word is bracketed.
+func Bracketed(s string) (selected string, all []string, ok bool) {
+	for _, f := range strings.Fields(s) {
+		if strings.HasPrefix(f, "[") && strings.HasSuffix(f, "]") && len(f) > 2 {
+			f = f[1 : len(f)-1]
+			selected, ok = f, true
+		}
+		all = append(all, f)
+	}
+	return selected, all, ok
+}

@@ -1,0 +1,483 @@
+// Package snapshot defines the versioned Snapshot of a host's facts: the one
+// thing every later stage (audit, plan, placement, bench, report) reads.
+//
+// Conventions (see docs/snapshot.md):
+//   - A fact that could not be read is never a guessed zero. Scalar facts that
+//     may be missing are pointers (JSON null or omitted) and the reason is
+//     recorded once in Snapshot.Absent, keyed by the fact's dotted name.
+//   - Sizes are in kB ("_kb"), frequencies in kHz, latencies in µs, unless the
+//     field name says otherwise.
+//   - Lists are sorted (CPUs and nodes by id, devices by name) so that output is
+//     deterministic and a saved snapshot round-trips byte for byte.
+package snapshot
+
+import "time"
+
+// SchemaVersion is bumped on any incompatible change of the JSON form.
+const SchemaVersion = 1
+
+// Snapshot is everything dbhost knows about one host at one moment.
+type Snapshot struct {
+	SchemaVersion int       `json:"schema_version"`
+	CollectedAt   time.Time `json:"collected_at"`
+	Source        Source    `json:"source"`
+	Host          Host      `json:"host"`
+	Topology      Topology  `json:"topology"`
+	Memory        Memory    `json:"memory"`
+	CPUPower      CPUPower  `json:"cpu_power"`
+	Storage       Storage   `json:"storage"`
+	Network       Network   `json:"network"`
+	IRQs          IRQs      `json:"irqs"`
+	CPULoad       CPULoad   `json:"cpu_load"`
+	Cgroups       Cgroups   `json:"cgroups"`
+	Config        Config    `json:"config"`
+	Processes     []Process `json:"processes"`
+	// Sysctl holds the kernel parameters the sources name, keyed as sysctl(8)
+	// spells them ("vm.swappiness"); values are the kernel's text with runs of
+	// whitespace collapsed to one space. A key that does not exist on this
+	// kernel is absent from the map and listed in Absent as "sysctl.<key>".
+	Sysctl map[string]string `json:"sysctl"`
+	// Absent lists every fact that could not be read, and why.
+	Absent []Absence `json:"absent"`
+}
+
+// Source says where the facts came from.
+type Source struct {
+	Kind      string `json:"kind"` // live | root | sosreport
+	Path      string `json:"path,omitempty"`
+	Collector string `json:"collector"` // dbhost version that collected
+	User      string `json:"user,omitempty"`
+	Root      bool   `json:"root"` // collected with uid 0 (reduced facts otherwise)
+}
+
+// Absence explains why a fact is missing.
+type Absence struct {
+	Fact   string `json:"fact"`           // dotted fact name, e.g. "memory.thp.enabled"
+	Path   string `json:"path,omitempty"` // file that was tried, relative to the root
+	Reason string `json:"reason"`         // "not present on this host", "permission denied (run as root)", "malformed: line 3: ..."
+}
+
+// Host identifies the machine.
+type Host struct {
+	Hostname    string `json:"hostname"`
+	Kernel      string `json:"kernel"` // kernel release (uname -r)
+	OS          string `json:"os"`     // PRETTY_NAME from os-release
+	OSID        string `json:"os_id,omitempty"`
+	OSVersionID string `json:"os_version_id,omitempty"`
+	Arch        string `json:"arch,omitempty"`
+	// Cmdline is the kernel command line; CmdlineArgs its parsed form (key →
+	// value, "" for flags; a repeated key keeps its last value, as the kernel does).
+	Cmdline     string            `json:"cmdline"`
+	CmdlineArgs map[string]string `json:"cmdline_args"`
+	Virt        Virt              `json:"virt"`
+}
+
+// Virt describes virtualization as seen from inside.
+type Virt struct {
+	Hypervisor bool   `json:"hypervisor"`            // "hypervisor" flag in /proc/cpuinfo
+	Guest      bool   `json:"guest"`                 // any evidence this is a guest
+	Type       string `json:"type,omitempty"`        // kvm, vmware, hyperv, xen, powervm, ... when known
+	DMIVendor  string `json:"dmi_vendor,omitempty"`  // /sys/class/dmi/id/sys_vendor
+	DMIProduct string `json:"dmi_product,omitempty"` // /sys/class/dmi/id/product_name
+	Evidence   string `json:"evidence,omitempty"`
+}
+
+// Topology is the NUMA and CPU layout. Field names here are a contract.
+type Topology struct {
+	Nodes   []Node `json:"nodes"`
+	Sockets int    `json:"sockets"`
+	Cores   int    `json:"cores"`   // physical cores (distinct socket/core pairs)
+	Threads int    `json:"threads"` // online logical CPUs
+	CPUs    []CPU  `json:"cpus"`
+	// CPUsOnline, CPUsPossible, CPUsPresent as read from /sys/devices/system/cpu.
+	CPUsOnline   []int `json:"cpus_online"`
+	CPUsPossible []int `json:"cpus_possible,omitempty"`
+	// NUMAEnabled is false when the kernel shows no NUMA information at all
+	// (no /sys/devices/system/node), e.g. CONFIG_NUMA=n.
+	NUMAEnabled bool `json:"numa_enabled"`
+	// NUMADisabled lists evidence that NUMA is turned off or hidden although the
+	// hardware has several sockets: "cmdline numa=off", "1 node for 2 sockets".
+	NUMADisabled []string `json:"numa_disabled,omitempty"`
+	// SMTActive is /sys/devices/system/cpu/smt/active when present.
+	SMTActive *bool `json:"smt_active,omitempty"`
+}
+
+// Node is one NUMA node.
+type Node struct {
+	ID         int    `json:"id"`
+	Online     bool   `json:"online"`
+	HasCPU     bool   `json:"has_cpu"`
+	HasMemory  bool   `json:"has_memory"`
+	CPUs       []int  `json:"cpus"`      // sorted
+	Distances  []int  `json:"distances"` // SLIT row, ordered by node id (same order as Topology.Nodes)
+	MemTotalKB *int64 `json:"mem_total_kb"`
+	MemFreeKB  *int64 `json:"mem_free_kb"`
+	MemUsedKB  *int64 `json:"mem_used_kb,omitempty"`
+	// Meminfo is the node's full meminfo (Node N X: values), kB or pages as the kernel prints.
+	Meminfo   map[string]int64 `json:"meminfo,omitempty"`
+	Hugepages []NodeHugepages  `json:"hugepages"`
+}
+
+// NodeHugepages is one hugepage size's pool on one node.
+type NodeHugepages struct {
+	SizeKB  int64 `json:"size_kb"`
+	Total   int64 `json:"total"`
+	Free    int64 `json:"free"`
+	Surplus int64 `json:"surplus"`
+}
+
+// CPU is one logical CPU.
+type CPU struct {
+	ID       int   `json:"id"`
+	Online   bool  `json:"online"`
+	Node     int   `json:"node"`   // -1 when the kernel shows no node for it
+	Socket   int   `json:"socket"` // physical_package_id; -1 when unknown
+	Core     int   `json:"core"`   // core_id (unique only within a socket); -1 when unknown
+	Die      int   `json:"die,omitempty"`
+	Siblings []int `json:"siblings"` // SMT siblings incl. itself (thread_siblings_list)
+}
+
+// Memory holds system-wide memory facts.
+type Memory struct {
+	// Meminfo is /proc/meminfo: values in kB for sized fields, plain counts for HugePages_*.
+	Meminfo   map[string]int64 `json:"meminfo"`
+	Hugepages []Hugepages      `json:"hugepages"` // one per supported size, from /sys/kernel/mm/hugepages
+	THP       THP              `json:"thp"`
+	// Vmstat is /proc/vmstat (all counters; the NUMA ones are numa_hit, numa_miss,
+	// numa_foreign, numa_interleave, numa_local, numa_other, numa_pages_migrated,
+	// pgmigrate_success, pgmigrate_fail, numa_hint_faults, numa_hint_faults_local, ...).
+	Vmstat map[string]int64 `json:"vmstat"`
+	// SysVShm lists System V shared memory segments (/proc/sysvipc/shm).
+	SysVShm []ShmSegment `json:"sysv_shm"`
+}
+
+// Hugepages is one hugepage size's global pool.
+type Hugepages struct {
+	SizeKB     int64 `json:"size_kb"`
+	Total      int64 `json:"total"`      // nr_hugepages
+	Free       int64 `json:"free"`       // free_hugepages
+	Surplus    int64 `json:"surplus"`    // surplus_hugepages
+	Reserved   int64 `json:"reserved"`   // resv_hugepages
+	Overcommit int64 `json:"overcommit"` // nr_overcommit_hugepages
+	Default    bool  `json:"default"`    // the size of Hugepagesize in meminfo
+}
+
+// THP is transparent hugepage configuration. Selected values are the bracketed choices.
+type THP struct {
+	Enabled          *string  `json:"enabled"`
+	EnabledOptions   []string `json:"enabled_options,omitempty"`
+	Defrag           *string  `json:"defrag"`
+	DefragOptions    []string `json:"defrag_options,omitempty"`
+	ShmemEnabled     *string  `json:"shmem_enabled,omitempty"`
+	KhugepagedDefrag *int64   `json:"khugepaged_defrag,omitempty"`
+}
+
+// ShmSegment is one SysV shared memory segment.
+type ShmSegment struct {
+	Key       string `json:"key"` // as printed (decimal)
+	ShmID     int64  `json:"shmid"`
+	Perms     string `json:"perms"`
+	SizeBytes int64  `json:"size_bytes"`
+	CPID      int64  `json:"cpid"`
+	LPID      int64  `json:"lpid"`
+	Nattch    int64  `json:"nattch"`
+	UID       int64  `json:"uid"`
+	User      string `json:"user,omitempty"` // resolved from the root's /etc/passwd when possible
+	// Huge is true when the segment is backed by hugepages (from the rss/swap
+	// columns or numa_maps when known); nil when unknown.
+	Huge *bool `json:"huge,omitempty"`
+}
+
+// CPUPower holds frequency and idle-state facts.
+type CPUPower struct {
+	Cpufreq         []CPUFreq    `json:"cpufreq"` // one per CPU that has a cpufreq directory
+	IntelPstate     *IntelPstate `json:"intel_pstate,omitempty"`
+	CpuidleDriver   *string      `json:"cpuidle_driver"`
+	CpuidleGovernor *string      `json:"cpuidle_governor,omitempty"`
+	Cpuidle         []CPUIdle    `json:"cpuidle"` // one per CPU that has a cpuidle directory
+	// CmdlineLimits are kernel arguments that limit C-/P-states, as found on the
+	// command line: intel_idle.max_cstate, processor.max_cstate, idle, intel_pstate, cpuidle.off.
+	CmdlineLimits map[string]string `json:"cmdline_limits,omitempty"`
+	// PMQoSLatencyUS is /dev/cpu_dma_latency when readable (needs root; live only).
+	EnergyPerfBias *string `json:"energy_perf_bias,omitempty"`
+}
+
+// CPUFreq is one CPU's cpufreq policy.
+type CPUFreq struct {
+	CPU       int      `json:"cpu"`
+	Driver    string   `json:"driver"`
+	Governor  string   `json:"governor"`
+	Governors []string `json:"available_governors,omitempty"`
+	MinKHz    *int64   `json:"min_khz"` // scaling_min_freq
+	MaxKHz    *int64   `json:"max_khz"` // scaling_max_freq
+	CurKHz    *int64   `json:"cur_khz,omitempty"`
+	HWMinKHz  *int64   `json:"hw_min_khz,omitempty"` // cpuinfo_min_freq
+	HWMaxKHz  *int64   `json:"hw_max_khz,omitempty"` // cpuinfo_max_freq
+	EPP       string   `json:"energy_performance_preference,omitempty"`
+}
+
+// IntelPstate is /sys/devices/system/cpu/intel_pstate.
+type IntelPstate struct {
+	Status     string `json:"status,omitempty"`
+	MinPerfPct *int64 `json:"min_perf_pct"`
+	MaxPerfPct *int64 `json:"max_perf_pct"`
+	NoTurbo    *bool  `json:"no_turbo"`
+}
+
+// CPUIdle is one CPU's idle states.
+type CPUIdle struct {
+	CPU    int         `json:"cpu"`
+	States []IdleState `json:"states"`
+}
+
+// IdleState is one C-state of one CPU.
+type IdleState struct {
+	Index       int    `json:"index"` // stateN
+	Name        string `json:"name"`
+	Desc        string `json:"desc,omitempty"`
+	LatencyUS   int64  `json:"latency_us"`
+	ResidencyUS int64  `json:"residency_us"`
+	Disabled    bool   `json:"disabled"`
+}
+
+// Storage holds block devices and mounts.
+type Storage struct {
+	Devices []BlockDevice `json:"devices"`
+	Mounts  []Mount       `json:"mounts"`
+	// Multipath is /etc/multipath.conf parsed into section → key → value
+	// (defaults and devices only), when present.
+	MultipathConf map[string]map[string]string `json:"multipath_conf,omitempty"`
+}
+
+// BlockDevice is one entry of /sys/block.
+type BlockDevice struct {
+	Name             string   `json:"name"`
+	Kind             string   `json:"kind"` // disk | nvme | dm | md | loop | zram | ram | virtio | other
+	SizeBytes        *int64   `json:"size_bytes"`
+	Rotational       *bool    `json:"rotational"`
+	Scheduler        *string  `json:"scheduler"`            // the bracketed one
+	Schedulers       []string `json:"schedulers_available"` // all listed
+	NrRequests       *int64   `json:"nr_requests"`
+	MaxSectorsKB     *int64   `json:"max_sectors_kb"`
+	MaxHWSectorsKB   *int64   `json:"max_hw_sectors_kb,omitempty"`
+	Nomerges         *int64   `json:"nomerges"`
+	ReadAheadKB      *int64   `json:"read_ahead_kb"`
+	WriteCache       *string  `json:"write_cache"` // "write back" | "write through"
+	LogicalBlockSize *int64   `json:"logical_block_size,omitempty"`
+	QueueDepth       *int64   `json:"queue_depth"`          // SCSI device/queue_depth
+	CacheType        *string  `json:"cache_type,omitempty"` // SCSI scsi_disk/*/cache_type
+	Vendor           string   `json:"vendor,omitempty"`
+	Model            string   `json:"model,omitempty"`
+	NUMANode         *int     `json:"numa_node,omitempty"` // of the controller, when the kernel says
+	DMName           string   `json:"dm_name,omitempty"`
+	DMUUID           string   `json:"dm_uuid,omitempty"`
+	Multipath        bool     `json:"multipath"` // dm device whose uuid starts with mpath-
+	Slaves           []string `json:"slaves,omitempty"`
+	Holders          []string `json:"holders,omitempty"`
+}
+
+// Mount is one line of /proc/mounts (pseudo filesystems left out).
+type Mount struct {
+	Device  string   `json:"device"`
+	Path    string   `json:"path"`
+	FSType  string   `json:"fstype"`
+	Options []string `json:"options"`
+}
+
+// Network holds interfaces and their IRQs.
+type Network struct {
+	Interfaces []Interface `json:"interfaces"`
+}
+
+// Interface is one network interface.
+type Interface struct {
+	Name      string    `json:"name"`
+	Kind      string    `json:"kind"` // physical | bond | bridge | vlan | veth | loopback | virtual
+	MTU       *int64    `json:"mtu"`
+	SpeedMbps *int64    `json:"speed_mbps"` // nil when down/unknown (kernel prints -1 or errors)
+	Duplex    string    `json:"duplex,omitempty"`
+	Driver    string    `json:"driver,omitempty"`
+	OperState string    `json:"operstate,omitempty"`
+	NUMANode  *int      `json:"numa_node"` // device/numa_node; nil when absent or -1
+	Address   string    `json:"address,omitempty"`
+	IPv4      []string  `json:"ipv4,omitempty"` // CIDR addresses (live only)
+	Master    string    `json:"master,omitempty"`
+	Bond      *Bond     `json:"bond,omitempty"`
+	RxQueues  int       `json:"rx_queues,omitempty"`
+	TxQueues  int       `json:"tx_queues,omitempty"`
+	IRQs      []int     `json:"irqs,omitempty"` // IRQ numbers of this NIC (msi_irqs, or /proc/interrupts names)
+	Coalesce  *Coalesce `json:"coalesce,omitempty"`
+	ArpFilter *int64    `json:"arp_filter,omitempty"` // net.ipv4.conf.<if>.arp_filter
+	RpFilter  *int64    `json:"rp_filter,omitempty"`
+}
+
+// Bond is the bonding configuration of a bond master.
+type Bond struct {
+	Mode           string   `json:"mode"`             // e.g. "802.3ad 4"
+	XmitHashPolicy string   `json:"xmit_hash_policy"` // e.g. "layer3+4 1"
+	Slaves         []string `json:"slaves"`
+	Miimon         *int64   `json:"miimon,omitempty"`
+}
+
+// Coalesce is interrupt coalescing read with ethtool (live only).
+type Coalesce struct {
+	RxUsecs    int64 `json:"rx_usecs"`
+	RxFrames   int64 `json:"rx_frames"`
+	TxUsecs    int64 `json:"tx_usecs"`
+	AdaptiveRx bool  `json:"adaptive_rx"`
+	AdaptiveTx bool  `json:"adaptive_tx"`
+}
+
+// IRQs holds /proc/interrupts and IRQ affinity.
+type IRQs struct {
+	IRQs              []IRQ `json:"irqs"`
+	IrqbalanceRunning *bool `json:"irqbalance_running"`
+	// DefaultAffinity is /proc/irq/default_smp_affinity as a CPU list.
+	DefaultAffinity []int `json:"default_affinity,omitempty"`
+}
+
+// IRQ is one interrupt line.
+type IRQ struct {
+	IRQ               string   `json:"irq"` // number, or name such as "NMI", "LOC"
+	Chip              string   `json:"chip,omitempty"`
+	Actions           string   `json:"actions,omitempty"` // device names, e.g. "eth0-TxRx-0"
+	Counts            []uint64 `json:"counts"`            // per CPU, in the column order of CPUs
+	CPUs              []int    `json:"cpus"`              // CPU id of each count column
+	Total             uint64   `json:"total"`
+	Affinity          []int    `json:"affinity,omitempty"` // smp_affinity_list
+	EffectiveAffinity []int    `json:"effective_affinity,omitempty"`
+	Node              *int     `json:"node,omitempty"` // /proc/irq/N/node
+}
+
+// CPULoad is cumulative CPU time per CPU from /proc/stat (USER_HZ ticks).
+type CPULoad struct {
+	ClockTicks int       `json:"clock_ticks"` // USER_HZ assumed by the parser (100)
+	PerCPU     []CPUTime `json:"per_cpu"`
+	Total      *CPUTime  `json:"total"`
+	BootTime   int64     `json:"boot_time,omitempty"` // btime, seconds since epoch
+}
+
+// CPUTime is one cpu line of /proc/stat.
+type CPUTime struct {
+	CPU     int    `json:"cpu"` // -1 for the aggregate line
+	User    uint64 `json:"user"`
+	Nice    uint64 `json:"nice"`
+	System  uint64 `json:"system"`
+	Idle    uint64 `json:"idle"`
+	IOWait  uint64 `json:"iowait"`
+	IRQ     uint64 `json:"irq"`
+	SoftIRQ uint64 `json:"softirq"`
+	Steal   uint64 `json:"steal"`
+}
+
+// Cgroups holds cgroup v1/v2 facts.
+type Cgroups struct {
+	Version string        `json:"version"` // v1 | v2 | hybrid | none
+	Mounts  []CgroupMount `json:"mounts"`
+	Groups  []CgroupGroup `json:"groups"` // groups with a non-default cpuset or cpu limit, or with DB processes
+}
+
+// CgroupMount is one mounted hierarchy.
+type CgroupMount struct {
+	Path        string   `json:"path"`
+	Version     int      `json:"version"`
+	Controllers []string `json:"controllers"`
+}
+
+// CgroupGroup is one cgroup with the cpuset/cpu settings that matter.
+type CgroupGroup struct {
+	Path          string  `json:"path"`                     // relative to its hierarchy root, "/" for the root
+	Version       int     `json:"version"`                  // 1 or 2
+	Mount         string  `json:"mount"`                    // hierarchy mount point
+	CPUs          *string `json:"cpus,omitempty"`           // cpuset.cpus as written
+	Mems          *string `json:"mems,omitempty"`           // cpuset.mems as written
+	EffectiveCPUs *string `json:"effective_cpus,omitempty"` // v1 cpuset.effective_cpus / v2 cpuset.cpus.effective
+	EffectiveMems *string `json:"effective_mems,omitempty"`
+	MemoryMigrate *bool   `json:"memory_migrate,omitempty"` // v1 only
+	CPUExclusive  *bool   `json:"cpu_exclusive,omitempty"`
+	Partition     *string `json:"partition,omitempty"`    // v2 cpuset.cpus.partition
+	CPUQuotaUS    *int64  `json:"cpu_quota_us,omitempty"` // -1 = no limit
+	CPUPeriodUS   *int64  `json:"cpu_period_us,omitempty"`
+	CPUShares     *int64  `json:"cpu_shares,omitempty"` // v1 cpu.shares
+	CPUWeight     *int64  `json:"cpu_weight,omitempty"` // v2 cpu.weight
+	PIDs          []int   `json:"pids,omitempty"`
+}
+
+// Config holds configuration files that set or override tuning.
+type Config struct {
+	Limits      []LimitEntry    `json:"limits"`
+	SysctlFiles []SysctlEntry   `json:"sysctl_files"`
+	Tuned       Tuned           `json:"tuned"`
+	Cgconfig    []CgconfigEntry `json:"cgconfig,omitempty"`
+	Users       map[string]int  `json:"users,omitempty"` // user name → uid from /etc/passwd (DB users only)
+}
+
+// LimitEntry is one line of limits.conf or limits.d/*.conf.
+type LimitEntry struct {
+	File   string `json:"file"`
+	Line   int    `json:"line"`
+	Domain string `json:"domain"`
+	Type   string `json:"type"` // soft | hard | -
+	Item   string `json:"item"` // memlock, nofile, nproc, stack, ...
+	Value  string `json:"value"`
+}
+
+// SysctlEntry is one key = value line of sysctl.conf or sysctl.d.
+type SysctlEntry struct {
+	File  string `json:"file"`
+	Line  int    `json:"line"`
+	Key   string `json:"key"`
+	Value string `json:"value"`
+	// Effective is true for the entry that wins (systemd-sysctl order: files
+	// sorted by name across directories, later wins).
+	Effective bool `json:"effective"`
+}
+
+// Tuned is the tuned daemon's configuration.
+type Tuned struct {
+	Installed     bool    `json:"installed"`
+	ActiveProfile *string `json:"active_profile"`
+	ProfileMode   string  `json:"profile_mode,omitempty"`
+	Running       *bool   `json:"running,omitempty"`
+}
+
+// CgconfigEntry is one controller setting from /etc/cgconfig.conf.
+type CgconfigEntry struct {
+	File  string `json:"file"`
+	Line  int    `json:"line"`
+	Group string `json:"group"`
+	Key   string `json:"key"` // e.g. cpuset.cpus
+	Value string `json:"value"`
+}
+
+// Process is one database process.
+type Process struct {
+	PID         int    `json:"pid"`
+	Comm        string `json:"comm"`
+	Cmdline     string `json:"cmdline,omitempty"` // truncated to 256 bytes
+	User        string `json:"user,omitempty"`
+	UID         int    `json:"uid"`
+	Engine      string `json:"engine"`             // oracle | postgres | mysql | mariadb
+	Role        string `json:"role"`               // pmon, background, shadow, postmaster, backend, server, ...
+	Instance    string `json:"instance,omitempty"` // ORACLE_SID, PG data dir, ...
+	PPID        int    `json:"ppid"`
+	Threads     int    `json:"threads"`
+	RSSKB       int64  `json:"rss_kb"`
+	CPUsAllowed []int  `json:"cpus_allowed"`
+	MemsAllowed []int  `json:"mems_allowed"`
+	LastCPU     *int   `json:"last_cpu,omitempty"`
+	Cgroup      string `json:"cgroup,omitempty"` // cpuset path from /proc/PID/cgroup
+	// NUMA is memory per node from numa_maps (nil when not read: permission, or
+	// skipped because numa_maps are only read for the main process of each instance).
+	NUMA []NodeMem `json:"numa,omitempty"`
+}
+
+// NodeMem is a process's memory on one node, by kind, in kB.
+type NodeMem struct {
+	Node    int   `json:"node"`
+	AnonKB  int64 `json:"anon_kb"`
+	FileKB  int64 `json:"file_kb"`
+	HugeKB  int64 `json:"huge_kb"` // hugetlbfs / SysV SHM_HUGETLB
+	ShmKB   int64 `json:"shm_kb"`  // shared memory not in hugepages (SYSV, /dev/shm)
+	TotalKB int64 `json:"total_kb"`
+}
