@@ -1,0 +1,106 @@
+package cpulist
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestParse(t *testing.T) {
+	cases := []struct {
+		in   string
+		want []int
+		bad  bool
+	}{
+		{"", []int{}, false},
+		{"0", []int{0}, false},
+		{"0-3", []int{0, 1, 2, 3}, false},
+		{"0-1,8,10-11\n", []int{0, 1, 8, 10, 11}, false},
+		{"4,0,15", []int{0, 4, 15}, false}, // node 4 holding CPU 0 and 15 prints sorted, but accept any order
+		{"1,1,0-1", []int{0, 1}, false},
+		{"3-1", nil, true},
+		{"a", nil, true},
+		{"0,,1", nil, true},
+		{"-1", nil, true},
+		{"0-99999999", nil, true},
+	}
+	for _, c := range cases {
+		got, err := Parse(c.in)
+		if (err != nil) != c.bad {
+			t.Errorf("Parse(%q) err=%v, want bad=%v", c.in, err, c.bad)
+			continue
+		}
+		if !c.bad && !reflect.DeepEqual(got, c.want) {
+			t.Errorf("Parse(%q) = %v, want %v", c.in, got, c.want)
+		}
+	}
+}
+
+func TestParseMask(t *testing.T) {
+	cases := map[string][]int{
+		"3":                 {0, 1},
+		"00000000,00000001": {0},
+		"80000000,00000000": {63},
+		"f0":                {4, 5, 6, 7},
+		"":                  {},
+	}
+	for in, want := range cases {
+		got, err := ParseMask(in)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("ParseMask(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"xyz", "123456789", "1,,2"} {
+		if _, err := ParseMask(bad); err == nil {
+			t.Errorf("ParseMask(%q) accepted", bad)
+		}
+	}
+}
+
+func TestFormat(t *testing.T) {
+	cases := map[string][]int{
+		"":            nil,
+		"0":           {0},
+		"0-3":         {3, 2, 1, 0},
+		"0,4,8,12":    {0, 4, 8, 12},
+		"0-1,8,10-11": {0, 1, 8, 10, 11},
+	}
+	for want, in := range cases {
+		if got := Format(in); got != want {
+			t.Errorf("Format(%v) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// FuzzParse checks that Parse never panics and that Format∘Parse is a fixed point.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"0-3", "0,4,8", "", "1-0", "0-65536", "7,3-5"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		ids, err := Parse(s)
+		if err != nil {
+			return
+		}
+		back, err := Parse(Format(ids))
+		if err != nil || !reflect.DeepEqual(back, ids) {
+			t.Fatalf("round trip of %q: %v → %q → %v (%v)", s, ids, Format(ids), back, err)
+		}
+	})
+}
+
+func FuzzParseMask(f *testing.F) {
+	for _, s := range []string{"ff", "00000000,00000001", "", "zz"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		ids, err := ParseMask(s)
+		if err != nil {
+			return
+		}
+		for i := 1; i < len(ids); i++ {
+			if ids[i] <= ids[i-1] {
+				t.Fatalf("ParseMask(%q) not sorted/unique: %v", s, ids)
+			}
+		}
+	})
+}
