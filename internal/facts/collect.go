@@ -25,7 +25,8 @@ type reader struct {
 const (
 	StageBase    = 0
 	StageSources = 1
-	StageDerived = 2
+	StageSos     = 2 // sosreport fallbacks (sos_commands/*) for facts the file copies lacked
+	StageDerived = 3
 )
 
 var readers []reader
