@@ -1,0 +1,86 @@
+package rules
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/dbhost/dbhost/internal/artifacts"
+	"github.com/dbhost/dbhost/internal/snapshot"
+)
+
+// DetectDB resolves --db auto: the engine with the most processes in the
+// snapshot, else the database the artifacts belong to, else "none". It
+// returns the engine and the evidence ("3 oracle processes (ora_pmon_ORCL, ...)").
+func DetectDB(s *snapshot.Snapshot, set *artifacts.Set) (db, evidence string) {
+	if s != nil {
+		count := map[string]int{}
+		example := map[string]string{}
+		for _, p := range s.Processes {
+			e := engineDB(p.Engine)
+			if e == "" {
+				continue
+			}
+			count[e]++
+			if example[e] == "" {
+				example[e] = p.Comm
+			}
+		}
+		if len(count) > 0 {
+			engines := make([]string, 0, len(count))
+			for e := range count {
+				engines = append(engines, e)
+			}
+			// Most processes first; ties by name, so the answer is stable.
+			sort.Slice(engines, func(i, j int) bool {
+				if count[engines[i]] != count[engines[j]] {
+					return count[engines[i]] > count[engines[j]]
+				}
+				return engines[i] < engines[j]
+			})
+			e := engines[0]
+			ev := fmt.Sprintf("%d %s process(es), e.g. %s", count[e], e, example[e])
+			if len(engines) > 1 {
+				ev += fmt.Sprintf("; also %s (audit it with --db)", strings.Join(engines[1:], ", "))
+			}
+			return e, ev
+		}
+	}
+	if set != nil {
+		for _, f := range set.Files {
+			if e := artifactDB(f.Kind); e != "" {
+				return e, fmt.Sprintf("artifact %s is a %s", f.Path, f.Kind)
+			}
+		}
+	}
+	return DBNone, "no database process in the snapshot and no database artifact"
+}
+
+// engineDB maps Process.Engine to a --db value.
+func engineDB(engine string) string {
+	switch strings.ToLower(engine) {
+	case "oracle":
+		return DBOracle
+	case "postgres", "postgresql":
+		return DBPostgres
+	case "mysql", "mariadb":
+		return DBMySQL
+	}
+	return ""
+}
+
+// artifactDB maps an artifact kind to the database it belongs to.
+func artifactDB(kind string) string {
+	k := strings.ToLower(kind)
+	switch {
+	case strings.Contains(k, "postgres"):
+		return DBPostgres
+	case strings.Contains(k, "mysql"), strings.Contains(k, "mariadb"), strings.Contains(k, "my.cnf"):
+		return DBMySQL
+	case strings.Contains(k, "oracle"), strings.Contains(k, "alert"), strings.Contains(k, "init"),
+		strings.Contains(k, "spfile"), strings.Contains(k, "pfile"), strings.Contains(k, "listener"),
+		strings.Contains(k, "tnsnames"), strings.Contains(k, "srvctl"):
+		return DBOracle
+	}
+	return ""
+}

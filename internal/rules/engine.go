@@ -1,0 +1,183 @@
+package rules
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/dbhost/dbhost/internal/snapshot"
+)
+
+// Result is a rule that produced no finding, with the reason.
+type Result struct {
+	ID     string `json:"id"`
+	Area   string `json:"area"`
+	Title  string `json:"title"`
+	Reason string `json:"reason"`
+}
+
+// Report is one host's audit.
+type Report struct {
+	Host     string    `json:"host"`
+	Workload string    `json:"workload"`
+	DB       string    `json:"db"`
+	Findings []Finding `json:"findings"`
+	// Passed, CannotCheck and NotApplicable are shown under --explain.
+	Passed        []Result `json:"passed,omitempty"`
+	CannotCheck   []Result `json:"cannot_check,omitempty"`
+	NotApplicable []Result `json:"not_applicable,omitempty"`
+}
+
+// Worst returns the highest severity among the findings ("" when none).
+func (r *Report) Worst() string {
+	w := ""
+	for _, f := range r.Findings {
+		if SeverityRank(f.Severity) > SeverityRank(w) {
+			w = f.Severity
+		}
+	}
+	return w
+}
+
+// AtLeast counts findings at or above severity sev.
+func (r *Report) AtLeast(sev string) int {
+	n := 0
+	for _, f := range r.Findings {
+		if SeverityRank(f.Severity) >= SeverityRank(sev) {
+			n++
+		}
+	}
+	return n
+}
+
+// Run audits one host with every registered rule.
+func Run(in *Input) Report {
+	return RunRules(All(), in)
+}
+
+// RunRules audits one host with the given rules (tests run one rule this way).
+func RunRules(list []Rule, in *Input) Report {
+	rep := Report{Workload: in.Workload, DB: in.DB, Findings: []Finding{}}
+	if in.Snap != nil {
+		rep.Host = in.Snap.Host.Hostname
+	}
+	for _, r := range list {
+		res := Result{ID: r.ID, Area: r.Area, Title: r.Title}
+		out := runOne(r, in)
+		switch {
+		case len(out.Findings) > 0:
+			for _, f := range out.Findings {
+				rep.Findings = append(rep.Findings, fill(r, f))
+			}
+		case out.NotApplicable != "":
+			res.Reason = out.NotApplicable
+			rep.NotApplicable = append(rep.NotApplicable, res)
+		case out.CannotCheck != "":
+			res.Reason = out.CannotCheck
+			rep.CannotCheck = append(rep.CannotCheck, res)
+		default:
+			res.Reason = out.Passed
+			if res.Reason == "" {
+				res.Reason = "no issue found"
+			}
+			rep.Passed = append(rep.Passed, res)
+		}
+	}
+	SortFindings(rep.Findings)
+	return rep
+}
+
+// runOne applies the rule's workload/DB scope and runs its check. A check
+// that panics (a bug, or a snapshot shape it did not expect) becomes
+// "could not check" for that rule instead of ending the audit.
+func runOne(r Rule, in *Input) (out Outcome) {
+	if len(r.Workloads) > 0 && !contains(r.Workloads, in.Workload) {
+		return NotApplicable("applies to workload %s; this audit is for %s", strings.Join(r.Workloads, "|"), in.Workload)
+	}
+	if len(r.DBs) > 0 && !contains(r.DBs, in.DB) {
+		return NotApplicable("applies to database %s; this host's is %s", strings.Join(r.DBs, "|"), in.DB)
+	}
+	if in.Snap == nil {
+		return CannotCheck("no snapshot")
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			out = CannotCheck("internal error in rule %s: %v (please report it with the snapshot)", r.ID, p)
+		}
+	}()
+	return r.Check(in)
+}
+
+// fill completes a finding from its rule: what the check left empty.
+func fill(r Rule, f Finding) Finding {
+	if f.ID == "" {
+		f.ID = r.ID
+	}
+	if f.Area == "" {
+		f.Area = r.Area
+	}
+	if f.Title == "" {
+		f.Title = r.Title
+	}
+	if f.Severity == "" {
+		f.Severity = r.Severity
+	}
+	if len(f.Sources) == 0 {
+		f.Sources = append([]Source(nil), r.Sources...)
+	}
+	if f.Scope == (Scope{}) {
+		f.Scope = r.Scope
+	}
+	if f.Fix.Runtime == nil {
+		f.Fix.Runtime = []string{}
+	}
+	if f.Fix.Persistent == nil {
+		f.Fix.Persistent = []string{}
+	}
+	return f
+}
+
+// SortFindings orders findings worst first, then by area, id and setting.
+func SortFindings(fs []Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
+		if ra, rb := SeverityRank(a.Severity), SeverityRank(b.Severity); ra != rb {
+			return ra > rb
+		}
+		if a.Area != b.Area {
+			return a.Area < b.Area
+		}
+		if a.ID != b.ID {
+			return a.ID < b.ID
+		}
+		return a.Setting < b.Setting
+	})
+}
+
+// AbsentReason returns why the fact named factPrefix (or any fact under it:
+// "memory.thp" matches "memory.thp.enabled" and "topology.nodes" matches
+// "topology.nodes[1].distances") is absent from the snapshot, as
+// "fact: reason (path)"; "" when nothing under that name is absent.
+func AbsentReason(s *snapshot.Snapshot, factPrefix string) string {
+	if s == nil {
+		return "no snapshot"
+	}
+	for _, a := range s.Absent {
+		if a.Fact == factPrefix || strings.HasPrefix(a.Fact, factPrefix+".") || strings.HasPrefix(a.Fact, factPrefix+"[") {
+			r := a.Fact + ": " + a.Reason
+			if a.Path != "" {
+				r += " (" + a.Path + ")"
+			}
+			return r
+		}
+	}
+	return ""
+}
+
+// Reason is like AbsentReason but always says something: the recorded
+// reason, or "factPrefix: fallback" (e.g. "no NUMA nodes in the snapshot").
+func (in *Input) Reason(factPrefix, fallback string) string {
+	if r := AbsentReason(in.Snap, factPrefix); r != "" {
+		return r
+	}
+	return factPrefix + ": " + fallback
+}

@@ -1,0 +1,177 @@
+package rules
+
+import (
+	"encoding/json"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/dbhost/dbhost/internal/artifacts"
+	"github.com/dbhost/dbhost/internal/snapshot"
+)
+
+func okRule(id string) Rule {
+	return Rule{ID: id, Area: "test", Title: "t", Severity: SevWarning,
+		Sources: []Source{{Doc: Seed000, Section: "s"}}, Check: func(*Input) Outcome { return Passed("ok") }}
+}
+
+func TestRegisterRejectsDuplicatesAndIncompleteRules(t *testing.T) {
+	mustPanic := func(name string, f func()) {
+		t.Helper()
+		defer func() {
+			if recover() == nil {
+				t.Errorf("%s: Register did not panic", name)
+			}
+		}()
+		f()
+	}
+	Register(okRule("test.dup-check"))
+	defer func() { regMu.Lock(); delete(registry, "test.dup-check"); regMu.Unlock() }()
+	mustPanic("duplicate", func() { Register(okRule("test.dup-check")) })
+	r := okRule("test.no-source")
+	r.Sources = nil
+	mustPanic("no source", func() { Register(r) })
+	r = okRule("test.bad-sev")
+	r.Severity = "high"
+	mustPanic("bad severity", func() { Register(r) })
+	r = okRule("test.no-check")
+	r.Check = nil
+	mustPanic("no check", func() { Register(r) })
+	r = okRule("test.bad-workload")
+	r.Workloads = []string{"batch"}
+	mustPanic("bad workload", func() { Register(r) })
+}
+
+func TestRunFillsSortsAndClassifies(t *testing.T) {
+	src := []Source{{Doc: Seed003, Section: "x"}}
+	list := []Rule{
+		{ID: "b.info", Area: "b", Title: "B", Severity: SevInfo, Sources: src, Scope: Scope{Kernels: "all"},
+			Check: func(*Input) Outcome { return Found(Finding{Setting: "s", Current: "1", Recommended: "0"}) }},
+		{ID: "a.crit", Area: "a", Title: "A", Severity: SevWarning, Sources: src,
+			Check: func(*Input) Outcome { return Found(Finding{Severity: SevCritical, Setting: "s"}) }},
+		{ID: "c.warn", Area: "c", Title: "C", Severity: SevWarning, Sources: src,
+			Check: func(*Input) Outcome { return Found(Finding{Setting: "s"}) }},
+		{ID: "d.pass", Area: "d", Title: "D", Severity: SevWarning, Sources: src,
+			Check: func(*Input) Outcome { return Passed("fine") }},
+		{ID: "e.cannot", Area: "e", Title: "E", Severity: SevWarning, Sources: src,
+			Check: func(in *Input) Outcome { return CannotCheck("%s", AbsentReason(in.Snap, "memory.thp")) }},
+		{ID: "f.panic", Area: "f", Title: "F", Severity: SevWarning, Sources: src,
+			Check: func(in *Input) Outcome { var m map[string]int; m["x"] = 1; return Outcome{} }},
+		{ID: "g.oltp", Area: "g", Title: "G", Severity: SevWarning, Sources: src, Workloads: []string{WorkloadOLTP},
+			Check: func(*Input) Outcome { t.Fatal("ran out of scope"); return Outcome{} }},
+		{ID: "h.oracle", Area: "h", Title: "H", Severity: SevWarning, Sources: src, DBs: []string{DBOracle},
+			Check: func(*Input) Outcome { t.Fatal("ran out of scope"); return Outcome{} }},
+		{ID: "i.empty", Area: "i", Title: "I", Severity: SevWarning, Sources: src,
+			Check: func(*Input) Outcome { return Outcome{} }},
+	}
+	s := host()
+	absent(s, "memory.thp.enabled", "not present on this host")
+	rep := RunRules(list, &Input{Snap: s, Workload: WorkloadDSS, DB: DBPostgres})
+	var ids []string
+	for _, f := range rep.Findings {
+		ids = append(ids, f.ID+":"+f.Severity)
+	}
+	if got := strings.Join(ids, " "); got != "a.crit:critical c.warn:warning b.info:info" {
+		t.Fatalf("order = %s", got)
+	}
+	b := rep.Findings[2]
+	if b.Area != "b" || b.Title != "B" || len(b.Sources) != 1 || b.Scope.Kernels != "all" || b.Fix.Runtime == nil {
+		t.Fatalf("not filled from rule: %+v", b)
+	}
+	if rep.Host != "db1" || len(rep.Passed) != 2 || rep.Passed[1].Reason != "no issue found" {
+		t.Fatalf("passed = %+v", rep.Passed)
+	}
+	if len(rep.CannotCheck) != 2 || rep.CannotCheck[0].Reason != "memory.thp.enabled: not present on this host (/x)" ||
+		!strings.Contains(rep.CannotCheck[1].Reason, "internal error in rule f.panic") {
+		t.Fatalf("cannot = %+v", rep.CannotCheck)
+	}
+	if len(rep.NotApplicable) != 2 || !strings.Contains(rep.NotApplicable[0].Reason, "oltp") {
+		t.Fatalf("n/a = %+v", rep.NotApplicable)
+	}
+	if rep.Worst() != SevCritical || rep.AtLeast(SevWarning) != 2 || rep.AtLeast(SevInfo) != 3 {
+		t.Fatalf("worst/atleast wrong")
+	}
+}
+
+func TestAbsentReasonMatchesWholeNamesOnly(t *testing.T) {
+	s := host()
+	absent(s, "topology.nodes[1].distances", "malformed: line 1")
+	absent(s, "memory.thpx", "other")
+	if r := AbsentReason(s, "topology.nodes"); !strings.HasPrefix(r, "topology.nodes[1].distances: malformed") {
+		t.Fatalf("got %q", r)
+	}
+	if r := AbsentReason(s, "memory.thp"); r != "" {
+		t.Fatalf("prefix matched another fact: %q", r)
+	}
+	if r := AbsentReason(nil, "x"); r == "" {
+		t.Fatal("nil snapshot gave no reason")
+	}
+}
+
+func TestDetectDB(t *testing.T) {
+	s := host()
+	if db, _ := DetectDB(s, nil); db != DBNone {
+		t.Fatalf("no processes → %s", db)
+	}
+	if db, ev := DetectDB(s, &artifacts.Set{Files: []artifacts.File{{Path: "a.log", Kind: "oracle-alert-log"}}}); db != DBOracle || !strings.Contains(ev, "a.log") {
+		t.Fatalf("artifact → %s %s", db, ev)
+	}
+	s.Processes = []snapshot.Process{{Comm: "postgres", Engine: "postgres"}, {Comm: "postgres", Engine: "postgres"}, {Comm: "ora_pmon_X", Engine: "oracle"}}
+	if db, ev := DetectDB(s, &artifacts.Set{Files: []artifacts.File{{Path: "a.log", Kind: "oracle-alert-log"}}}); db != DBPostgres || !strings.Contains(ev, "also oracle") {
+		t.Fatalf("processes → %s (%s)", db, ev)
+	}
+	s.Processes = []snapshot.Process{{Comm: "mariadbd", Engine: "mariadb"}}
+	if db, _ := DetectDB(s, nil); db != DBMySQL {
+		t.Fatalf("mariadb → %s", db)
+	}
+}
+
+var idRe = regexp.MustCompile(`^[a-z]+\.[a-z0-9]+(-[a-z0-9]+)*$`)
+
+// TestCatalog holds every registered rule to the catalog's conventions.
+func TestCatalog(t *testing.T) {
+	seeds := map[string]bool{Seed000: true, Seed001: true, Seed002: true, Seed003: true, Seed004: true}
+	for _, r := range All() {
+		if !idRe.MatchString(r.ID) || !strings.HasPrefix(r.ID, r.Area+".") {
+			t.Errorf("%s: id must be area.kebab-name with area %q", r.ID, r.Area)
+		}
+		for _, s := range r.Sources {
+			if !seeds[s.Doc] && !strings.Contains(s.Doc, "://") {
+				t.Errorf("%s: source %q is neither a seed nor a public reference", r.ID, s.Doc)
+			}
+		}
+		if _, err := os.Stat(strings.ReplaceAll(r.ID, ".", "_") + "_test.go"); err != nil {
+			t.Errorf("%s: no test file %s_test.go beside the rule", r.ID, strings.ReplaceAll(r.ID, ".", "_"))
+		}
+	}
+}
+
+// TestNoFindingWithoutFacts: a snapshot with nothing in it (every fact
+// absent) makes no rule fire and no rule crash, for every workload and DB.
+func TestNoFindingWithoutFacts(t *testing.T) {
+	empty := &snapshot.Snapshot{}
+	for _, w := range Workloads {
+		for _, db := range DBs {
+			rep := Run(&Input{Snap: empty, Workload: w, DB: db})
+			if len(rep.Findings) > 0 {
+				t.Errorf("%s/%s: findings on an empty snapshot: %+v", w, db, rep.Findings)
+			}
+			for _, c := range rep.CannotCheck {
+				if strings.Contains(c.Reason, "internal error") {
+					t.Errorf("%s/%s: %s", w, db, c.Reason)
+				}
+			}
+		}
+	}
+}
+
+func TestFindingJSONNames(t *testing.T) {
+	b, _ := json.Marshal(fill(okRule("x.y"), Finding{}))
+	for _, k := range []string{"id", "severity", "area", "title", "setting", "current", "recommended", "evidence", "why",
+		"fix", "runtime", "persistent", "reboot_required", "risk", "sources", "doc", "section", "scope"} {
+		if !strings.Contains(string(b), `"`+k+`":`) {
+			t.Errorf("finding JSON lacks %q: %s", k, b)
+		}
+	}
+}

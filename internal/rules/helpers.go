@@ -1,0 +1,180 @@
+package rules
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/dbhost/dbhost/internal/cpulist"
+	"github.com/dbhost/dbhost/internal/snapshot"
+)
+
+// Helpers that rule files share. Each returns the fact and "" or, when the
+// fact is absent, a zero value and the reason to pass to CannotCheck.
+
+// SysctlDropIn is the file dbhost's fixes write persistent sysctls to.
+const SysctlDropIn = "/etc/sysctl.d/90-dbhost.conf"
+
+// Sysctl returns a kernel parameter as the kernel prints it, or the reason it is absent.
+func (in *Input) Sysctl(key string) (string, string) {
+	if v, ok := in.Snap.Sysctl[key]; ok {
+		return v, ""
+	}
+	return "", in.Reason("sysctl."+key, "not in the snapshot")
+}
+
+// SysctlInt returns an integer kernel parameter, or the reason it is absent or not an integer.
+func (in *Input) SysctlInt(key string) (int64, string) {
+	v, why := in.Sysctl(key)
+	if why != "" {
+		return 0, why
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	if err != nil {
+		return 0, fmt.Sprintf("sysctl.%s: not an integer: %q", key, v)
+	}
+	return n, ""
+}
+
+// SysctlSetIn says where a sysctl key is set persistently ("" when in no file):
+// "/etc/sysctl.d/99-x.conf:3".
+func (in *Input) SysctlSetIn(key string) string {
+	for _, e := range in.Snap.Config.SysctlFiles {
+		if e.Key == key && e.Effective {
+			return fmt.Sprintf("%s:%d (%s = %s)", e.File, e.Line, e.Key, e.Value)
+		}
+	}
+	return ""
+}
+
+// SysctlEvidence is the standard evidence text for a sysctl.
+func (in *Input) SysctlEvidence(key, value string) string {
+	ev := fmt.Sprintf("%s = %s (/proc/sys/%s)", key, value, strings.ReplaceAll(key, ".", "/"))
+	if f := in.SysctlSetIn(key); f != "" {
+		ev += "; set persistently in " + f
+	}
+	return ev
+}
+
+// SysctlFix is the standard fix for a sysctl.
+func SysctlFix(key, value string) Fix {
+	return Fix{
+		Runtime:    []string{fmt.Sprintf("sysctl -w %s=%s", key, quoteIfSpace(value))},
+		Persistent: []string{fmt.Sprintf("%s: %s = %s", SysctlDropIn, key, value)},
+	}
+}
+
+func quoteIfSpace(v string) string {
+	if strings.ContainsAny(v, " \t") {
+		return `"` + v + `"`
+	}
+	return v
+}
+
+// NodeOfCPU maps each CPU id to its NUMA node (CPUs with node -1 left out).
+func NodeOfCPU(s *snapshot.Snapshot) map[int]int {
+	m := make(map[int]int, len(s.Topology.CPUs))
+	for _, n := range s.Topology.Nodes {
+		for _, c := range n.CPUs {
+			m[c] = n.ID
+		}
+	}
+	for _, c := range s.Topology.CPUs {
+		if _, ok := m[c.ID]; !ok && c.Node >= 0 {
+			m[c.ID] = c.Node
+		}
+	}
+	return m
+}
+
+// NodesOfCPUs returns the sorted nodes the CPUs belong to, and the CPUs whose node is unknown.
+func NodesOfCPUs(s *snapshot.Snapshot, cpus []int) (nodes, unknown []int) {
+	m := NodeOfCPU(s)
+	seen := map[int]bool{}
+	for _, c := range cpus {
+		n, ok := m[c]
+		if !ok {
+			unknown = append(unknown, c)
+			continue
+		}
+		if !seen[n] {
+			seen[n] = true
+			nodes = append(nodes, n)
+		}
+	}
+	sort.Ints(nodes)
+	return nodes, unknown
+}
+
+// Distance returns the SLIT distance from node a to node b.
+func Distance(s *snapshot.Snapshot, a, b int) (int, bool) {
+	idx := -1
+	for i, n := range s.Topology.Nodes {
+		if n.ID == b {
+			idx = i
+		}
+	}
+	if idx < 0 {
+		return 0, false
+	}
+	for _, n := range s.Topology.Nodes {
+		if n.ID == a && idx < len(n.Distances) {
+			return n.Distances[idx], true
+		}
+	}
+	return 0, false
+}
+
+// NodeCount is the number of NUMA nodes that have CPUs or memory.
+func NodeCount(s *snapshot.Snapshot) int {
+	n := 0
+	for _, nd := range s.Topology.Nodes {
+		if nd.HasCPU || nd.HasMemory {
+			n++
+		}
+	}
+	return n
+}
+
+// List prints ids in the kernel's list format ("0-3,8").
+func List(ids []int) string { return cpulist.Format(ids) }
+
+// KB prints a size in kB in the largest fitting unit ("1.5 GiB").
+func KB(kb int64) string {
+	switch {
+	case kb >= 1<<30:
+		return fmt.Sprintf("%.1f TiB", float64(kb)/(1<<30))
+	case kb >= 1<<20:
+		return fmt.Sprintf("%.1f GiB", float64(kb)/(1<<20))
+	case kb >= 1<<10:
+		return fmt.Sprintf("%.1f MiB", float64(kb)/(1<<10))
+	}
+	return fmt.Sprintf("%d kB", kb)
+}
+
+// Kernel parses the leading "major.minor" of a kernel release; ok false when it cannot.
+func Kernel(release string) (major, minor int, ok bool) {
+	a, rest, _ := strings.Cut(release, ".")
+	b := rest
+	if i := strings.IndexFunc(rest, func(r rune) bool { return r < '0' || r > '9' }); i >= 0 {
+		b = rest[:i]
+	}
+	x, err1 := strconv.Atoi(a)
+	y, err2 := strconv.Atoi(b)
+	if err1 != nil || err2 != nil {
+		return 0, 0, false
+	}
+	return x, y, true
+}
+
+// DBProcesses returns the snapshot's processes of the audited database.
+func (in *Input) DBProcesses() []snapshot.Process {
+	var out []snapshot.Process
+	for _, p := range in.Snap.Processes {
+		if in.DB == DBNone || engineDB(p.Engine) == in.DB {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,265 @@
+// Package rules is the audit catalog: one file per rule, each a Register call
+// plus a Check function, each citing the seed document and section it encodes.
+//
+// Writing a rule (copy internal/rules/memory_swappiness.go):
+//
+//	func init() {
+//		Register(Rule{
+//			ID: "memory.swappiness", Area: AreaMemory, Severity: SevWarning,
+//			Title:   "vm.swappiness above what the database profiles set",
+//			Sources: []Source{{Doc: Seed003, Section: "..."}},
+//			Scope:   Scope{Kernels: "all", ...},
+//			Check:   checkSwappiness,
+//		})
+//	}
+//
+//	func checkSwappiness(in *Input) Outcome {
+//		v, why := in.Sysctl("vm.swappiness")       // absent → CannotCheck(why)
+//		...
+//		return Found(Finding{Setting: ..., Current: ..., Recommended: ..., Evidence: ..., Why: ..., Fix: ...})
+//	}
+//
+// A check writes only what it found: the engine fills ID, Area, Title,
+// Severity, Sources and Scope of each Finding from its Rule when the check left
+// them empty. Findings come from facts only: when a needed fact is absent the
+// check returns CannotCheck with the reason from Snapshot.Absent (see
+// AbsentReason), never a finding and never a guessed zero.
+package rules
+
+import (
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/dbhost/dbhost/internal/artifacts"
+	"github.com/dbhost/dbhost/internal/snapshot"
+)
+
+// Severities, from least to most severe.
+const (
+	SevInfo     = "info"
+	SevWarning  = "warning"
+	SevCritical = "critical"
+)
+
+// SeverityRank orders severities: info 1, warning 2, critical 3, unknown 0.
+func SeverityRank(s string) int {
+	switch s {
+	case SevInfo:
+		return 1
+	case SevWarning:
+		return 2
+	case SevCritical:
+		return 3
+	}
+	return 0
+}
+
+// Areas (the "area" of a finding and the first part of a rule id).
+const (
+	AreaNUMA    = "numa"
+	AreaMemory  = "memory"
+	AreaCPU     = "cpu"
+	AreaIO      = "io"
+	AreaNetwork = "network"
+	AreaCgroup  = "cgroup"
+	AreaDB      = "db"
+	AreaVirt    = "virt"
+)
+
+// The seed documents, by file name (see /work/shared/seeds/README.md).
+const (
+	Seed000 = "000_211b0b645b2f1cc8.txt" // HP Superdome X Linux performance (2015)
+	Seed001 = "001_bee41b021388c063.txt" // bdt's Oracle blog (2015)
+	Seed002 = "002_f93768dafb601624.txt" // Jakub Wartak's blog (2011-2016)
+	Seed003 = "003_9391c4554b184d9a.txt" // Red Hat Summit 2015 "Tuning RHEL for Databases"
+	Seed004 = "004_82b1518d7f621865.txt" // IBM Oracle DB and AIX best practices (2012)
+)
+
+// Workloads and databases an audit is scoped to.
+const (
+	WorkloadOLTP    = "oltp"
+	WorkloadDSS     = "dss"
+	WorkloadMixed   = "mixed"
+	WorkloadLatency = "latency"
+
+	DBOracle   = "oracle"
+	DBPostgres = "postgres"
+	DBMySQL    = "mysql"
+	DBNone     = "none"
+)
+
+// Workloads and DBs list the accepted values of --workload and --db (without "auto").
+var (
+	Workloads = []string{WorkloadOLTP, WorkloadDSS, WorkloadMixed, WorkloadLatency}
+	DBs       = []string{DBOracle, DBPostgres, DBMySQL, DBNone}
+)
+
+// Source is one citation: a seed file name (or a public reference) and the
+// section in it, spelled so a reader can find it ("Table 13", "5.2 NUMA").
+type Source struct {
+	Doc     string `json:"doc"`
+	Section string `json:"section"`
+}
+
+// Scope says where a rule's claim holds, in free text.
+type Scope struct {
+	Kernels    string `json:"kernels,omitempty"`
+	Distros    string `json:"distributions,omitempty"`
+	DBVersions string `json:"db_versions,omitempty"`
+	Note       string `json:"note,omitempty"`
+}
+
+// Fix is what to do: commands that change the running system, and file lines
+// that make the change survive a reboot ("/etc/sysctl.d/90-dbhost.conf: vm.swappiness = 10").
+type Fix struct {
+	Runtime    []string `json:"runtime"`
+	Persistent []string `json:"persistent"`
+}
+
+// Finding is one problem on one host. The JSON names are a contract (issue 3).
+type Finding struct {
+	ID             string   `json:"id"`
+	Severity       string   `json:"severity"`
+	Area           string   `json:"area"`
+	Title          string   `json:"title"`
+	Setting        string   `json:"setting"`
+	Current        string   `json:"current"`
+	Recommended    string   `json:"recommended"`
+	Evidence       string   `json:"evidence"`
+	Why            string   `json:"why"`
+	Fix            Fix      `json:"fix"`
+	RebootRequired bool     `json:"reboot_required"`
+	Risk           string   `json:"risk"`
+	Sources        []Source `json:"sources"`
+	Scope          Scope    `json:"scope"`
+}
+
+// Input is what every check sees.
+type Input struct {
+	Snap      *snapshot.Snapshot
+	Workload  string // oltp | dss | mixed | latency
+	DB        string // oracle | postgres | mysql | none (auto already resolved)
+	Artifacts *artifacts.Set
+}
+
+// Outcome is a check's answer: findings, or exactly one of the reasons why
+// there are none.
+type Outcome struct {
+	Findings      []Finding
+	Passed        string // what was checked and found fine
+	CannotCheck   string // a needed fact is absent: why
+	NotApplicable string // the rule does not concern this host/workload/DB
+}
+
+// Found returns an outcome with findings.
+func Found(f ...Finding) Outcome { return Outcome{Findings: f} }
+
+// Passed returns a passing outcome; the text says what was checked.
+func Passed(format string, a ...any) Outcome { return Outcome{Passed: fmt.Sprintf(format, a...)} }
+
+// CannotCheck returns an outcome for a rule whose facts are absent.
+func CannotCheck(format string, a ...any) Outcome {
+	return Outcome{CannotCheck: fmt.Sprintf(format, a...)}
+}
+
+// NotApplicable returns an outcome for a rule that does not concern this host.
+func NotApplicable(format string, a ...any) Outcome {
+	return Outcome{NotApplicable: fmt.Sprintf(format, a...)}
+}
+
+// Rule is one catalog entry.
+type Rule struct {
+	ID       string   `json:"id"`
+	Area     string   `json:"area"`
+	Title    string   `json:"title"`
+	Severity string   `json:"severity"` // default severity of its findings
+	Sources  []Source `json:"sources"`
+	Scope    Scope    `json:"scope"`
+	// Workloads and DBs restrict the rule; empty means all.
+	Workloads []string `json:"workloads,omitempty"`
+	DBs       []string `json:"dbs,omitempty"`
+	// Description is the longer text `dbhost rules show` prints (optional).
+	Description string               `json:"description,omitempty"`
+	Check       func(*Input) Outcome `json:"-"`
+}
+
+var (
+	regMu    sync.Mutex
+	registry = map[string]Rule{}
+)
+
+// Register adds a rule to the catalog; call it from init() of the rule's file.
+// It panics on a duplicate or incomplete rule: a programming error that the
+// package's tests catch.
+func Register(r Rule) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	if err := validate(r); err != nil {
+		panic("rules.Register: " + err.Error())
+	}
+	if _, dup := registry[r.ID]; dup {
+		panic("rules.Register: duplicate rule id " + r.ID)
+	}
+	registry[r.ID] = r
+}
+
+func validate(r Rule) error {
+	switch {
+	case r.ID == "":
+		return fmt.Errorf("rule without id")
+	case r.Area == "" || r.Title == "":
+		return fmt.Errorf("%s: area and title are required", r.ID)
+	case SeverityRank(r.Severity) == 0:
+		return fmt.Errorf("%s: severity %q is not info|warning|critical", r.ID, r.Severity)
+	case len(r.Sources) == 0:
+		return fmt.Errorf("%s: a rule cites at least one source", r.ID)
+	case r.Check == nil:
+		return fmt.Errorf("%s: no Check", r.ID)
+	}
+	for _, s := range r.Sources {
+		if s.Doc == "" || s.Section == "" {
+			return fmt.Errorf("%s: source %+v needs doc and section", r.ID, s)
+		}
+	}
+	for _, w := range r.Workloads {
+		if !contains(Workloads, w) {
+			return fmt.Errorf("%s: unknown workload %q", r.ID, w)
+		}
+	}
+	for _, d := range r.DBs {
+		if !contains(DBs, d) {
+			return fmt.Errorf("%s: unknown db %q", r.ID, d)
+		}
+	}
+	return nil
+}
+
+// All returns the catalog sorted by id.
+func All() []Rule {
+	regMu.Lock()
+	defer regMu.Unlock()
+	out := make([]Rule, 0, len(registry))
+	for _, r := range registry {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// Lookup returns the rule with that id.
+func Lookup(id string) (Rule, bool) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	r, ok := registry[id]
+	return r, ok
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

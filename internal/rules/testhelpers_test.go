@@ -1,0 +1,98 @@
+package rules
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/dbhost/dbhost/internal/snapshot"
+)
+
+// Small snapshot builders for rule tests. A rule test builds the smallest
+// snapshot that makes its rule fire, and one that does not, and calls run.
+
+// host returns a healthy 2-socket, 2-node host: 4 CPUs per node, SLIT 10/21,
+// 64 GiB per node, no DB processes, sysctls at common defaults.
+func host() *snapshot.Snapshot {
+	s := &snapshot.Snapshot{
+		SchemaVersion: snapshot.SchemaVersion,
+		Host: snapshot.Host{Hostname: "db1", Kernel: "5.14.0-427.el9.x86_64", OS: "Red Hat Enterprise Linux 9.4",
+			OSID: "rhel", CmdlineArgs: map[string]string{}},
+		Sysctl: map[string]string{
+			"kernel.numa_balancing":     "0",
+			"vm.zone_reclaim_mode":      "0",
+			"vm.swappiness":             "10",
+			"vm.dirty_ratio":            "40",
+			"vm.dirty_background_ratio": "10",
+		},
+		Absent:    []snapshot.Absence{},
+		Processes: []snapshot.Process{},
+	}
+	mem := int64(64 << 20)
+	for n := 0; n < 2; n++ {
+		cpus := []int{n * 4, n*4 + 1, n*4 + 2, n*4 + 3}
+		dist := []int{21, 21}
+		dist[n] = 10
+		m := mem
+		s.Topology.Nodes = append(s.Topology.Nodes, snapshot.Node{ID: n, Online: true, HasCPU: true, HasMemory: true,
+			CPUs: cpus, Distances: dist, MemTotalKB: &m})
+		for _, c := range cpus {
+			s.Topology.CPUs = append(s.Topology.CPUs, snapshot.CPU{ID: c, Online: true, Node: n, Socket: n, Core: c % 4})
+			s.Topology.CPUsOnline = append(s.Topology.CPUsOnline, c)
+		}
+	}
+	s.Topology.Sockets, s.Topology.Cores, s.Topology.Threads, s.Topology.NUMAEnabled = 2, 8, 8, true
+	return s
+}
+
+// absent records a fact as absent, as the collector would.
+func absent(s *snapshot.Snapshot, fact, reason string) {
+	s.Absent = append(s.Absent, snapshot.Absence{Fact: fact, Path: "/x", Reason: reason})
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// run runs one registered rule on s with the given workload and db.
+func run(t *testing.T, id string, s *snapshot.Snapshot, workload, db string) Report {
+	t.Helper()
+	r, ok := Lookup(id)
+	if !ok {
+		t.Fatalf("rule %s is not registered", id)
+	}
+	return RunRules([]Rule{r}, &Input{Snap: s, Workload: workload, DB: db})
+}
+
+// fires asserts that rule id produced at least one finding and returns the first.
+func fires(t *testing.T, id string, s *snapshot.Snapshot, workload, db string) Finding {
+	t.Helper()
+	rep := run(t, id, s, workload, db)
+	if len(rep.Findings) == 0 {
+		t.Fatalf("%s did not fire; passed=%v cannot=%v n/a=%v", id, rep.Passed, rep.CannotCheck, rep.NotApplicable)
+	}
+	f := rep.Findings[0]
+	if f.ID != id || f.Setting == "" || f.Current == "" || f.Recommended == "" || f.Evidence == "" || len(f.Sources) == 0 {
+		t.Fatalf("%s: incomplete finding %+v", id, f)
+	}
+	return f
+}
+
+// quiet asserts that rule id produced no finding and returns the report.
+func quiet(t *testing.T, id string, s *snapshot.Snapshot, workload, db string) Report {
+	t.Helper()
+	rep := run(t, id, s, workload, db)
+	if len(rep.Findings) > 0 {
+		t.Fatalf("%s fired unexpectedly: %+v", id, rep.Findings)
+	}
+	return rep
+}
+
+// cannot asserts that rule id could not check and that the reason mentions want.
+func cannot(t *testing.T, id string, s *snapshot.Snapshot, workload, db, want string) {
+	t.Helper()
+	rep := quiet(t, id, s, workload, db)
+	if len(rep.CannotCheck) != 1 {
+		t.Fatalf("%s: want cannot-check, got passed=%v n/a=%v", id, rep.Passed, rep.NotApplicable)
+	}
+	if want != "" && !strings.Contains(rep.CannotCheck[0].Reason, want) {
+		t.Fatalf("%s: cannot-check reason %q does not mention %q", id, rep.CannotCheck[0].Reason, want)
+	}
+}
