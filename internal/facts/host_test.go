@@ -1,0 +1,90 @@
+package facts
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseCmdline(t *testing.T) {
+	got := parseCmdline(`BOOT_IMAGE=/vmlinuz-5.14 root=/dev/mapper/rhel-root ro numa=off transparent-hugepage=never intel_idle.max_cstate=1 dyndbg="file x.c +p" quiet -- --init-arg numa=on`)
+	want := map[string]string{"BOOT_IMAGE": "/vmlinuz-5.14", "root": "/dev/mapper/rhel-root", "ro": "", "numa": "off",
+		"transparent_hugepage": "never", "intel_idle.max_cstate": "1", "dyndbg": "file x.c +p", "quiet": ""}
+	if len(got) != len(want) {
+		t.Errorf("got %d args %v, want %d", len(got), got, len(want))
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %q, want %q", k, got[k], v)
+		}
+	}
+}
+
+func TestParseOSRelease(t *testing.T) {
+	m := parseOSRelease(strings.NewReader("# comment\nNAME=\"Oracle Linux Server\"\nVERSION_ID='8.9'\nID=ol\nPRETTY_NAME=\"Oracle Linux Server 8.9\"\nbroken line\n"))
+	if m["PRETTY_NAME"] != "Oracle Linux Server 8.9" || m["VERSION_ID"] != "8.9" || m["ID"] != "ol" {
+		t.Errorf("got %v", m)
+	}
+}
+
+func TestVirtFromDMI(t *testing.T) {
+	cases := map[[2]string]string{
+		{"QEMU", "Standard PC (Q35 + ICH9, 2009)"}:   "kvm",
+		{"VMware, Inc.", "VMware Virtual Platform"}:  "vmware",
+		{"Microsoft Corporation", "Virtual Machine"}: "hyperv",
+		{"HPE", "Superdome Flex"}:                    "",
+		{"HP", "Superdome X"}:                        "",
+	}
+	for in, want := range cases {
+		if got := virtFromDMI(in[0], in[1]); got != want {
+			t.Errorf("virtFromDMI(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestHostVirtAndOS(t *testing.T) {
+	dir := topoTree(t, map[string]string{
+		"/proc/sys/kernel/hostname":      "db1\n",
+		"/proc/sys/kernel/osrelease":     "5.15.0-200.el8uek.x86_64\n",
+		"/usr/lib/os-release":            "PRETTY_NAME=\"Oracle Linux Server 8.9\"\nID=ol\n",
+		"/proc/cpuinfo":                  "processor\t: 0\nflags\t\t: fpu vme hypervisor lm\n\nprocessor\t: 1\n",
+		"/sys/class/dmi/id/sys_vendor":   "VMware, Inc.\n",
+		"/sys/class/dmi/id/product_name": "VMware Virtual Platform\n",
+	})
+	s := topoCollect(t, dir)
+	h := s.Host
+	if h.Hostname != "db1" || h.Kernel != "5.15.0-200.el8uek.x86_64" || h.OS != "Oracle Linux Server 8.9" {
+		t.Errorf("host = %+v", h)
+	}
+	if !h.Virt.Guest || !h.Virt.Hypervisor || h.Virt.Type != "vmware" || !strings.Contains(h.Virt.Evidence, "DMI VMware") {
+		t.Errorf("virt = %+v", h.Virt)
+	}
+	if h.Arch != "" {
+		t.Errorf("arch %q guessed for a root tree without /proc/sys/kernel/arch", h.Arch)
+	}
+}
+
+func FuzzParseCmdline(f *testing.F) {
+	for _, s := range []string{"ro numa=off", `a="b c" -- d`, `"`, "==", "x=1 x=2"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for k := range parseCmdline(s) {
+			// Quotes group words (the kernel allows "a b"=c) but never stay in a key.
+			if strings.Contains(k, `"`) {
+				t.Fatalf("key %q kept a quote (input %q)", k, s)
+			}
+		}
+	})
+}
+
+func FuzzParseMeminfoNode(f *testing.F) {
+	for _, s := range []string{"Node 0 MemTotal: 10 kB\nNode 0 MemFree: 5 kB\n", "MemTotal: 1 kB\nHugePages_Total: 4\n", "Node 0 A: 1\nNode 1 A: 1\n", "Node x", ":"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		m, node, err := parseMeminfo(strings.NewReader(s))
+		if err == nil && (len(m) == 0 || node < -1) {
+			t.Fatalf("parse of %q: %v %d", s, m, node)
+		}
+	})
+}
