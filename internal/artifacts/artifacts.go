@@ -3,15 +3,328 @@
 // listener.ora, tnsnames.ora, cgconfig.conf, postgresql.conf, JBoss/WildFly
 // datasource XML and `srvctl config service` output. Recognition is by
 // content, not by file name.
+//
+// Every parser is a pure function over the file's bytes (ParseAlertLog,
+// ParseInit, ParseNet, ParsePGConf, ParseDatasources, ParseSrvctl). Each
+// returns what it could understand plus a list of *Error naming the line it
+// could not; it never panics on garbage. Load reads files, recognises them
+// and keeps going when one of them is malformed.
 package artifacts
 
-// Set is every artifact given to one audit, parsed.
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+
+	"github.com/dbhost/dbhost/internal/snapshot"
+)
+
+// Kind names what an artifact is. The empty Kind means "not recognised".
+type Kind string
+
+// The recognised kinds (the strings are part of the JSON contract).
+const (
+	KindAlertLog   Kind = "oracle-alert-log"
+	KindInit       Kind = "oracle-init"   // init.ora / pfile
+	KindSpfile     Kind = "oracle-spfile" // a binary spfile or `strings spfileSID.ora`
+	KindListener   Kind = "listener-ora"
+	KindTNSNames   Kind = "tnsnames-ora"
+	KindCgconfig   Kind = "cgconfig"
+	KindPGConf     Kind = "postgresql-conf"
+	KindDatasource Kind = "datasource-xml"
+	KindSrvctl     Kind = "srvctl-service" // `srvctl config service -d DB` output
+)
+
+// Set is every artifact given to one audit, parsed. Each typed list holds one
+// element per file of that kind, in the order the files were given.
 type Set struct {
 	Files []File `json:"files"`
+
+	AlertLogs   []*AlertLog      `json:"alert_logs,omitempty"`
+	Params      []*InitParams    `json:"params,omitempty"`    // init.ora, pfile and spfile
+	Listeners   []*NetConfig     `json:"listeners,omitempty"` // listener.ora
+	TNSNames    []*NetConfig     `json:"tnsnames,omitempty"`  // tnsnames.ora
+	Cgconfigs   []*Cgconfig      `json:"cgconfigs,omitempty"`
+	PGConfs     []*PGConf        `json:"pg_confs,omitempty"`
+	Datasources []*Datasource    `json:"datasources,omitempty"` // every datasource of every XML file
+	Services    []*SrvctlService `json:"services,omitempty"`    // every service of every srvctl output
 }
 
-// File is one recognised artifact.
+// File is one artifact as given, with what it was recognised as. Kind is ""
+// when it was not recognised (Load then also returns an *Error).
 type File struct {
 	Path string `json:"path"`
-	Kind string `json:"kind"`
+	Kind Kind   `json:"kind"`
+}
+
+// Cgconfig is one cgconfig.conf (libcgroup) file.
+type Cgconfig struct {
+	File    string                   `json:"file"`
+	Entries []snapshot.CgconfigEntry `json:"entries"`
+}
+
+// Error is a problem with one artifact: "initORCL.ora:12: expected name = value, got ...".
+// Line is 1-based, 0 when the problem is not about one line (unreadable file,
+// unknown kind).
+type Error struct {
+	File string `json:"file"`
+	Line int    `json:"line,omitempty"`
+	Msg  string `json:"msg"`
+}
+
+func (e *Error) Error() string {
+	switch {
+	case e.File != "" && e.Line > 0:
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	case e.File != "":
+		return e.File + ": " + e.Msg
+	case e.Line > 0:
+		return fmt.Sprintf("line %d: %s", e.Line, e.Msg)
+	}
+	return e.Msg
+}
+
+func errAt(line int, format string, a ...any) *Error {
+	return &Error{Line: line, Msg: fmt.Sprintf(format, a...)}
+}
+
+// maxErrors bounds the errors kept per file: a binary file must not produce
+// a million of them.
+const maxErrors = 20
+
+// errList collects parse errors up to maxErrors, then counts the rest.
+type errList struct {
+	errs    []error
+	dropped int
+}
+
+func (l *errList) add(e *Error) {
+	if len(l.errs) < maxErrors {
+		l.errs = append(l.errs, e)
+		return
+	}
+	l.dropped++
+}
+
+func (l *errList) list() []error {
+	if l.dropped > 0 {
+		return append(l.errs, &Error{Msg: fmt.Sprintf("%d more errors not shown", l.dropped)})
+	}
+	return l.errs
+}
+
+// maxFileSize bounds what Load reads of one artifact (alert logs can be big;
+// beyond this only the first part is parsed and an error says so).
+const maxFileSize = 256 << 20
+
+// Load reads, recognises (by content) and parses each file. It keeps going
+// after an unreadable, unrecognised or malformed file: everything it could
+// parse is in the Set and every problem is one *Error in the list.
+func Load(paths []string) (*Set, []error) {
+	s := &Set{}
+	var errs []error
+	for _, p := range paths {
+		b, err := readLimited(p)
+		if err != nil {
+			s.Files = append(s.Files, File{Path: p})
+			errs = append(errs, &Error{File: p, Msg: readReason(err)})
+			continue
+		}
+		errs = append(errs, s.add(p, b, true)...)
+	}
+	return s, errs
+}
+
+// Add recognises and parses one artifact's content (as Load does for a file,
+// but without following includes) and adds it to the Set.
+func (s *Set) Add(path string, b []byte) []error {
+	return s.add(path, b, false)
+}
+
+func (s *Set) add(path string, b []byte, fromDisk bool) []error {
+	k := Recognize(b)
+	s.Files = append(s.Files, File{Path: path, Kind: k})
+	var errs []error
+	switch k {
+	case KindAlertLog:
+		a, e := ParseAlertLog(b)
+		a.File = path
+		s.AlertLogs = append(s.AlertLogs, a)
+		errs = e
+	case KindInit, KindSpfile:
+		p, e := ParseInit(b)
+		p.File = path
+		s.Params = append(s.Params, p)
+		errs = e
+	case KindListener, KindTNSNames:
+		n, e := ParseNet(b)
+		n.File = path
+		n.Kind = k
+		if k == KindListener {
+			s.Listeners = append(s.Listeners, n)
+		} else {
+			s.TNSNames = append(s.TNSNames, n)
+		}
+		errs = e
+	case KindCgconfig:
+		c, e := parseCgconfig(b)
+		c.File = path
+		for i := range c.Entries {
+			c.Entries[i].File = path
+		}
+		s.Cgconfigs = append(s.Cgconfigs, c)
+		errs = e
+	case KindPGConf:
+		var c *PGConf
+		if fromDisk {
+			c, errs = loadPGConf(path, b)
+		} else {
+			c, errs = ParsePGConf(b)
+			c.File = path
+			for i := range c.Entries {
+				c.Entries[i].File = path
+			}
+		}
+		s.PGConfs = append(s.PGConfs, c)
+	case KindDatasource:
+		ds, e := ParseDatasources(b)
+		for _, d := range ds {
+			d.File = path
+		}
+		s.Datasources = append(s.Datasources, ds...)
+		errs = e
+	case KindSrvctl:
+		sv, e := ParseSrvctl(b)
+		for _, v := range sv {
+			v.File = path
+		}
+		s.Services = append(s.Services, sv...)
+		errs = e
+	default:
+		return []error{&Error{File: path, Msg: "not a recognised artifact (expected an Oracle alert log, init.ora/pfile, " +
+			"spfile strings, listener.ora, tnsnames.ora, cgconfig.conf, postgresql.conf, datasource XML or " +
+			"`srvctl config service` output)"}}
+	}
+	for _, e := range errs {
+		var pe *Error
+		if errors.As(e, &pe) && pe.File == "" {
+			pe.File = path
+		}
+	}
+	return errs
+}
+
+func readLimited(p string) ([]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return nil, errors.New("is a directory")
+	}
+	return io.ReadAll(io.LimitReader(f, maxFileSize))
+}
+
+func readReason(err error) string {
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return "cannot read: no such file"
+	case errors.Is(err, os.ErrPermission):
+		return "cannot read: permission denied"
+	}
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return "cannot read: " + pe.Err.Error()
+	}
+	return "cannot read: " + err.Error()
+}
+
+// sniffLen bounds how much of a file Recognize looks at.
+const sniffLen = 1 << 20
+
+var (
+	reXMLDatasource = regexp.MustCompile(`<(?:[\w-]+:)?(?:datasources|datasource|xa-datasource|local-tx-datasource|no-tx-datasource)[\s>/]`)
+	reAlert         = regexp.MustCompile(`(?m)Starting ORACLE instance|Dump of system resources acquired for SHARED GLOBAL AREA|System parameters with non-default values|^\s*Large Pages Information|NUMA system with \d+ nodes detected|Oracle NUMA support (?:not )?enabled|^\s*Total Shared Global Region in Large Pages`)
+	reSrvctl        = regexp.MustCompile(`(?m)^\s*Service name:\s*\S`)
+	reSrvctl2       = regexp.MustCompile(`(?m)^\s*(?:Preferred instances|Available instances|Server pool|Cardinality|Management policy):`)
+	reCgconfig      = regexp.MustCompile(`(?m)^\s*(?:group\s+[^\s{]+\s*\{|mount\s*\{|template\s+[^\s{]+\s*\{)`)
+	reNetTree       = regexp.MustCompile(`(?i)\(\s*(?:DESCRIPTION|DESCRIPTION_LIST|ADDRESS|ADDRESS_LIST|SID_LIST|SID_DESC)\s*=`)
+	reTNS           = regexp.MustCompile(`(?i)\(\s*CONNECT_DATA\s*=`)
+	reListener      = regexp.MustCompile(`(?im)^\s*(?:SID_LIST_\w+|ADR_BASE_\w+|CONNECTION_RATE_\w+|INBOUND_CONNECT_TIMEOUT_\w+|VALID_NODE_CHECKING_REGISTRATION_\w+|SECURE_REGISTER_\w+|STARTUP_WAIT_TIME_\w+|LOGGING_\w+|TRACE_LEVEL_\w+|ENABLE_GLOBAL_DYNAMIC_ENDPOINT_\w+|USE_SID_AS_SERVICE_\w+|\w*LISTENER\w*)\s*=|\(\s*(?:RATE_LIMIT|SID_LIST|SID_DESC|GLOBAL_DBNAME|QUEUESIZE)\s*=`)
+	reOraPrefixed   = regexp.MustCompile(`(?m)^\s*(?:\*|[A-Za-z][\w$#+-]*)\.(?:"?[A-Za-z_][\w$#]*"?)\s*=`)
+	reOraParam      = regexp.MustCompile(`(?im)^\s*(?:db_name|db_block_size|sga_target|sga_max_size|memory_target|memory_max_target|pga_aggregate_target|control_files|compatible|processes|undo_tablespace|undo_management|audit_file_dest|diagnostic_dest|db_recovery_file_dest|remote_login_passwordfile|use_large_pages|cpu_count|processor_group_name|filesystemio_options|disk_asynch_io|db_cache_size|shared_pool_size|instance_number|cluster_database|open_cursors|log_archive_dest_\d+|_enable_numa_support)\s*=`)
+	rePGParam       = regexp.MustCompile(`(?im)^\s*(?:shared_buffers|max_connections|listen_addresses|work_mem|maintenance_work_mem|effective_cache_size|huge_pages|huge_page_size|wal_level|wal_buffers|max_wal_size|min_wal_size|checkpoint_completion_target|datestyle|timezone|log_timezone|lc_messages|lc_monetary|lc_numeric|lc_time|default_text_search_config|dynamic_shared_memory_type|data_directory|hba_file|ident_file|unix_socket_directories|ssl|random_page_cost|effective_io_concurrency|autovacuum\w*|log_line_prefix|log_destination|logging_collector|synchronous_commit|fsync|full_page_writes|include_dir|include_if_exists|port|max_worker_processes|max_parallel_workers\w*|shared_preload_libraries|cluster_name)\s*(?:=|\s+['\w-])`)
+)
+
+// Recognize says what an artifact is from its content, or "" when it is none
+// of the known kinds. Only the first MiB is examined.
+func Recognize(b []byte) Kind {
+	if len(b) > sniffLen {
+		b = b[:sniffLen]
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return ""
+	}
+	trimmed := bytes.TrimSpace(b)
+	switch {
+	case (bytes.HasPrefix(trimmed, []byte("<")) || bytes.HasPrefix(trimmed, []byte("\xef\xbb\xbf<"))) && reXMLDatasource.Match(b):
+		return KindDatasource
+	case reAlert.Match(b):
+		return KindAlertLog
+	case reSrvctl.Match(b) && reSrvctl2.Match(b):
+		return KindSrvctl
+	case reNetTree.Match(b) || reListener.Match(b) && !reOraParam.Match(b) && !rePGParam.Match(b):
+		if reTNS.Match(b) {
+			return KindTNSNames
+		}
+		if reListener.Match(b) {
+			return KindListener
+		}
+		if reNetTree.Match(b) {
+			// Bare DESCRIPTION/ADDRESS trees without CONNECT_DATA: a listener.
+			return KindListener
+		}
+	}
+	if reCgconfig.Match(b) {
+		return KindCgconfig
+	}
+	ora := len(reOraPrefixed.FindAllIndex(b, 50)) + len(reOraParam.FindAllIndex(b, 50))
+	pg := len(rePGParam.FindAllIndex(b, 50))
+	switch {
+	case ora == 0 && pg == 0:
+		return ""
+	case ora >= pg:
+		if looksLikeSpfile(b) {
+			return KindSpfile
+		}
+		return KindInit
+	default:
+		return KindPGConf
+	}
+}
+
+// looksLikeSpfile: binary bytes (a real spfile) or a `strings` dump, i.e.
+// prefixed parameter lines mixed with junk lines that hold no '='.
+func looksLikeSpfile(b []byte) bool {
+	if bytes.IndexByte(b, 0) >= 0 {
+		return true
+	}
+	junk, prefixed := 0, 0
+	for _, ln := range bytes.Split(b, []byte("\n")) {
+		t := bytes.TrimSpace(ln)
+		switch {
+		case len(t) == 0 || t[0] == '#':
+		case bytes.IndexByte(t, '=') < 0:
+			if !bytes.HasSuffix(t, []byte(",")) && !bytes.HasPrefix(t, []byte("'")) && !bytes.HasPrefix(t, []byte("\"")) && !bytes.HasPrefix(t, []byte("(")) && !bytes.HasPrefix(t, []byte(")")) {
+				junk++
+			}
+		case reOraPrefixed.Match(t):
+			prefixed++
+		}
+	}
+	return junk > 0 && prefixed >= 2
 }
