@@ -141,10 +141,10 @@ func TestParseStatOutOfOrderAndOldKernel(t *testing.T) {
 func TestParseStatMalformed(t *testing.T) {
 	for _, in := range []string{
 		"",
-		"intr 1 2 3\n",                   // no aggregate line
-		"cpu 1 2 3 4\n",                  // too few counters
-		"cpu 1 2 3 4 5 6 7 x\n",          // not a number
-		"cpu 1 2 3 4 5 6 7 -8\n",         // negative
+		"intr 1 2 3\n",                    // no aggregate line
+		"cpu 1 2 3 4\n",                   // too few counters
+		"cpu 1 2 3 4 5 6 7 x\n",           // not a number
+		"cpu 1 2 3 4 5 6 7 -8\n",          // negative
 		"cpu 1 2 3 4 5 6 7 8\ncpux 1 2\n", // bad id
 		"cpu 1 2 3 4 5 6 7 8\ncpu0 1 2 3 4 5 6 7 8\ncpu0 1 2 3 4 5 6 7 8\n",
 		"cpu 1 2 3 4 5 6 7 8\ncpu 1 2 3 4 5 6 7 8\n",

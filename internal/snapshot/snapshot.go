@@ -341,6 +341,7 @@ type IRQ struct {
 	IRQ               string   `json:"irq"` // number, or name such as "NMI", "LOC"
 	Chip              string   `json:"chip,omitempty"`
 	Actions           string   `json:"actions,omitempty"` // device names, e.g. "eth0-TxRx-0"
+	Desc              string   `json:"desc,omitempty"`    // named rows (NMI, LOC, ...): the kernel's description
 	Counts            []uint64 `json:"counts"`            // per CPU, in the column order of CPUs
 	CPUs              []int    `json:"cpus"`              // CPU id of each count column
 	Total             uint64   `json:"total"`
