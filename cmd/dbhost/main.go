@@ -86,6 +86,6 @@ above --fail-on, 4 placement infeasible.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageErr("%v (see 'dbhost help %s')", err, c.Name())
 	})
-	root.AddCommand(newCollectCmd(), newAuditCmd())
+	root.AddCommand(newCollectCmd(), newAuditCmd(), newRulesCmd())
 	return root
 }

@@ -48,7 +48,7 @@ func DetectDB(s *snapshot.Snapshot, set *artifacts.Set) (db, evidence string) {
 	}
 	if set != nil {
 		for _, f := range set.Files {
-			if e := artifactDB(f.Kind); e != "" {
+			if e := artifactDB(string(f.Kind)); e != "" {
 				return e, fmt.Sprintf("artifact %s is a %s", f.Path, f.Kind)
 			}
 		}

@@ -1,0 +1,426 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/dbhost/dbhost/internal/rules"
+)
+
+// FindingsSchemaVersion is the version of `dbhost audit --format json`; it is
+// bumped on any incompatible change of the document's shape.
+const FindingsSchemaVersion = 1
+
+// FindingsOptions choose what the audit renderers show.
+type FindingsOptions struct {
+	Explain bool // also list passed, could-not-check and not-applicable rules
+	Color   bool // ANSI colours (only when writing to a terminal)
+}
+
+type findingsDoc struct {
+	SchemaVersion int            `json:"schema_version"`
+	Hosts         []rules.Report `json:"hosts"`
+}
+
+// FindingsJSON renders the audit contract:
+// {"schema_version":N,"hosts":[{"host":...,"findings":[...]}]}; passed,
+// cannot_check and not_applicable lists appear only with Explain.
+func FindingsJSON(reps []rules.Report, o FindingsOptions) ([]byte, error) {
+	doc := findingsDoc{SchemaVersion: FindingsSchemaVersion, Hosts: make([]rules.Report, len(reps))}
+	for i, r := range reps {
+		if r.Findings == nil {
+			r.Findings = []rules.Finding{}
+		}
+		if !o.Explain {
+			r.Passed, r.CannotCheck, r.NotApplicable = nil, nil, nil
+		}
+		doc.Hosts[i] = r
+	}
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+const (
+	ansiReset  = "\x1b[0m"
+	ansiBold   = "\x1b[1m"
+	ansiRed    = "\x1b[1;31m"
+	ansiYellow = "\x1b[33m"
+	ansiCyan   = "\x1b[36m"
+	ansiDim    = "\x1b[2m"
+)
+
+func sevColor(sev string) string {
+	switch sev {
+	case rules.SevCritical:
+		return ansiRed
+	case rules.SevWarning:
+		return ansiYellow
+	}
+	return ansiCyan
+}
+
+type painter bool
+
+func (p painter) paint(code, s string) string {
+	if !p {
+		return s
+	}
+	return code + s + ansiReset
+}
+
+// FindingsText renders findings for people: one host → its findings grouped by
+// area (areas with the worst findings first); several hosts → one table of
+// which rule fails on which host, then each failing rule once.
+func FindingsText(reps []rules.Report, o FindingsOptions) []byte {
+	var b bytes.Buffer
+	p := painter(o.Color)
+	if len(reps) == 1 {
+		hostText(&b, reps[0], o, p)
+		return b.Bytes()
+	}
+	fleetText(&b, reps, p)
+	if o.Explain {
+		for _, r := range reps {
+			b.WriteString("\n")
+			hostText(&b, r, o, p)
+		}
+	}
+	return b.Bytes()
+}
+
+func counts(r rules.Report) string {
+	n := map[string]int{}
+	for _, f := range r.Findings {
+		n[f.Severity]++
+	}
+	if len(r.Findings) == 0 {
+		return "no findings"
+	}
+	var parts []string
+	for _, s := range []string{rules.SevCritical, rules.SevWarning, rules.SevInfo} {
+		if n[s] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n[s], s))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// byArea groups findings by area, the area with the worst finding first.
+func byArea(fs []rules.Finding) (areas []string, groups map[string][]rules.Finding) {
+	groups = map[string][]rules.Finding{}
+	worst := map[string]int{}
+	for _, f := range fs {
+		if _, ok := groups[f.Area]; !ok {
+			areas = append(areas, f.Area)
+		}
+		groups[f.Area] = append(groups[f.Area], f)
+		if r := rules.SeverityRank(f.Severity); r > worst[f.Area] {
+			worst[f.Area] = r
+		}
+	}
+	sort.SliceStable(areas, func(i, j int) bool {
+		if worst[areas[i]] != worst[areas[j]] {
+			return worst[areas[i]] > worst[areas[j]]
+		}
+		return areas[i] < areas[j]
+	})
+	return areas, groups
+}
+
+func hostText(b *bytes.Buffer, r rules.Report, o FindingsOptions, p painter) {
+	fmt.Fprintf(b, "%s %s (workload %s, database %s): %s\n", p.paint(ansiBold, "Audit of"), p.paint(ansiBold, orDash(r.Host)),
+		r.Workload, r.DB, counts(r))
+	areas, groups := byArea(r.Findings)
+	for _, a := range areas {
+		fmt.Fprintf(b, "\n%s\n", p.paint(ansiBold, strings.ToUpper(a)))
+		for _, f := range groups[a] {
+			findingText(b, f, p)
+		}
+	}
+	if o.Explain {
+		resultsText(b, "Passed", r.Passed, p)
+		resultsText(b, "Could not check", r.CannotCheck, p)
+		resultsText(b, "Not applicable", r.NotApplicable, p)
+	} else if n := len(r.CannotCheck); n > 0 {
+		fmt.Fprintf(b, "\n%d rule(s) could not check (facts absent); --explain lists them with the reason.\n", n)
+	}
+}
+
+func findingText(b *bytes.Buffer, f rules.Finding, p painter) {
+	tag := p.paint(sevColor(f.Severity), "["+strings.ToUpper(f.Severity)+"]")
+	fmt.Fprintf(b, "  %s %s — %s\n", tag, f.Title, p.paint(ansiDim, f.ID))
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	row := func(k, v string) {
+		if v != "" {
+			fmt.Fprintf(tw, "      %s\t%s\n", k, strings.ReplaceAll(v, "\n", "\n      \t"))
+		}
+	}
+	row("setting", f.Setting)
+	row("current", f.Current)
+	row("recommended", f.Recommended)
+	row("evidence", f.Evidence)
+	row("why", f.Why)
+	for i, c := range f.Fix.Runtime {
+		row(label(i, "fix now"), c)
+	}
+	for i, c := range f.Fix.Persistent {
+		row(label(i, "persist"), c)
+	}
+	if f.RebootRequired {
+		row("reboot", "required")
+	}
+	row("risk", f.Risk)
+	row("sources", sourcesText(f.Sources))
+	row("scope", scopeText(f.Scope))
+	tw.Flush()
+}
+
+func label(i int, s string) string {
+	if i == 0 {
+		return s
+	}
+	return ""
+}
+
+func sourcesText(ss []rules.Source) string {
+	var parts []string
+	for _, s := range ss {
+		parts = append(parts, s.Doc+" § "+s.Section)
+	}
+	return strings.Join(parts, "\n")
+}
+
+func scopeText(s rules.Scope) string {
+	var parts []string
+	add := func(k, v string) {
+		if v != "" {
+			parts = append(parts, k+": "+v)
+		}
+	}
+	add("kernels", s.Kernels)
+	add("distributions", s.Distros)
+	add("db versions", s.DBVersions)
+	add("note", s.Note)
+	return strings.Join(parts, "; ")
+}
+
+func resultsText(b *bytes.Buffer, title string, rs []rules.Result, p painter) {
+	if len(rs) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n%s (%d)\n", p.paint(ansiBold, title), len(rs))
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	for _, r := range rs {
+		fmt.Fprintf(tw, "  %s\t%s\n", r.ID, r.Reason)
+	}
+	tw.Flush()
+}
+
+// fleetRow is one rule that fails on at least one host.
+type fleetRow struct {
+	id, title, sev string
+	cells          []string // per host: severity, "ok", "?" (could not check), "n/a"
+	current        []string // per host: current values of the findings
+}
+
+func fleet(reps []rules.Report) []fleetRow {
+	rows := map[string]*fleetRow{}
+	var order []string
+	for hi, r := range reps {
+		for _, f := range r.Findings {
+			row, ok := rows[f.ID]
+			if !ok {
+				row = &fleetRow{id: f.ID, title: f.Title, cells: make([]string, len(reps)), current: make([]string, len(reps))}
+				rows[f.ID] = row
+				order = append(order, f.ID)
+			}
+			if rules.SeverityRank(f.Severity) > rules.SeverityRank(row.cells[hi]) {
+				row.cells[hi] = f.Severity
+			}
+			if rules.SeverityRank(f.Severity) > rules.SeverityRank(row.sev) {
+				row.sev = f.Severity
+			}
+			cur := f.Current
+			if f.Setting != "" {
+				cur = f.Setting + "=" + cur
+			}
+			if row.current[hi] == "" {
+				row.current[hi] = cur
+			} else {
+				row.current[hi] += "; " + cur
+			}
+		}
+	}
+	for hi, r := range reps {
+		mark := func(rs []rules.Result, m string) {
+			for _, x := range rs {
+				if row, ok := rows[x.ID]; ok && row.cells[hi] == "" {
+					row.cells[hi] = m
+				}
+			}
+		}
+		mark(r.Passed, "ok")
+		mark(r.CannotCheck, "?")
+		mark(r.NotApplicable, "n/a")
+	}
+	out := make([]fleetRow, 0, len(order))
+	for _, id := range order {
+		out = append(out, *rows[id])
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if a, b := rules.SeverityRank(out[i].sev), rules.SeverityRank(out[j].sev); a != b {
+			return a > b
+		}
+		return out[i].id < out[j].id
+	})
+	return out
+}
+
+func fleetText(b *bytes.Buffer, reps []rules.Report, p painter) {
+	fmt.Fprintf(b, "%s of %d hosts\n\n", p.paint(ansiBold, "Audit"), len(reps))
+	rows := fleet(reps)
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	fmt.Fprint(tw, "RULE")
+	for _, r := range reps {
+		fmt.Fprintf(tw, "\t%s", orDash(r.Host))
+	}
+	fmt.Fprintln(tw)
+	fmt.Fprint(tw, "(findings)")
+	for _, r := range reps {
+		fmt.Fprintf(tw, "\t%s", countsShort(r))
+	}
+	fmt.Fprintln(tw)
+	for _, row := range rows {
+		fmt.Fprint(tw, row.id)
+		for _, c := range row.cells {
+			if c == "" {
+				c = "-"
+			}
+			fmt.Fprintf(tw, "\t%s", c)
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+	if len(rows) == 0 {
+		b.WriteString("\nNo findings on any host.\n")
+		return
+	}
+	b.WriteString("\nok = passed, ? = could not check (facts absent), n/a = not applicable, - = not run\n")
+	for _, row := range rows {
+		fmt.Fprintf(b, "\n%s %s — %s\n", p.paint(sevColor(row.sev), "["+strings.ToUpper(row.sev)+"]"), row.title, row.id)
+		for hi, r := range reps {
+			if row.current[hi] != "" {
+				fmt.Fprintf(b, "    %s: %s\n", orDash(r.Host), row.current[hi])
+			}
+		}
+	}
+	b.WriteString("\nDetails per host: dbhost audit --snapshot FILE (one host), or --format json.\n")
+}
+
+func countsShort(r rules.Report) string {
+	n := map[string]int{}
+	for _, f := range r.Findings {
+		n[f.Severity]++
+	}
+	return fmt.Sprintf("%dC %dW %dI", n[rules.SevCritical], n[rules.SevWarning], n[rules.SevInfo])
+}
+
+// FindingsMarkdown renders the audit as Markdown (for tickets and wikis).
+func FindingsMarkdown(reps []rules.Report, o FindingsOptions) []byte {
+	var b bytes.Buffer
+	if len(reps) > 1 {
+		fmt.Fprintf(&b, "# Audit of %d hosts\n\n| rule |", len(reps))
+		for _, r := range reps {
+			fmt.Fprintf(&b, " %s |", mdCell(orDash(r.Host)))
+		}
+		b.WriteString("\n|---|")
+		for range reps {
+			b.WriteString("---|")
+		}
+		b.WriteString("\n")
+		for _, row := range fleet(reps) {
+			fmt.Fprintf(&b, "| `%s` |", row.id)
+			for _, c := range row.cells {
+				if c == "" {
+					c = "-"
+				}
+				fmt.Fprintf(&b, " %s |", c)
+			}
+			b.WriteString("\n")
+		}
+		b.WriteString("\n")
+	}
+	for _, r := range reps {
+		level := "#"
+		if len(reps) > 1 {
+			level = "##"
+		}
+		fmt.Fprintf(&b, "%s Audit of %s\n\nWorkload %s, database %s: %s.\n\n", level, mdCell(orDash(r.Host)), r.Workload, r.DB, counts(r))
+		if len(r.Findings) > 0 {
+			b.WriteString("| severity | rule | setting | current | recommended |\n|---|---|---|---|---|\n")
+			for _, f := range r.Findings {
+				fmt.Fprintf(&b, "| %s | `%s` | `%s` | %s | %s |\n", f.Severity, f.ID, mdCell(f.Setting), mdCell(f.Current), mdCell(f.Recommended))
+			}
+			b.WriteString("\n")
+		}
+		for _, f := range r.Findings {
+			fmt.Fprintf(&b, "%s# %s: %s\n\n", level, strings.ToUpper(f.Severity), f.Title)
+			fmt.Fprintf(&b, "- **rule**: `%s` (area %s)\n", f.ID, f.Area)
+			mdItem(&b, "setting", "`"+f.Setting+"`")
+			mdItem(&b, "current", f.Current)
+			mdItem(&b, "recommended", f.Recommended)
+			mdItem(&b, "evidence", f.Evidence)
+			mdItem(&b, "why", f.Why)
+			if f.RebootRequired {
+				mdItem(&b, "reboot", "required")
+			}
+			mdItem(&b, "risk", f.Risk)
+			mdItem(&b, "scope", scopeText(f.Scope))
+			for _, s := range f.Sources {
+				fmt.Fprintf(&b, "- **source**: %s, %s\n", s.Doc, mdCell(s.Section))
+			}
+			if len(f.Fix.Runtime) > 0 {
+				b.WriteString("\nNow:\n```sh\n" + strings.Join(f.Fix.Runtime, "\n") + "\n```\n")
+			}
+			if len(f.Fix.Persistent) > 0 {
+				b.WriteString("\nPersistent:\n```\n" + strings.Join(f.Fix.Persistent, "\n") + "\n```\n")
+			}
+			b.WriteString("\n")
+		}
+		if o.Explain {
+			mdResults(&b, "Passed", r.Passed)
+			mdResults(&b, "Could not check", r.CannotCheck)
+			mdResults(&b, "Not applicable", r.NotApplicable)
+		}
+	}
+	return b.Bytes()
+}
+
+func mdItem(b *bytes.Buffer, k, v string) {
+	if v != "" && v != "``" {
+		fmt.Fprintf(b, "- **%s**: %s\n", k, strings.ReplaceAll(v, "\n", " "))
+	}
+}
+
+func mdResults(b *bytes.Buffer, title string, rs []rules.Result) {
+	if len(rs) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "**%s**\n\n", title)
+	for _, r := range rs {
+		fmt.Fprintf(b, "- `%s`: %s\n", r.ID, mdCell(r.Reason))
+	}
+	b.WriteString("\n")
+}
+
+func mdCell(s string) string {
+	s = strings.ReplaceAll(s, "|", "\\|")
+	return strings.ReplaceAll(s, "\n", " ")
+}
