@@ -71,13 +71,13 @@ func TestParseInterruptsMalformed(t *testing.T) {
 	for _, in := range []string{
 		"",
 		"\n\n",
-		"  0: 1 2 IO-APIC timer\n",                  // no header
-		"  CPU0 CPU0\n  0: 1 2 x\n",                  // duplicate column
-		"  CPU1 CPU0\n",                              // descending columns
-		"  CPU0 CPUx\n",                              // bad column
-		"  CPU0 CPU1\n  0: 1 IO-APIC timer\n",        // too few counts on a numbered row
-		"  CPU0 CPU1\n  0 1 2 IO-APIC timer\n",       // no colon
-		"  CPU0 CPU1\nNMI: Non-maskable\n",           // named row without counts
+		"  0: 1 2 IO-APIC timer\n",             // no header
+		"  CPU0 CPU0\n  0: 1 2 x\n",            // duplicate column
+		"  CPU1 CPU0\n",                        // descending columns
+		"  CPU0 CPUx\n",                        // bad column
+		"  CPU0 CPU1\n  0: 1 IO-APIC timer\n",  // too few counts on a numbered row
+		"  CPU0 CPU1\n  0 1 2 IO-APIC timer\n", // no colon
+		"  CPU0 CPU1\nNMI: Non-maskable\n",     // named row without counts
 		"  CPU0 CPU1\n  0: 99999999999999999999 0\n", // overflow
 		"  CPU0 CPU1\n : 1 2\n",                      // empty name
 	} {
