@@ -1,5 +1,11 @@
 package artifacts
 
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
 // AlertLog is one Oracle alert log: every instance startup it records.
 type AlertLog struct {
 	File     string     `json:"file"`
@@ -95,8 +101,373 @@ type NUMAMapping struct {
 	OracleNode int  `json:"oracle_node"`
 }
 
-// ParseAlertLog parses an Oracle alert log (text form). Lines it does not
-// know are ignored; malformed lines inside a block it knows are errors.
+var (
+	reAlertTime     = regexp.MustCompile(`^(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +\d{1,2} \d\d:\d\d:\d\d \d{4}|\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d\S*)\s*$`)
+	reAlertStart    = regexp.MustCompile(`Starting ORACLE instance(?:\s*\(([^)]*)\))?`)
+	reAlertBanner   = regexp.MustCompile(`^Oracle Database .*Release\s+(\d+(?:\.\d+)+)`)
+	reAlertVersion  = regexp.MustCompile(`^Version\s+(\d+(?:\.\d+)+)`)
+	reAlertSID      = regexp.MustCompile(`^(?:ORACLE_SID|ORACLE SID|Instance name)\s*[:=]\s*"?([^\s"]+)"?`)
+	reAlertParam    = regexp.MustCompile(`^\s*("?[A-Za-z_][A-Za-z0-9_$#]*"?)\s*=\s*(.*?)\s*$`)
+	reAlertMemlock  = regexp.MustCompile(`Per process system memlock \(soft\) limit\s*=\s*(.*?)\s*$`)
+	reAlertExpected = regexp.MustCompile(`SHARED GLOBAL AREA \(SGA\) into memory:\s*(.*?)\s*$`)
+	reAlertPSRow    = regexp.MustCompile(`^\s*(\d+[KMGT])\s+(\S+)\s+(\S+)\s+(\S+)(?:\s+(.*?))?\s*$`)
+	reAlertReason   = regexp.MustCompile(`^\s*(\d+[KMGT])\s*-\s*(.*?)\s*$`)
+	reAlertRecItem  = regexp.MustCompile(`^\s*\d+\.\s*(.*?)\s*$`)
+	reAlertStars    = regexp.MustCompile(`^\s*\*{3,}\s*$`)
+	reLPTotal       = regexp.MustCompile(`Total Shared Global Region in Large Pages\s*=\s*(\d+)\s*([KMGT]?B)(?:\s*\((\d+)%\))?`)
+	reLPUsed        = regexp.MustCompile(`Large Pages used by this instance\s*[:=]\s*(\d+)`)
+	reLPUnused      = regexp.MustCompile(`Large Pages unused system wide\s*[:=]\s*(\d+)`)
+	reLPConfigured  = regexp.MustCompile(`Large Pages configured system wide\s*[:=]\s*(\d+)`)
+	reLPSize        = regexp.MustCompile(`Large Page size\s*=\s*(\d+)\s*([KMGT]?B)`)
+	reLPSGASize     = regexp.MustCompile(`Total Shared Global Region size is\s*(\d+)\s*([KMGT]?B)`)
+	reLPRequired    = regexp.MustCompile(`unused Large Pages by\s+at\s*least\s+(\d+)`)
+	reNUMANodes     = regexp.MustCompile(`NUMA system with (\d+) nodes? detected`)
+	reNUMASupport   = regexp.MustCompile(`NUMA support (not )?enabled`)
+	reNUMAMap       = regexp.MustCompile(`OS NUMA node (\d+)\s*(?:\((\d+) cpus?\))?\s*mapped to Oracle NUMA node (\d+)`)
+)
+
+// maxSGABlock bounds how many lines an SGA dump may take before it is
+// considered ended (a log cut in the middle must not swallow the rest).
+const maxSGABlock = 200
+
+// maxNUMALines bounds the NUMA evidence lines kept per startup.
+const maxNUMALines = 64
+
+// ParseAlertLog parses an Oracle alert log (text form). It splits the log at
+// each "Starting ORACLE instance" and reads, per startup: the version banner,
+// the SID, the non-default parameters, the SGA resource dump (12c+), the
+// Large Pages information (11.2), and the NUMA lines. Other lines are
+// ignored; malformed lines inside a block it knows are errors.
 func ParseAlertLog(b []byte) (*AlertLog, []error) {
-	return &AlertLog{}, nil
+	a := &AlertLog{Startups: []*Startup{}}
+	var el errList
+	var cur *Startup
+	lastTime := ""
+	get := func(line int) *Startup {
+		if cur == nil {
+			cur = &Startup{Line: line, Time: lastTime}
+			a.Startups = append(a.Startups, cur)
+		}
+		return cur
+	}
+	inParams := false
+	var sga *SGADump
+	sgaSection := ""
+	sgaLines := 0
+	expectVersion := false
+
+	lines := splitLines(b)
+	for i, raw := range lines {
+		n := i + 1
+		ln := strings.TrimRight(raw, "\r")
+		t := strings.TrimSpace(ln)
+
+		if (inParams || sga != nil) && reAlertTime.MatchString(t) {
+			// 12.2+ stamps nearly every line; a stamp does not end a block.
+			lastTime = t
+			continue
+		}
+		if inParams {
+			if m := reAlertParam.FindStringSubmatch(ln); m != nil && t != "" {
+				s := get(n)
+				name := strings.ToLower(strings.Trim(m[1], `"`))
+				val := unquoteAlert(m[2])
+				if s.Params == nil {
+					s.Params = map[string]string{}
+					s.ParamLine = map[string]int{}
+				}
+				if old, ok := s.Params[name]; ok {
+					s.Params[name] = old + ", " + val
+				} else {
+					s.Params[name] = val
+					s.ParamLine[name] = n
+				}
+				continue
+			}
+			inParams = false
+		}
+
+		if sga != nil {
+			sgaLines++
+			if reAlertStars.MatchString(t) || reAlertStart.MatchString(t) || sgaLines > maxSGABlock {
+				sga = nil
+				if reAlertStars.MatchString(t) {
+					continue
+				}
+			} else {
+				if parseSGALine(sga, &sgaSection, t, n, &el) {
+					continue
+				}
+			}
+		}
+
+		if reAlertTime.MatchString(t) {
+			lastTime = t
+			continue
+		}
+		if m := reAlertStart.FindStringSubmatch(t); m != nil {
+			cur = &Startup{Line: n, Time: lastTime, Mode: strings.TrimSpace(m[1])}
+			a.Startups = append(a.Startups, cur)
+			inParams, sga, expectVersion = false, nil, false
+			continue
+		}
+		if expectVersion {
+			expectVersion = false
+			if m := reAlertVersion.FindStringSubmatch(t); m != nil {
+				get(n).Version = m[1]
+				continue
+			}
+		}
+		if m := reAlertBanner.FindStringSubmatch(t); m != nil {
+			s := get(n)
+			s.Banner = t
+			s.Version = m[1]
+			expectVersion = true
+			continue
+		}
+		if m := reAlertSID.FindStringSubmatch(t); m != nil {
+			get(n).SID = m[1]
+			continue
+		}
+		if strings.Contains(t, "System parameters with non-default values") {
+			get(n)
+			inParams = true
+			continue
+		}
+		if strings.Contains(t, "Dump of system resources acquired for SHARED GLOBAL AREA") {
+			s := get(n)
+			sga = &SGADump{Line: n}
+			s.SGA = sga
+			sgaSection, sgaLines = "", 0
+			continue
+		}
+		if strings.Contains(t, "Large Page") || strings.Contains(t, "Shared Global Region") {
+			parseLargePagesLine(get, t, n)
+			continue
+		}
+		if strings.Contains(t, "NUMA") {
+			parseNUMALine(get(n), t, n)
+		}
+	}
+	for _, s := range a.Startups {
+		if s.SID == "" && s.Params != nil {
+			s.SID = s.Params["instance_name"]
+		}
+	}
+	return a, el.list()
+}
+
+// parseSGALine reads one line inside the SGA dump; false when it is not part of it.
+func parseSGALine(d *SGADump, section *string, t string, n int, el *errList) bool {
+	switch {
+	case t == "":
+		return true
+	case strings.HasPrefix(t, "Per process system memlock (soft) limit"):
+		m := reAlertMemlock.FindStringSubmatch(t)
+		if m == nil || m[1] == "" {
+			el.add(errAt(n, "expected \"Per process system memlock (soft) limit = SIZE\", got %q", trunc(t, 80)))
+			return true
+		}
+		d.MemlockSoft = m[1]
+		if strings.EqualFold(m[1], "UNLIMITED") {
+			d.MemlockUnlimited = true
+		} else if v, err := ParseBytes(m[1]); err == nil {
+			d.MemlockSoftBytes = &v
+		} else {
+			el.add(errAt(n, "memlock limit: %v", err))
+		}
+		return true
+	case strings.HasPrefix(t, "Expected per process system memlock"):
+		if m := reAlertExpected.FindStringSubmatch(t); m != nil {
+			setExpected(d, m[1], n, el)
+		}
+		return true
+	case strings.Contains(t, "SHARED GLOBAL AREA (SGA) into memory"):
+		if m := reAlertExpected.FindStringSubmatch(t); m != nil {
+			setExpected(d, m[1], n, el)
+		}
+		return true
+	case strings.HasPrefix(t, "Available system pagesizes"):
+		*section = "avail"
+		return true
+	case strings.HasPrefix(t, "Supported system pagesize"):
+		*section = "supported"
+		return true
+	case strings.HasPrefix(t, "Reason for not supporting"):
+		*section = "reason"
+		return true
+	case strings.HasPrefix(t, "RECOMMENDATION"):
+		*section = "recommend"
+		return true
+	}
+	switch *section {
+	case "avail":
+		for _, f := range strings.Split(t, ",") {
+			f = strings.TrimSpace(f)
+			if f == "" {
+				continue
+			}
+			v, err := ParseBytes(f)
+			if err != nil {
+				el.add(errAt(n, "available page size: %v", err))
+				continue
+			}
+			d.AvailablePageSizesKB = append(d.AvailablePageSizesKB, v>>10)
+		}
+		return true
+	case "supported":
+		if strings.HasPrefix(t, "PAGESIZE") {
+			return true
+		}
+		m := reAlertPSRow.FindStringSubmatch(t)
+		if m == nil {
+			el.add(errAt(n, "expected a page size row \"PAGESIZE AVAILABLE EXPECTED ALLOCATED ERROR\", got %q", trunc(t, 80)))
+			return true
+		}
+		sz, err := ParseBytes(m[1])
+		if err != nil {
+			el.add(errAt(n, "page size: %v", err))
+			return true
+		}
+		row := SGAPageSize{PageSizeKB: sz >> 10, Error: m[5]}
+		if v, err := strconv.ParseInt(m[2], 10, 64); err == nil {
+			row.Available = &v
+		} else {
+			row.AvailableText = m[2]
+		}
+		if v, err := strconv.ParseInt(m[3], 10, 64); err == nil {
+			row.Expected = &v
+		}
+		if v, err := strconv.ParseInt(m[4], 10, 64); err == nil {
+			row.Allocated = &v
+		}
+		d.PageSizes = append(d.PageSizes, row)
+		return true
+	case "reason":
+		if m := reAlertReason.FindStringSubmatch(t); m != nil {
+			if sz, err := ParseBytes(m[1]); err == nil {
+				if d.Unsupported == nil {
+					d.Unsupported = map[int64]string{}
+				}
+				d.Unsupported[sz>>10] = m[2]
+				return true
+			}
+		}
+		el.add(errAt(n, "expected \"SIZE - reason\", got %q", trunc(t, 80)))
+		return true
+	case "recommend":
+		if m := reAlertRecItem.FindStringSubmatch(t); m != nil {
+			d.Recommendations = append(d.Recommendations, m[1])
+		} else if k := len(d.Recommendations); k > 0 {
+			d.Recommendations[k-1] += " " + t
+		} else {
+			d.Recommendations = append(d.Recommendations, t)
+		}
+		return true
+	}
+	return false
+}
+
+func setExpected(d *SGADump, v string, n int, el *errList) {
+	d.ExpectedMemlock = v
+	if b, err := ParseBytes(v); err == nil {
+		d.ExpectedMemlockBytes = &b
+	} else {
+		el.add(errAt(n, "expected memlock: %v", err))
+	}
+}
+
+// parseLargePagesLine reads the 11.2 "Large Pages Information" lines.
+func parseLargePagesLine(get func(int) *Startup, t string, n int) {
+	lp := func() *LargePagesInfo {
+		s := get(n)
+		if s.LargePages == nil {
+			s.LargePages = &LargePagesInfo{Line: n}
+		}
+		return s.LargePages
+	}
+	num := func(s string) *int64 {
+		v, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return nil
+		}
+		return &v
+	}
+	mb := func(v, unit string) *int64 {
+		b, err := ParseBytes(v + unit)
+		if err != nil {
+			return nil
+		}
+		return ptr(b >> 20)
+	}
+	switch {
+	case strings.Contains(t, "Large Pages Information"):
+		lp()
+	}
+	if m := reLPTotal.FindStringSubmatch(t); m != nil {
+		l := lp()
+		l.TotalSGAInLargeMB = mb(m[1], m[2])
+		if m[3] != "" {
+			l.TotalSGAPercent = num(m[3])
+		}
+	}
+	if m := reLPUsed.FindStringSubmatch(t); m != nil {
+		lp().InUse = num(m[1])
+	}
+	if m := reLPUnused.FindStringSubmatch(t); m != nil {
+		lp().Unused = num(m[1])
+	}
+	if m := reLPConfigured.FindStringSubmatch(t); m != nil {
+		lp().Configured = num(m[1])
+	}
+	if m := reLPSize.FindStringSubmatch(t); m != nil {
+		if b, err := ParseBytes(m[1] + m[2]); err == nil {
+			lp().PageSizeKB = ptr(b >> 10)
+		}
+	}
+	if m := reLPSGASize.FindStringSubmatch(t); m != nil {
+		lp().TotalSGAMB = mb(m[1], m[2])
+	}
+	if m := reLPRequired.FindStringSubmatch(t); m != nil {
+		lp().Required = num(m[1])
+	}
+}
+
+// parseNUMALine reads one line that mentions NUMA.
+func parseNUMALine(s *Startup, t string, n int) {
+	if s.NUMA == nil {
+		s.NUMA = &NUMAInfo{Line: n}
+	}
+	u := s.NUMA
+	if len(u.Lines) < maxNUMALines {
+		u.Lines = append(u.Lines, t)
+	}
+	if m := reNUMANodes.FindStringSubmatch(t); m != nil {
+		if v, err := strconv.Atoi(m[1]); err == nil {
+			u.Nodes = &v
+		}
+	}
+	if m := reNUMASupport.FindStringSubmatch(t); m != nil {
+		u.Enabled = ptr(m[1] == "")
+	}
+	if m := reNUMAMap.FindStringSubmatch(t); m != nil {
+		os, err1 := strconv.Atoi(m[1])
+		ora, err2 := strconv.Atoi(m[3])
+		if err1 == nil && err2 == nil {
+			mp := NUMAMapping{OSNode: os, OracleNode: ora}
+			if c, err := strconv.Atoi(m[2]); err == nil {
+				mp.CPUs = &c
+			}
+			u.Mappings = append(u.Mappings, mp)
+		}
+	}
+}
+
+// unquoteAlert drops the double quotes the alert log puts around strings.
+func unquoteAlert(v string) string {
+	v = strings.TrimSpace(v)
+	if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
+		return v[1 : len(v)-1]
+	}
+	return v
 }
