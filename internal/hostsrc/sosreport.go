@@ -1,10 +1,449 @@
 package hostsrc
 
+import (
+	"archive/tar"
+	"bufio"
+	"bytes"
+	"compress/bzip2"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/ulikunitz/xz"
+)
+
+// What a sosreport archive may look like to us.
+const sosExpected = "expected a sosreport archive (.tar.xz, .tar.gz, .tgz, .tar.bz2 or .tar made by `sos report`) or its unpacked directory"
+
+// Extraction limits. A sosreport can be gigabytes (var/log, journals); only
+// the parts the fact readers use are written, and those are capped.
+var (
+	// sosMaxTotal caps the bytes written for one archive.
+	sosMaxTotal int64 = 1 << 30
+	// sosMaxFile: a single file larger than this is skipped (no fact reader
+	// reads a file that large; sos_commands/logs/journalctl_* can be).
+	sosMaxFile int64 = 64 << 20
+)
+
+// sosTopDirs are the top-level directories extracted; top-level files
+// (hostname, uname, date, version.txt, ...) are extracted too.
+var sosTopDirs = map[string]bool{"proc": true, "sys": true, "etc": true, "sos_commands": true}
+
 // OpenSosreport returns the directory of an unpacked sosreport (unpacking an
-// archive into a temporary directory first) and a cleanup function.
+// archive into a temporary directory first) and a cleanup function, which is
+// never nil and must be called when the directory is no longer needed.
+//
+// p is an archive (.tar.xz, .tar.gz/.tgz, .tar.bz2, .tar; recognised by its
+// content, not its name), the top sosreport-*/ directory of an unpacked
+// report, or a directory holding exactly one sosreport-*/ directory.
 func OpenSosreport(p string) (dir string, cleanup func(), err error) {
-	if err := checkDir(p, "--sosreport"); err != nil {
-		return "", func() {}, &InputError{File: p, Msg: "sosreport archives are not supported yet; unpack it and pass the directory"}
+	noop := func() {}
+	st, err := os.Stat(p)
+	if err != nil {
+		return "", noop, &InputError{File: p, Msg: "cannot open --sosreport: " + reasonOf(err) + "; " + sosExpected}
 	}
-	return p, func() {}, nil
+	if st.IsDir() {
+		d, err := sosDir(p)
+		if err != nil {
+			return "", noop, err
+		}
+		return d, noop, nil
+	}
+	if !st.Mode().IsRegular() {
+		return "", noop, &InputError{File: p, Msg: "not a regular file; " + sosExpected}
+	}
+	tmp, err := os.MkdirTemp("", "dbhost-sosreport-*")
+	if err != nil {
+		return "", noop, fmt.Errorf("sosreport %s: cannot create a temporary directory: %w", p, err)
+	}
+	cleanup = func() { os.RemoveAll(tmp) }
+	if err := extractSosArchive(p, tmp); err != nil {
+		cleanup()
+		return "", noop, err
+	}
+	if !looksLikeSos(tmp) {
+		cleanup()
+		return "", noop, &InputError{File: p, Msg: "archive holds no sosreport: no sos_commands/, proc/ or sys/ at its top or under one sosreport-*/ directory; " + sosExpected}
+	}
+	return tmp, cleanup, nil
+}
+
+// reasonOf strips the path an *fs.PathError repeats.
+func reasonOf(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// looksLikeSos reports whether dir is the top of an unpacked sosreport.
+func looksLikeSos(dir string) bool {
+	for _, d := range []string{"sos_commands", "proc", "sys"} {
+		if st, err := os.Stat(filepath.Join(dir, d)); err == nil && st.IsDir() {
+			return true
+		}
+	}
+	return false
+}
+
+// isSosTopName reports whether a directory name is a sosreport's top directory.
+func isSosTopName(name string) bool {
+	return strings.HasPrefix(name, "sosreport-") || strings.HasPrefix(name, "sosreport_")
+}
+
+// sosDir accepts an unpacked sosreport's top directory or its parent with
+// exactly one sosreport-*/ directory inside.
+func sosDir(p string) (string, error) {
+	if looksLikeSos(p) {
+		return p, nil
+	}
+	ents, err := os.ReadDir(p)
+	if err != nil {
+		return "", &InputError{File: p, Msg: "cannot read --sosreport directory: " + reasonOf(err)}
+	}
+	var tops []string
+	for _, e := range ents {
+		if e.IsDir() && isSosTopName(e.Name()) {
+			tops = append(tops, e.Name())
+		}
+	}
+	sort.Strings(tops)
+	switch len(tops) {
+	case 1:
+		d := filepath.Join(p, tops[0])
+		if looksLikeSos(d) {
+			return d, nil
+		}
+		return "", &InputError{File: d, Msg: "not an unpacked sosreport: no sos_commands/, proc/ or sys/ inside"}
+	case 0:
+		return "", &InputError{File: p, Msg: "not an unpacked sosreport: expected sos_commands/, proc/ or sys/ here, or exactly one sosreport-*/ directory (for a captured tree use --root)"}
+	default:
+		return "", &InputError{File: p, Msg: fmt.Sprintf("holds %d sosreport directories (%s); pass one of them", len(tops), strings.Join(tops, ", "))}
+	}
+}
+
+// decompressor sniffs the compression of an archive from its first bytes.
+func decompressor(br *bufio.Reader) (io.Reader, string, error) {
+	head, _ := br.Peek(262)
+	switch {
+	case bytes.HasPrefix(head, []byte{0xfd, '7', 'z', 'X', 'Z', 0x00}):
+		r, err := xz.NewReader(br)
+		return r, "xz", err
+	case bytes.HasPrefix(head, []byte{0x1f, 0x8b}):
+		r, err := gzip.NewReader(br)
+		return r, "gzip", err
+	case bytes.HasPrefix(head, []byte("BZh")):
+		return bzip2.NewReader(br), "bzip2", nil
+	case bytes.HasPrefix(head, []byte{0x28, 0xb5, 0x2f, 0xfd}):
+		return nil, "zstd", errors.New("zstd-compressed archives are not supported; unpack it (tar --zstd -xf) and pass the directory")
+	case len(head) >= 262 && string(head[257:262]) == "ustar":
+		return br, "tar", nil
+	}
+	return nil, "", errors.New("unknown format (not xz, gzip, bzip2 or tar)")
+}
+
+// pendingLink is a symlink or hard link created after all regular files, so
+// that no file is ever written through a link.
+type pendingLink struct {
+	name, target string // slash paths relative to the tree; target as stored for symlinks
+	hard         bool
+}
+
+// extractSosArchive unpacks the parts of a sosreport archive the fact readers
+// use into dir, stripping the top sosreport-*/ directory. It refuses entries
+// whose names escape the tree, keeps symlinks only when they stay inside the
+// tree, and caps the bytes written.
+func extractSosArchive(p, dir string) error {
+	f, err := os.Open(p)
+	if err != nil {
+		return &InputError{File: p, Msg: "cannot open --sosreport: " + reasonOf(err)}
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 1<<16)
+	dr, kind, err := decompressor(br)
+	if err != nil {
+		return &InputError{File: p, Msg: "not a readable archive: " + err.Error() + "; " + sosExpected}
+	}
+	if c, ok := dr.(io.Closer); ok {
+		defer c.Close()
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return fmt.Errorf("sosreport %s: %w", p, err)
+	}
+	defer root.Close()
+
+	corrupt := func(err error) error {
+		return &InputError{File: p, Msg: fmt.Sprintf("corrupt or truncated %s archive: %v; %s", kind, err, sosExpected)}
+	}
+	tr := tar.NewReader(dr)
+	var (
+		prefix        string // top sosreport-*/ directory being stripped
+		prefixDecided bool
+		total         int64
+		links         []pendingLink
+		entries       int
+	)
+	for {
+		hdr, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return corrupt(err)
+		}
+		entries++
+		parts, err := entryParts(hdr.Name)
+		if err != nil {
+			return &InputError{File: p, Msg: fmt.Sprintf("refusing archive entry %q: %v", trunc(hdr.Name, 80), err)}
+		}
+		if len(parts) == 0 {
+			continue
+		}
+		if !prefixDecided {
+			prefixDecided = true
+			if isSosTopName(parts[0]) && (len(parts) > 1 || hdr.Typeflag == tar.TypeDir) {
+				prefix = parts[0]
+			}
+		}
+		if prefix != "" {
+			if parts[0] != prefix {
+				continue // not under the report's top directory
+			}
+			parts = parts[1:]
+			if len(parts) == 0 {
+				continue
+			}
+		}
+		if !wanted(parts, hdr.Typeflag) {
+			continue
+		}
+		name := strings.Join(parts, "/")
+		switch hdr.Typeflag {
+		case tar.TypeDir:
+			if err := root.MkdirAll(name, 0o755); err != nil {
+				continue // a file of the same name came first; keep it
+			}
+		case tar.TypeReg, tar.TypeGNUSparse:
+			if hdr.Size < 0 || hdr.Size > sosMaxFile {
+				continue
+			}
+			if total+hdr.Size > sosMaxTotal {
+				return &InputError{File: p, Msg: fmt.Sprintf("more than %d MiB in proc/, sys/, etc/ and sos_commands/: refusing to unpack it (is this a sosreport?)", sosMaxTotal>>20)}
+			}
+			n, err := writeFile(root, name, tr, hdr.Size)
+			total += n
+			if err != nil {
+				var ie *InputError
+				if errors.As(err, &ie) {
+					return err
+				}
+				if errors.Is(err, errTarRead) {
+					return corrupt(errors.Unwrap(err))
+				}
+				return fmt.Errorf("sosreport %s: unpacking %s: %w", p, name, err)
+			}
+		case tar.TypeSymlink:
+			t, ok := symlinkTarget(parts, hdr.Linkname)
+			if ok {
+				links = append(links, pendingLink{name: name, target: t})
+			}
+		case tar.TypeLink:
+			tp, err := entryParts(hdr.Linkname)
+			if err != nil || len(tp) == 0 {
+				continue
+			}
+			if prefix != "" {
+				if tp[0] != prefix || len(tp) == 1 {
+					continue
+				}
+				tp = tp[1:]
+			}
+			links = append(links, pendingLink{name: name, target: strings.Join(tp, "/"), hard: true})
+		default:
+			// devices, fifos: nothing a reader needs
+		}
+	}
+	if entries == 0 {
+		return corrupt(errors.New("no entries"))
+	}
+	makeLinks(root, links)
+	return nil
+}
+
+var errTarRead = errors.New("archive read error")
+
+// writeFile writes size bytes of r to name (mode 0644: sos keeps the modes of
+// sysfs files such as 0200, which would make the copy unreadable).
+func writeFile(root *os.Root, name string, r io.Reader, size int64) (int64, error) {
+	if d := path.Dir(name); d != "." {
+		if err := root.MkdirAll(d, 0o755); err != nil {
+			return 0, nil // a file is where a directory should be: skip this entry
+		}
+	}
+	if st, err := root.Lstat(name); err == nil && !st.Mode().IsRegular() {
+		return 0, nil // a directory of that name exists: skip
+	}
+	out, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return 0, err
+	}
+	n, err := io.Copy(out, io.LimitReader(r, size))
+	if cerr := out.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return n, err // a write error
+		}
+		return n, fmt.Errorf("%w: %w", errTarRead, err)
+	}
+	if n != size {
+		return n, fmt.Errorf("%w: %w", errTarRead, io.ErrUnexpectedEOF)
+	}
+	return n, nil
+}
+
+// entryParts splits an archive entry name into clean components. Absolute
+// names and ".." components are refused.
+func entryParts(name string) ([]string, error) {
+	if strings.HasPrefix(name, "/") {
+		return nil, errors.New("absolute name")
+	}
+	if strings.ContainsRune(name, 0) {
+		return nil, errors.New("NUL in name")
+	}
+	var out []string
+	for _, c := range strings.Split(name, "/") {
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			return nil, errors.New(`".." in name (path traversal)`)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// wanted says whether an entry (components below the report's top) is one
+// the fact readers may use.
+func wanted(parts []string, typ byte) bool {
+	if len(parts) == 1 {
+		// top-level files and symlinks: hostname, uname, date, version.txt, ...
+		return typ != tar.TypeDir || sosTopDirs[parts[0]]
+	}
+	return sosTopDirs[parts[0]]
+}
+
+// symlinkTarget validates a symlink at parts (components below the top) with
+// the stored target. It returns the target to create, relative to the link's
+// directory, and false when the link would leave the tree. Absolute targets
+// name host paths and are made relative to the tree's root. Only leading ".."
+// components are allowed, so that the lexical check is also the real one.
+func symlinkTarget(parts []string, target string) (string, bool) {
+	if target == "" || strings.ContainsRune(target, 0) {
+		return "", false
+	}
+	linkDir := parts[:len(parts)-1]
+	var tparts []string
+	abs := strings.HasPrefix(target, "/")
+	up := 0
+	for _, c := range strings.Split(target, "/") {
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			if abs || len(tparts) > 0 {
+				return "", false
+			}
+			up++
+			continue
+		}
+		tparts = append(tparts, c)
+	}
+	if abs {
+		// "/sys/devices/x" from "sys/block/sda": climb to the tree root.
+		up = len(linkDir)
+	} else if up > len(linkDir) {
+		return "", false
+	}
+	if up == len(linkDir) && len(tparts) == 0 {
+		// a link to the tree root itself: allowed, but useless and loop-prone
+		return "", false
+	}
+	rel := strings.Repeat("../", up) + strings.Join(tparts, "/")
+	rel = strings.TrimSuffix(rel, "/")
+	if rel == "" {
+		rel = "."
+	}
+	return rel, true
+}
+
+// makeLinks creates the links collected during extraction, then removes any
+// symlink that the OS would resolve outside the tree (belt and braces: the
+// targets were already checked lexically and only real directories hold links).
+func makeLinks(root *os.Root, links []pendingLink) {
+	var made []string
+	for _, l := range links {
+		if d := path.Dir(l.name); d != "." {
+			if err := root.MkdirAll(d, 0o755); err != nil {
+				continue
+			}
+			// The link's directory must be a real directory, not reached
+			// through another link, for the lexical check to hold.
+			if !realDir(root, d) {
+				continue
+			}
+		}
+		if st, err := root.Lstat(l.name); err == nil {
+			if st.IsDir() {
+				continue
+			}
+			_ = root.Remove(l.name) // a later entry replaces an earlier one
+		}
+		if l.hard {
+			if st, err := root.Lstat(l.target); err == nil && st.Mode().IsRegular() {
+				_ = root.Link(l.target, l.name)
+			}
+			continue
+		}
+		if err := root.Symlink(l.target, l.name); err == nil {
+			made = append(made, l.name)
+		}
+	}
+	for _, name := range made {
+		if _, err := root.Stat(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			_ = root.Remove(name) // escapes, or a loop
+		}
+	}
+}
+
+// realDir reports whether no component of the slash path d is a symlink.
+func realDir(root *os.Root, d string) bool {
+	cur := ""
+	for _, c := range strings.Split(d, "/") {
+		cur = path.Join(cur, c)
+		st, err := root.Lstat(cur)
+		if err != nil || !st.IsDir() {
+			return false
+		}
+	}
+	return true
+}
+
+func trunc(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }
