@@ -141,8 +141,12 @@ func TestCatalog(t *testing.T) {
 				t.Errorf("%s: source %q is neither a seed nor a public reference", r.ID, s.Doc)
 			}
 		}
-		if _, err := os.Stat(strings.ReplaceAll(r.ID, ".", "_") + "_test.go"); err != nil {
-			t.Errorf("%s: no test file %s_test.go beside the rule", r.ID, strings.ReplaceAll(r.ID, ".", "_"))
+		base := fileBase(r.ID)
+		if _, err := os.Stat(base + ".go"); err != nil {
+			t.Errorf("%s: rule file must be %s.go (one file per rule)", r.ID, base)
+		}
+		if _, err := os.Stat(base + "_test.go"); err != nil {
+			t.Errorf("%s: no test file %s_test.go beside the rule", r.ID, base)
 		}
 	}
 }
@@ -175,3 +179,6 @@ func TestFindingJSONNames(t *testing.T) {
 		}
 	}
 }
+
+// fileBase is the file name a rule lives in: "numa.disabled-at-boot" → "numa_disabled_at_boot".
+func fileBase(id string) string { return strings.NewReplacer(".", "_", "-", "_").Replace(id) }

@@ -178,3 +178,19 @@ func (in *Input) DBProcesses() []snapshot.Process {
 	}
 	return out
 }
+
+// RemoveKernelArgFix is the persistent fix that drops a boot argument.
+func RemoveKernelArgFix(arg string) Fix {
+	return Fix{Runtime: []string{}, Persistent: []string{
+		"grubby --update-kernel=ALL --remove-args=" + arg + "   (RHEL, Oracle Linux, SLES with grubby)",
+		"/etc/default/grub: remove " + arg + "=... from GRUB_CMDLINE_LINUX, then grub2-mkconfig -o /boot/grub2/grub.cfg (Debian/Ubuntu: update-grub)",
+	}}
+}
+
+// AddKernelArgFix is the persistent fix that adds a boot argument ("intel_idle.max_cstate=1").
+func AddKernelArgFix(arg string) Fix {
+	return Fix{Runtime: []string{}, Persistent: []string{
+		"grubby --update-kernel=ALL --args=" + arg + "   (RHEL, Oracle Linux, SLES with grubby)",
+		"/etc/default/grub: add " + arg + " to GRUB_CMDLINE_LINUX, then grub2-mkconfig -o /boot/grub2/grub.cfg (Debian/Ubuntu: update-grub)",
+	}}
+}

@@ -1,0 +1,55 @@
+package rules
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestNUMADisabledAtBoot(t *testing.T) {
+	const id = "numa.disabled-at-boot"
+	t.Run("numa=off fires critical", func(t *testing.T) {
+		s := host()
+		s.Host.CmdlineArgs["numa"] = "off"
+		f := fires(t, id, s, WorkloadOLTP, DBOracle)
+		if f.Severity != SevCritical || !f.RebootRequired || f.Setting != "cmdline:numa" || !strings.Contains(f.Why, "27 %") {
+			t.Fatalf("%+v", f)
+		}
+		if len(f.Fix.Persistent) == 0 || !strings.Contains(f.Fix.Persistent[0], "--remove-args=numa") {
+			t.Fatalf("fix: %+v", f.Fix)
+		}
+	})
+	t.Run("one node for two sockets fires", func(t *testing.T) {
+		s := host()
+		s.Topology.Nodes = s.Topology.Nodes[:1]
+		s.Topology.Nodes[0].CPUs = []int{0, 1, 2, 3, 4, 5, 6, 7}
+		f := fires(t, id, s, WorkloadMixed, DBNone)
+		if !strings.Contains(f.Current, "1 NUMA node(s) with CPUs for 2 sockets") {
+			t.Fatalf("current %q", f.Current)
+		}
+	})
+	t.Run("guest is a warning", func(t *testing.T) {
+		s := host()
+		s.Host.CmdlineArgs["numa"] = "off"
+		s.Host.Virt.Guest = true
+		if f := fires(t, id, s, WorkloadMixed, DBNone); f.Severity != SevWarning {
+			t.Fatalf("severity %s", f.Severity)
+		}
+	})
+	t.Run("healthy two-node host passes", func(t *testing.T) {
+		if rep := quiet(t, id, host(), WorkloadOLTP, DBOracle); len(rep.Passed) != 1 {
+			t.Fatalf("%+v", rep)
+		}
+	})
+	t.Run("single socket with numa=off passes", func(t *testing.T) {
+		s := host()
+		s.Topology.Sockets = 1
+		s.Host.CmdlineArgs["numa"] = "off"
+		quiet(t, id, s, WorkloadOLTP, DBOracle)
+	})
+	t.Run("no cmdline and no sockets: cannot check", func(t *testing.T) {
+		s := host()
+		absent(s, "host.cmdline", "permission denied")
+		absent(s, "topology.cpus.socket", "not present on this host")
+		cannot(t, id, s, WorkloadOLTP, DBOracle, "permission denied")
+	})
+}
