@@ -1,0 +1,104 @@
+// Command lab runs the NUMA lab (scripts/lab): every scenario of
+// internal/lab in a QEMU guest, one after another, with a pass/fail line
+// each. Exit 0 only when all pass; a machine that cannot run the lab (QEMU,
+// busybox-static or the kernel package missing) prints SKIP and exits 0.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/dbhost/dbhost/internal/lab"
+)
+
+func main() {
+	cache := flag.String("cache", ".cache/lab", "cache directory (kernel, initramfs, run logs)")
+	runRe := flag.String("run", "", "run only scenarios whose name matches this regexp")
+	list := flag.Bool("list", false, "list the scenarios and exit")
+	keep := flag.Bool("keep", false, "keep every run directory (console log, snapshot), not only failed ones")
+	flag.Parse()
+
+	scen := lab.Scenarios()
+	if *runRe != "" {
+		re, err := regexp.Compile(*runRe)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "lab: -run:", err)
+			os.Exit(2)
+		}
+		var sel []*lab.Scenario
+		for _, s := range scen {
+			if re.MatchString(s.Name) {
+				sel = append(sel, s)
+			}
+		}
+		if len(sel) == 0 {
+			fmt.Fprintf(os.Stderr, "lab: no scenario matches %q\n", *runRe)
+			os.Exit(2)
+		}
+		scen = sel
+	}
+	if *list {
+		for _, s := range scen {
+			fmt.Printf("%-20s %s\n", s.Name, s.Doc)
+		}
+		return
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	repo, _ := os.Getwd()
+	cacheDir, _ := filepath.Abs(*cache)
+
+	t0 := time.Now()
+	a, err := lab.Prepare(ctx, lab.PrepareOptions{CacheDir: cacheDir, RepoDir: repo, Log: os.Stdout})
+	var un *lab.Unavailable
+	if errors.As(err, &un) {
+		fmt.Printf("SKIP NUMA lab: %s\n", un.Reason)
+		return
+	}
+	if err != nil {
+		fmt.Printf("FAIL lab preparation: %v\n", err)
+		os.Exit(1)
+	}
+	fmt.Printf("lab: kernel %s, dbhost %s, prepared in %.1fs\n", a.KernelPackage, a.DBHostSHA, time.Since(t0).Seconds())
+
+	passed, failed := 0, 0
+	for _, s := range scen {
+		if ctx.Err() != nil {
+			break
+		}
+		r := lab.Run(ctx, a, s, lab.RunOptions{Keep: *keep})
+		if r.OK() {
+			passed++
+			fmt.Printf("PASS %-20s %5.1fs  %s\n", s.Name, r.Wall.Seconds(), s.Doc)
+			if *keep {
+				fmt.Printf("     run directory: %s\n", r.Dir)
+			}
+			continue
+		}
+		failed++
+		fmt.Printf("FAIL %-20s %5.1fs  %s\n", s.Name, r.Wall.Seconds(), s.Doc)
+		if r.Err != nil {
+			fmt.Printf("     error: %s\n", indent(r.Err.Error()))
+		}
+		for _, m := range r.Mismatches {
+			fmt.Printf("     mismatch: %s\n", m)
+		}
+		fmt.Printf("     console log: %s\n", filepath.Join(r.Dir, "console.log"))
+	}
+	fmt.Printf("lab: %.1fs in all\n", time.Since(t0).Seconds())
+	fmt.Printf("%d passed, %d failed\n", passed, failed)
+	if failed > 0 || ctx.Err() != nil {
+		os.Exit(1)
+	}
+}
+
+func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n       ") }

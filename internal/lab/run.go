@@ -1,0 +1,321 @@
+package lab
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/dbhost/dbhost/internal/snapshot"
+)
+
+// Section is one block of guest output from the results channel.
+type Section struct {
+	Name string
+	RC   int // exit status of the guest command
+	Data []byte
+}
+
+// Channel is the parsed results channel (ttyS1).
+type Channel struct {
+	Sections map[string]Section
+	Done     bool // the guest's /init reached its end
+}
+
+// maxSection bounds one decompressed section (a snapshot is well below).
+const maxSection = 64 << 20
+
+// parseChannel reads the guest's results channel: sections of gzip+base64
+// text between BEGIN and END lines, then a DONE line. CRs, blank lines and
+// anything outside sections are ignored; a section without its END line, with
+// bad base64/gzip or repeated is an error (the data is never half-read).
+func parseChannel(b []byte) (*Channel, error) {
+	ch := &Channel{Sections: map[string]Section{}}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	var cur string
+	var enc strings.Builder
+	in := false
+	line := 0
+	for sc.Scan() {
+		line++
+		l := strings.TrimRight(sc.Text(), "\r")
+		switch {
+		case strings.HasPrefix(l, markBegin):
+			if in {
+				return nil, fmt.Errorf("line %d: section %q begins inside %q", line, strings.TrimPrefix(l, markBegin), cur)
+			}
+			cur = strings.TrimSpace(strings.TrimPrefix(l, markBegin))
+			if cur == "" {
+				return nil, fmt.Errorf("line %d: section without a name", line)
+			}
+			if _, dup := ch.Sections[cur]; dup {
+				return nil, fmt.Errorf("line %d: section %q repeated", line, cur)
+			}
+			in = true
+			enc.Reset()
+		case strings.HasPrefix(l, markEnd):
+			rest := strings.TrimPrefix(l, markEnd)
+			name, rcs, ok := strings.Cut(rest, " rc=")
+			if !in || !ok || name != cur {
+				return nil, fmt.Errorf("line %d: unexpected %q", line, trunc(l, 60))
+			}
+			rc, err := strconv.Atoi(strings.TrimSpace(rcs))
+			if err != nil || rc < 0 || rc > 255 {
+				return nil, fmt.Errorf("line %d: bad exit status %q", line, trunc(rcs, 20))
+			}
+			data, err := decodeSection(enc.String())
+			if err != nil {
+				return nil, fmt.Errorf("section %q: %v", cur, err)
+			}
+			ch.Sections[cur] = Section{Name: cur, RC: rc, Data: data}
+			in = false
+		case l == markDone:
+			if in {
+				return nil, fmt.Errorf("line %d: DONE inside section %q", line, cur)
+			}
+			ch.Done = true
+		case in:
+			enc.WriteString(strings.TrimSpace(l))
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	if in {
+		return nil, fmt.Errorf("section %q has no END (output cut off)", cur)
+	}
+	return ch, nil
+}
+
+func decodeSection(s string) ([]byte, error) {
+	z, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return nil, fmt.Errorf("bad base64: %v", err)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(z))
+	if err != nil {
+		return nil, fmt.Errorf("bad gzip: %v", err)
+	}
+	out, err := io.ReadAll(io.LimitReader(zr, maxSection+1))
+	if err != nil {
+		return nil, fmt.Errorf("bad gzip: %v", err)
+	}
+	if len(out) > maxSection {
+		return nil, fmt.Errorf("more than %d bytes", maxSection)
+	}
+	return out, nil
+}
+
+func trunc(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
+
+// Result is what one VM produced.
+type Result struct {
+	Scenario   *Scenario
+	Wall       time.Duration // QEMU start → exit
+	Snapshot   *snapshot.Snapshot
+	Guest      string // output of Scenario.Guest
+	GuestRC    int
+	Mismatches []string // topology differences, "expected … got …"
+	Err        error    // anything else that went wrong (boot, timeout, channel)
+	Dir        string   // run directory (console.log, data.log, qemu.log); kept on failure
+}
+
+// OK is true when the scenario passed.
+func (r *Result) OK() bool { return r.Err == nil && len(r.Mismatches) == 0 }
+
+// RunOptions tune one VM run.
+type RunOptions struct {
+	Keep bool // keep the run directory even when the scenario passes
+}
+
+// Run boots one scenario, collects, checks and always reaps QEMU (its whole
+// process group is killed on timeout or when ctx is cancelled).
+func Run(ctx context.Context, a *Assets, s *Scenario, o RunOptions) *Result {
+	r := &Result{Scenario: s, Dir: filepath.Join(a.CacheDir, "runs", s.Name)}
+	r.Err = run1(ctx, a, s, r)
+	if r.Err == nil && len(r.Mismatches) == 0 && !o.Keep {
+		os.RemoveAll(r.Dir)
+	}
+	return r
+}
+
+func run1(ctx context.Context, a *Assets, s *Scenario, r *Result) error {
+	if err := s.Validate(); err != nil {
+		return err
+	}
+	if err := os.RemoveAll(r.Dir); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(r.Dir, 0o755); err != nil {
+		return err
+	}
+	f := VMFiles{
+		Kernel:  a.Kernel,
+		Initrd:  filepath.Join(r.Dir, "initrd.cpio.gz"),
+		Console: filepath.Join(r.Dir, "console.log"),
+		Data:    filepath.Join(r.Dir, "data.log"),
+	}
+	if err := writeInitrd(a.Initramfs, f.Initrd, scenarioInitramfs(s)); err != nil {
+		return err
+	}
+	if s.OwnACPI {
+		f.SRAT, f.SLIT = filepath.Join(r.Dir, "srat.bin"), filepath.Join(r.Dir, "slit.bin")
+		srat, err := SRAT(s)
+		if err != nil {
+			return err
+		}
+		slit, err := SLIT(s)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(f.SRAT, srat, 0o644); err != nil {
+			return err
+		}
+		if err := os.WriteFile(f.SLIT, slit, 0o644); err != nil {
+			return err
+		}
+	}
+	args, err := QEMUArgs(s, f)
+	if err != nil {
+		return err
+	}
+	os.WriteFile(filepath.Join(r.Dir, "qemu.cmd"), []byte(shellQuote(append([]string{a.QEMU}, args...))+"\n"), 0o644)
+	timeout := time.Duration(s.TimeoutSec) * time.Second
+	if timeout <= 0 {
+		timeout = 120 * time.Second
+	}
+	start := time.Now()
+	err = runQEMU(ctx, a.QEMU, args, filepath.Join(r.Dir, "qemu.log"), timeout)
+	r.Wall = time.Since(start)
+	if err != nil {
+		return err
+	}
+	data, err := os.ReadFile(f.Data)
+	if err != nil {
+		return fmt.Errorf("no results channel: %v", err)
+	}
+	ch, err := parseChannel(data)
+	if err != nil {
+		return fmt.Errorf("results channel %s: %v", f.Data, err)
+	}
+	col, ok := ch.Sections["collect"]
+	if !ok {
+		return fmt.Errorf("the guest sent no snapshot (did /init run? see %s)", f.Console)
+	}
+	if col.RC != 0 {
+		stderr := ch.Sections["collect-stderr"].Data
+		return fmt.Errorf("dbhost collect exited %d in the guest: %s", col.RC, strings.TrimSpace(string(stderr)))
+	}
+	os.WriteFile(filepath.Join(r.Dir, "snapshot.json"), col.Data, 0o644)
+	snap, err := snapshot.Parse("guest snapshot", col.Data)
+	if err != nil {
+		return err
+	}
+	r.Snapshot = snap
+	if s.Guest != "" {
+		g, ok := ch.Sections["guest"]
+		if !ok {
+			return errors.New("the guest snippet's output is missing")
+		}
+		r.Guest, r.GuestRC = string(g.Data), g.RC
+		os.WriteFile(filepath.Join(r.Dir, "guest.out"), g.Data, 0o644)
+	}
+	if !ch.Done {
+		return errors.New("the guest's /init did not finish (no DONE line)")
+	}
+	r.Mismatches = Compare(s, snap)
+	if s.Check != nil {
+		if err := s.Check(r); err != nil {
+			return fmt.Errorf("guest check: %v", err)
+		}
+	}
+	return nil
+}
+
+// writeInitrd concatenates the cached base image and the scenario's archive.
+func writeInitrd(base, dst string, extra []cpioFile) error {
+	b, err := os.ReadFile(base)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	buf.Write(b)
+	if len(extra) > 0 {
+		if err := writeCpioGz(&buf, extra); err != nil {
+			return err
+		}
+	}
+	return os.WriteFile(dst, buf.Bytes(), 0o644)
+}
+
+// runQEMU runs QEMU in its own process group and kills the whole group on
+// timeout or cancellation; it returns only once QEMU has been reaped.
+func runQEMU(ctx context.Context, qemu string, args []string, logPath string, timeout time.Duration) error {
+	logf, err := os.Create(logPath)
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.Command(qemu, args...)
+	cmd.Stdin = nil
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			return fmt.Errorf("qemu: %v: %s", err, strings.TrimSpace(lastLines(readSmall(logPath), 3)))
+		}
+		return nil
+	case <-ctx.Done():
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return fmt.Errorf("timed out after %s (QEMU killed)", timeout)
+		}
+		return fmt.Errorf("interrupted (QEMU killed): %v", ctx.Err())
+	}
+}
+
+func readSmall(p string) string {
+	b, _ := os.ReadFile(p)
+	if len(b) > 4096 {
+		b = b[len(b)-4096:]
+	}
+	return string(b)
+}
+
+func shellQuote(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		if a != "" && !strings.ContainsAny(a, " \t\n'\"\\$`;&|<>()*?[]{}!#~") {
+			q[i] = a
+		} else {
+			q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(q, " ")
+}

@@ -1,0 +1,164 @@
+package lab
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Scenarios is the lab suite, in the order scripts/lab runs it.
+func Scenarios() []*Scenario {
+	return []*Scenario{
+		{
+			Name: "one-node", Doc: "1 socket, 2 CPUs, no SRAT: the kernel's single node 0",
+			Sockets: 1, Cores: 2, Threads: 1,
+			Nodes: []Node{{ID: 0, CPUs: []int{0, 1}, MemMB: 384}},
+		},
+		{
+			Name: "two-node", Doc: "2 sockets = 2 nodes, default SLIT 10/20, boot-time hugepages=16 split 8/8 by the kernel",
+			Sockets: 2, Cores: 2, Threads: 1,
+			Nodes: []Node{
+				{ID: 0, CPUs: []int{0, 1}, MemMB: 256},
+				{ID: 1, CPUs: []int{2, 3}, MemMB: 320},
+			},
+			KernelArgs:       []string{"hugepages=16"},
+			HugepagesPerNode: map[int]int64{0: 8, 1: 8},
+		},
+		{
+			Name: "four-node-slit", Doc: "4 sockets = 4 nodes with a ring SLIT 10/21/31",
+			Sockets: 4, Cores: 2, Threads: 1,
+			Nodes: []Node{
+				{ID: 0, CPUs: []int{0, 1}, MemMB: 192},
+				{ID: 1, CPUs: []int{2, 3}, MemMB: 128},
+				{ID: 2, CPUs: []int{4, 5}, MemMB: 160},
+				{ID: 3, CPUs: []int{6, 7}, MemMB: 224},
+			},
+			Distances: [][]int{
+				{10, 21, 31, 21},
+				{21, 10, 21, 31},
+				{31, 21, 10, 21},
+				{21, 31, 21, 10},
+			},
+		},
+		eightNodeOdd(),
+		{
+			Name: "memoryless-cpuless", Doc: "node 1 has CPUs but no memory, node 2 memory but no CPUs; per-node hugepage writes read back",
+			Sockets: 2, Cores: 2, Threads: 1,
+			Nodes: []Node{
+				{ID: 0, CPUs: []int{0, 1}, MemMB: 256},
+				{ID: 1, CPUs: []int{2, 3}},
+				{ID: 2, MemMB: 192},
+			},
+			Guest: hugepageProbe,
+			Check: checkHugepageProbe(map[int]int64{0: 4, 1: 0, 2: 4}),
+		},
+		{
+			Name: "smt", Doc: "2 sockets × 2 cores × 2 threads on Skylake-Server: SMT siblings and core ids",
+			Sockets: 2, Cores: 2, Threads: 2, CPUModel: "Skylake-Server",
+			Nodes: []Node{
+				{ID: 0, CPUs: []int{0, 1, 2, 3}, MemMB: 256},
+				{ID: 1, CPUs: []int{4, 5, 6, 7}, MemMB: 256},
+			},
+		},
+	}
+}
+
+// eightNodeOdd is 8 nodes where node 4 holds CPU 0 and CPU 15, which -numa
+// cannot express (Linux would renumber the node holding CPU 0 as node 0):
+// SRAT and SLIT come from this package. SLIT: 10 local, 16 within a pair of
+// nodes (0-1, 2-3, ...), 22 within a half (0-3, 4-7), 32 across.
+func eightNodeOdd() *Scenario {
+	s := &Scenario{
+		Name: "eight-node-odd", Doc: "8 nodes, node 4 = CPUs 0 and 15, own SRAT/SLIT via -acpitable",
+		Sockets: 8, Cores: 2, Threads: 1, OwnACPI: true,
+	}
+	next := 1
+	for id := 0; id < 8; id++ {
+		n := Node{ID: id, MemMB: 96 + 16*id}
+		if id == 4 {
+			n.CPUs = []int{0, 15}
+		} else {
+			n.CPUs = []int{next, next + 1}
+			next += 2
+		}
+		s.Nodes = append(s.Nodes, n)
+	}
+	s.Distances = make([][]int, 8)
+	for i := range s.Distances {
+		s.Distances[i] = make([]int, 8)
+		for j := range s.Distances[i] {
+			switch {
+			case i == j:
+				s.Distances[i][j] = 10
+			case i/2 == j/2:
+				s.Distances[i][j] = 16
+			case i/4 == j/4:
+				s.Distances[i][j] = 22
+			default:
+				s.Distances[i][j] = 32
+			}
+		}
+	}
+	return s
+}
+
+// hugepageProbe writes 4 to every node's 2 MB nr_hugepages, reads it back,
+// and puts it back to 0: "node N write=RC read=V". On a memoryless node the
+// kernel accepts the write and keeps 0.
+const hugepageProbe = `for d in /sys/devices/system/node/node[0-9]*; do
+	n=${d##*node}
+	f=$d/hugepages/hugepages-2048kB/nr_hugepages
+	if [ ! -e $f ]; then echo "node $n nofile"; continue; fi
+	echo 4 > $f; rc=$?
+	echo "node $n write=$rc read=$(cat $f)"
+	echo 0 > $f
+done
+echo "cpuset: $(cat /sys/fs/cgroup/cgroup.controllers 2>&1)"
+`
+
+// parseHugepageProbe reads hugepageProbe's "node N write=RC read=V" lines.
+func parseHugepageProbe(out string) (map[int][2]int64, error) {
+	res := map[int][2]int64{}
+	for i, l := range strings.Split(out, "\n") {
+		l = strings.TrimSpace(l)
+		if !strings.HasPrefix(l, "node ") {
+			continue
+		}
+		var node int
+		var rc, v int64
+		if _, err := fmt.Sscanf(l, "node %d write=%d read=%d", &node, &rc, &v); err != nil {
+			return nil, fmt.Errorf("line %d: %q: %v", i+1, trunc(l, 60), err)
+		}
+		if _, dup := res[node]; dup {
+			return nil, fmt.Errorf("line %d: node %d twice", i+1, node)
+		}
+		res[node] = [2]int64{rc, v}
+	}
+	return res, nil
+}
+
+// checkHugepageProbe wants every write accepted (rc 0) and the given counts read back.
+func checkHugepageProbe(want map[int]int64) func(*Result) error {
+	return func(r *Result) error {
+		got, err := parseHugepageProbe(r.Guest)
+		if err != nil {
+			return err
+		}
+		var bad []string
+		for n, v := range want {
+			g, ok := got[n]
+			switch {
+			case !ok:
+				bad = append(bad, fmt.Sprintf("node %d: no result", n))
+			case g[0] != 0 || g[1] != v:
+				bad = append(bad, fmt.Sprintf("node %d: expected write=0 read=%d, got write=%d read=%d", n, v, g[0], g[1]))
+			}
+		}
+		if len(got) != len(want) {
+			bad = append(bad, fmt.Sprintf("%d nodes answered, expected %d", len(got), len(want)))
+		}
+		if len(bad) > 0 {
+			return fmt.Errorf("%s\nguest output:\n%s", strings.Join(bad, "; "), r.Guest)
+		}
+		return nil
+	}
+}
