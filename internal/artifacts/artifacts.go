@@ -308,7 +308,9 @@ func Recognize(b []byte) Kind {
 }
 
 // looksLikeSpfile: binary bytes (a real spfile) or a `strings` dump, i.e.
-// prefixed parameter lines mixed with junk lines that hold no '='.
+// prefixed parameter lines mixed with junk lines: no '=', and either no blank
+// inside or bytes that are not printable ASCII. A file with '#' comment lines
+// was written by a person: a pfile.
 func looksLikeSpfile(b []byte) bool {
 	if bytes.IndexByte(b, 0) >= 0 {
 		return true
@@ -317,9 +319,11 @@ func looksLikeSpfile(b []byte) bool {
 	for _, ln := range bytes.Split(b, []byte("\n")) {
 		t := bytes.TrimSpace(ln)
 		switch {
-		case len(t) == 0 || t[0] == '#':
+		case len(t) == 0:
+		case t[0] == '#':
+			return false
 		case bytes.IndexByte(t, '=') < 0:
-			if !bytes.HasSuffix(t, []byte(",")) && !bytes.HasPrefix(t, []byte("'")) && !bytes.HasPrefix(t, []byte("\"")) && !bytes.HasPrefix(t, []byte("(")) && !bytes.HasPrefix(t, []byte(")")) {
+			if isJunk(t) {
 				junk++
 			}
 		case reOraPrefixed.Match(t):
@@ -327,4 +331,16 @@ func looksLikeSpfile(b []byte) bool {
 		}
 	}
 	return junk > 0 && prefixed >= 2
+}
+
+func isJunk(t []byte) bool {
+	for _, c := range t {
+		if c < 0x20 || c >= 0x7f {
+			return true
+		}
+	}
+	if t[0] == '\'' || t[0] == '"' || t[0] == '(' || t[0] == ')' || t[len(t)-1] == ',' {
+		return false // a continued value
+	}
+	return !bytes.ContainsAny(t, " \t")
 }

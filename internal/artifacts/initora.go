@@ -81,6 +81,8 @@ func (p *InitParams) SIDs() []string {
 var (
 	reInitName = regexp.MustCompile(`^"?[A-Za-z_][A-Za-z0-9_$#]*"?$`)
 	reInitSID  = regexp.MustCompile(`^(?:\*|[A-Za-z0-9_$#+-]+)$`)
+	// reInitStart is a line that starts a new parameter: it never continues the previous one.
+	reInitStart = regexp.MustCompile(`^\s*[A-Za-z0-9_$#+*."-]+\s*=`)
 )
 
 // maxContinuation bounds how many physical lines one parameter may span.
@@ -119,7 +121,7 @@ func ParseInit(b []byte) (*InitParams, []error) {
 		}
 		// Join continuation lines.
 		joined := text
-		for n := 0; needsContinuation(joined) && n < maxContinuation && i+1 < len(lines); n++ {
+		for n := 0; needsContinuation(joined) && n < maxContinuation && i+1 < len(lines) && !reInitStart.MatchString(lines[i+1]); n++ {
 			i++
 			next := stripInitComment(lines[i])
 			joined = strings.TrimSuffix(strings.TrimRight(joined, " \t"), `\`)

@@ -1,0 +1,172 @@
+package artifacts
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseInitPfile(t *testing.T) {
+	b := readTestdata(t, "initORCL.ora")
+	if k := Recognize(b); k != KindInit {
+		t.Fatalf("Recognize = %q", k)
+	}
+	p, errs := ParseInit(b)
+	noErrors(t, errs)
+	if p.Spfile || len(p.Skipped) != 0 {
+		t.Errorf("pfile seen as spfile: %v %v", p.Spfile, p.Skipped)
+	}
+	want := map[[2]string]string{
+		{"*", "db_name"}:                         "BDT12c1",
+		{"*", "DB_BLOCK_SIZE"}:                   "8192",
+		{"*", "sga_target"}:                      "24G",
+		{"*", "use_large_pages"}:                 "ONLY",
+		{"*", "_enable_numa_support"}:            "TRUE",
+		{"*", `"_enable_NUMA_support"`}:          "TRUE",
+		{"*", "_enable_numa_interleave"}:         "TRUE",
+		{"*", "control_files"}:                   "/u02/oradata/BDT12c1/control01.ctl,/u03/fra/BDT12c1/control02.ctl",
+		{"*", "dispatchers"}:                     "(PROTOCOL=TCP) (SERVICE=BDT12c1XDB)",
+		{"*", "log_archive_dest_1"}:              "LOCATION=USE_DB_RECOVERY_FILE_DEST VALID_FOR=(ALL_LOGFILES,ALL_ROLES)",
+		{"*", "event"}:                           "10046 trace name context forever, level 12",
+		{"*", "audit_file_dest"}:                 "/u01/app/oracle/admin/BDT12c1/adump",
+		{"*", "utl_file_dir"}:                    "/tmp,/u01/app/oracle/utl",
+		{"*", "nls_date_format"}:                 "DD-MON-YYYY 'HH24'",
+		{"BDT12c1_1", "cpu_count"}:               "6",
+		{"BDT12c1_2", "cpu_count"}:               "2",
+		{"bdt12c1_2", "cpu_count"}:               "2",
+		{"BDT12c1_1", "instance_number"}:         "1",
+		{"BDT12c1_2", "instance_number"}:         "2",
+		{"BDT12c1_1", "parallel_instance_group"}: "BDT_PREF",
+	}
+	for k, v := range want {
+		got, ok := p.Get(k[0], k[1])
+		if !ok || got != v {
+			t.Errorf("Get(%q, %q) = %q, %v; want %q", k[0], k[1], got, ok, v)
+		}
+	}
+	if _, ok := p.Get("BDT12c1_2", "parallel_instance_group"); ok {
+		t.Error("parallel_instance_group is set only for BDT12c1_1")
+	}
+	if _, ok := p.Get("*", "instance_number"); ok {
+		t.Error("instance_number has no * default")
+	}
+	if n, ok, err := p.GetBytes("BDT12c1_1", "sga_target"); !ok || err != nil || n != 24<<30 {
+		t.Errorf("GetBytes sga_target = %d %v %v", n, ok, err)
+	}
+	if _, ok, err := p.GetBytes("*", "db_name"); !ok || err == nil {
+		t.Error("GetBytes of a non-size must fail")
+	}
+	if got := p.SIDs(); strings.Join(got, " ") != "BDT12c1_1 BDT12c1_2" {
+		t.Errorf("SIDs = %v", got)
+	}
+	var cf InitParam
+	for _, e := range p.Entries {
+		if e.Name == "control_files" {
+			cf = e
+		}
+	}
+	if cf.Line != 14 || len(cf.Values) != 2 {
+		t.Errorf("control_files entry = %+v", cf)
+	}
+}
+
+func TestParseInitErrors(t *testing.T) {
+	in := "processes=300\nthis is not a parameter\n*.sga_target=\nbad name=1\n*.x='unterminated\nfoo.bar.baz=1\n*.ok=1\n"
+	p, errs := ParseInit([]byte(in))
+	if len(errs) != 5 {
+		t.Fatalf("errors = %v", errs)
+	}
+	for i, line := range []string{"line 2:", "line 3:", "line 4:", "line 5:", "line 6:"} {
+		if !strings.Contains(errs[i].Error(), line) {
+			t.Errorf("error %d = %v, want %s", i, errs[i], line)
+		}
+	}
+	if v, _ := p.Get("", "processes"); v != "300" {
+		t.Errorf("processes = %q", v)
+	}
+	// The unterminated quote does not swallow the next parameter lines.
+	if v, _ := p.Get("", "ok"); v != "1" || len(p.Entries) != 2 {
+		t.Errorf("entries = %+v", p.Entries)
+	}
+}
+
+func TestParseSpfileStrings(t *testing.T) {
+	b := readTestdata(t, "spfileORCL.strings")
+	if k := Recognize(b); k != KindSpfile {
+		t.Fatalf("Recognize = %q", k)
+	}
+	p, errs := ParseInit(b)
+	noErrors(t, errs)
+	if !p.Spfile || len(p.Skipped) != 2 || p.Skipped[0] != 1 || p.Skipped[1] != 16 {
+		t.Errorf("spfile %v skipped %v", p.Spfile, p.Skipped)
+	}
+	if v, _ := p.Get("ORCL", "memory_target"); v != "2G" {
+		t.Errorf("memory_target = %q", v)
+	}
+	if v, _ := p.Get("ORCL", "__oracle_base"); v != "/u01/app/oracle" {
+		t.Errorf("__oracle_base = %q", v)
+	}
+	if v, _ := p.Get("", "__db_cache_size"); v != "" {
+		t.Errorf("ORCL.__db_cache_size must not be a * default: %q", v)
+	}
+}
+
+func TestParseSpfileBinary(t *testing.T) {
+	b := readTestdata(t, "spfileBDT12c1.ora")
+	if k := Recognize(b); k != KindSpfile {
+		t.Fatalf("Recognize = %q", k)
+	}
+	p, errs := ParseInit(b)
+	noErrors(t, errs)
+	if v, _ := p.Get("BDT12c1_1", "control_files"); v != "/u02/oradata/BDT12c1/control01.ctl,/u03/fra/BDT12c1/control02.ctl" {
+		t.Errorf("control_files across blocks = %q", v)
+	}
+	if v, _ := p.Get("BDT12c1_2", "instance_number"); v != "2" {
+		t.Errorf("instance_number = %q", v)
+	}
+	if v, _ := p.Get("x", "use_large_pages"); v != "ONLY" {
+		t.Errorf("use_large_pages = %q", v)
+	}
+}
+
+func TestParseBytes(t *testing.T) {
+	good := map[string]int64{"8192": 8192, "64K": 64 << 10, "1536M": 1536 << 20, "2104G": 2104 << 30, "2 GB": 2 << 30,
+		"4100MB": 4100 << 20, "1t": 1 << 40, "'24G'": 24 << 30, "0": 0}
+	for in, want := range good {
+		if got, err := ParseBytes(in); err != nil || got != want {
+			t.Errorf("ParseBytes(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "G", "-1G", "1.5G", "12X", "UNLIMITED", "9999999999P", "99999999999999999999"} {
+		if got, err := ParseBytes(in); err == nil {
+			t.Errorf("ParseBytes(%q) = %d, want an error", in, got)
+		}
+	}
+}
+
+func FuzzParseInit(f *testing.F) {
+	f.Add([]byte("*.sga_target=24G\nORCL.cpu_count=2\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p, errs := ParseInit(b)
+		if p == nil || p.BySID == nil {
+			t.Fatal("nil result")
+		}
+		if len(errs) > maxErrors+1 {
+			t.Fatalf("%d errors", len(errs))
+		}
+		for _, e := range p.Entries {
+			if v, ok := p.BySID[e.SID][e.Name]; !ok || e.Line < 1 || (v != e.Value && !strings.Contains(string(b), e.Name)) {
+				t.Fatalf("entry %+v not in BySID", e)
+			}
+		}
+	})
+}
+
+func FuzzParseBytes(f *testing.F) {
+	f.Add("2104G")
+	f.Fuzz(func(t *testing.T, s string) {
+		n, err := ParseBytes(s)
+		if err == nil && n < 0 {
+			t.Fatalf("ParseBytes(%q) = %d", s, n)
+		}
+	})
+}
