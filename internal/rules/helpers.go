@@ -194,3 +194,86 @@ func AddKernelArgFix(arg string) Fix {
 		"/etc/default/grub: add " + arg + " to GRUB_CMDLINE_LINUX, then grub2-mkconfig -o /boot/grub2/grub.cfg (Debian/Ubuntu: update-grub)",
 	}}
 }
+
+// DBShm is the System V shared memory the audited database holds.
+type DBShm struct {
+	TotalKB    int64 // all its segments
+	NotHugeKB  int64 // segments known not to be in hugepages (Huge == false)
+	UnknownKB  int64 // segments whose backing is unknown (Huge == nil)
+	Segments   int
+	Attributed string // how segments were attributed: "uid 54321 (oracle)", "all segments"
+}
+
+// DBSharedMemory sums the SysV segments of the audited database: segments
+// owned by the uids of its processes (or of the known DB users when no
+// process is running); all segments when nothing identifies the database.
+// ok is false (with the reason) when the SysV shm list is absent.
+func (in *Input) DBSharedMemory() (DBShm, string) {
+	s := in.Snap
+	if why := AbsentReason(s, "memory.sysv_shm"); why != "" {
+		return DBShm{}, why
+	}
+	uids := map[int64]bool{}
+	pids := map[int64]bool{}
+	for _, p := range in.DBProcesses() {
+		uids[int64(p.UID)] = true
+		pids[int64(p.PID)] = true
+	}
+	attributed := "uids of the database processes"
+	if len(uids) == 0 {
+		for _, uid := range s.Config.Users {
+			uids[int64(uid)] = true
+		}
+		attributed = "uids of the database users in /etc/passwd"
+	}
+	if len(uids) == 0 {
+		attributed = "all segments (no database process or user to attribute them to)"
+	}
+	var d DBShm
+	d.Attributed = attributed
+	for _, seg := range s.Memory.SysVShm {
+		if len(uids) > 0 && !uids[seg.UID] && !pids[seg.CPID] {
+			continue
+		}
+		kb := seg.SizeBytes / 1024
+		d.TotalKB += kb
+		d.Segments++
+		switch {
+		case seg.Huge == nil:
+			d.UnknownKB += kb
+		case !*seg.Huge:
+			d.NotHugeKB += kb
+		}
+	}
+	return d, ""
+}
+
+// HugepagesCommittedKB is the hugepage memory in use or reserved, all sizes
+// (from /sys/kernel/mm/hugepages); ok false with the reason when absent.
+func (in *Input) HugepagesCommittedKB() (int64, string) {
+	if why := AbsentReason(in.Snap, "memory.hugepages"); why != "" {
+		return 0, why
+	}
+	var kb int64
+	for _, h := range in.Snap.Memory.Hugepages {
+		kb += (h.Total - h.Free + h.Reserved) * h.SizeKB
+	}
+	return kb, ""
+}
+
+// DefaultHugepages returns the default-size pool (Hugepagesize); ok false when none is known.
+func DefaultHugepages(s *snapshot.Snapshot) (snapshot.Hugepages, bool) {
+	for _, h := range s.Memory.Hugepages {
+		if h.Default {
+			return h, true
+		}
+	}
+	if sz, ok := s.Memory.Meminfo["Hugepagesize"]; ok {
+		for _, h := range s.Memory.Hugepages {
+			if h.SizeKB == sz {
+				return h, true
+			}
+		}
+	}
+	return snapshot.Hugepages{}, false
+}

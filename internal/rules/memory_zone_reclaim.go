@@ -1,0 +1,51 @@
+package rules
+
+import "fmt"
+
+// memory.zone-reclaim: vm.zone_reclaim_mode is non-zero on a NUMA host. The
+// seeds do not name this knob; the kernel's own documentation and the commit
+// that turned it off by default (Linux 3.16) are the sources.
+func init() {
+	Register(Rule{
+		ID:       "memory.zone-reclaim",
+		Area:     AreaMemory,
+		Severity: SevWarning,
+		Title:    "Zone reclaim is on: the page cache is evicted rather than allocating on another node",
+		Sources: []Source{
+			{Doc: "https://docs.kernel.org/admin-guide/sysctl/vm.html", Section: "zone_reclaim_mode"},
+			{Doc: "https://git.kernel.org/torvalds/c/4f9b16a64753d0bb607454347036dc997fd03b82", Section: "mm: disable zone_reclaim_mode by default (Linux 3.16)"},
+			{Doc: Seed000, Section: "Non-Uniform Memory Access considerations (local allocation is the default policy)"},
+		},
+		Scope: Scope{
+			Kernels: "all; the default is 0 since 3.16 (older kernels turned it on when a node distance exceeded RECLAIM_DISTANCE)",
+			Note:    "on only when each workload partition fits in one node and remote access is measured to cost more than a cache miss",
+		},
+		Check: checkZoneReclaim,
+	})
+}
+
+func checkZoneReclaim(in *Input) Outcome {
+	s := in.Snap
+	v, why := in.SysctlInt("vm.zone_reclaim_mode")
+	if why != "" {
+		return CannotCheck("%s", why)
+	}
+	if v == 0 {
+		return Passed("vm.zone_reclaim_mode = 0")
+	}
+	if len(s.Topology.Nodes) > 0 && NodeCount(s) <= 1 {
+		return Passed("vm.zone_reclaim_mode = %d, but one NUMA node: it has no effect", v)
+	}
+	return Found(Finding{
+		Setting:     "vm.zone_reclaim_mode",
+		Current:     fmt.Sprint(v),
+		Recommended: "0",
+		Evidence:    in.SysctlEvidence("vm.zone_reclaim_mode", fmt.Sprint(v)) + fmt.Sprintf("; %d NUMA node(s)", NodeCount(s)),
+		Why: "With zone reclaim on, an allocation that does not fit in the local node first reclaims that node's page cache " +
+			"(and with bits 2/4 writes out dirty or mapped pages) instead of using free memory on another node: a database's " +
+			"file cache is thrown away and allocations stall in reclaim. The kernel turned it off by default because it " +
+			"\"destroys performance\" for workloads that are not partitioned per node.",
+		Fix:  SysctlFix("vm.zone_reclaim_mode", "0"),
+		Risk: "None known for databases; a workload that was partitioned per node on purpose may see more remote allocations.",
+	})
+}

@@ -1,0 +1,23 @@
+package rules
+
+import "testing"
+
+func TestZoneReclaim(t *testing.T) {
+	const id = "memory.zone-reclaim"
+	s := host()
+	s.Sysctl["vm.zone_reclaim_mode"] = "1"
+	if f := fires(t, id, s, WorkloadOLTP, DBPostgres); f.Current != "1" || f.Fix.Runtime[0] != "sysctl -w vm.zone_reclaim_mode=0" {
+		t.Fatalf("%+v", f)
+	}
+	s.Config.SysctlFiles = nil
+	quiet(t, id, host(), WorkloadOLTP, DBPostgres)
+
+	one := host()
+	one.Sysctl["vm.zone_reclaim_mode"] = "1"
+	one.Topology.Nodes = one.Topology.Nodes[:1]
+	quiet(t, id, one, WorkloadOLTP, DBPostgres)
+
+	bad := host()
+	bad.Sysctl["vm.zone_reclaim_mode"] = "x"
+	cannot(t, id, bad, WorkloadOLTP, DBPostgres, "not an integer")
+}

@@ -1,0 +1,85 @@
+package rules
+
+import "fmt"
+
+// numa.balancing-with-db-shm: automatic NUMA balancing is on while the
+// database holds a large shared memory (SGA, shared_buffers) or hugepages.
+// The two sources measured different set-ups and both claims are recorded:
+// 000 (SGA in 4 kB pages) lost TPM to page migrations; 003 saw no difference
+// once the memory was in hugepages, which the kernel does not migrate.
+func init() {
+	Register(Rule{
+		ID:       "numa.balancing-with-db-shm",
+		Area:     AreaNUMA,
+		Severity: SevWarning,
+		Title:    "Automatic NUMA balancing is on with a large database shared memory",
+		Sources: []Source{
+			{Doc: Seed000, Section: "Automatic NUMA Balancing"},
+			{Doc: Seed000, Section: "Scenario 1: NUMA optimizations — Automatic NUMA balancing (Recommendation: kernel.numa_balancing=0, TPM +27 %)"},
+			{Doc: Seed000, Section: "Table 13. Summary of suggested tunable settings (sysctl kernel.numa_balancing 0, valid only for RHEL)"},
+			{Doc: Seed003, Section: "Memory Tuning – Autonuma (with hugepages, no performance difference with Autonuma on or off)"},
+		},
+		Scope: Scope{
+			Kernels:    "3.8 and later (kernel.numa_balancing); 000 measured RHEL 7 (3.10.0-210)",
+			Distros:    "000: RHEL 7 (Oracle Linux UEK kernels are built without it); 003: RHEL 7",
+			DBVersions: "000: Oracle 12c, SGA in 4 kB pages; 003: Oracle OLTP, 1-4 instances on 4 nodes",
+			Note:       "the claims agree once scoped: migrations hurt a shared memory in small pages; hugepages are not migrated",
+		},
+		Check: checkNUMABalancing,
+	})
+}
+
+const largeShmKB = 1 << 20 // 1 GiB: below this a shared memory is not the 000 case
+
+func checkNUMABalancing(in *Input) Outcome {
+	s := in.Snap
+	if why := AbsentReason(s, "topology.nodes"); why != "" && len(s.Topology.Nodes) == 0 {
+		return CannotCheck("%s", why)
+	}
+	if n := NodeCount(s); n <= 1 {
+		return NotApplicable("%d NUMA node(s): automatic NUMA balancing has nothing to move", n)
+	}
+	v, why := in.SysctlInt("kernel.numa_balancing")
+	if why != "" {
+		return CannotCheck("%s", why)
+	}
+	if v == 0 {
+		return Passed("kernel.numa_balancing = 0")
+	}
+	shm, shmWhy := in.DBSharedMemory()
+	huge, hugeWhy := in.HugepagesCommittedKB()
+	if shmWhy != "" && hugeWhy != "" {
+		return CannotCheck("kernel.numa_balancing = %d, but the shared memory is unknown: %s; %s", v, shmWhy, hugeWhy)
+	}
+	if shm.TotalKB < largeShmKB && huge < largeShmKB {
+		return Passed("kernel.numa_balancing = %d, but the database's SysV shared memory (%s) and hugepages in use (%s) are below 1 GiB",
+			v, KB(shm.TotalKB), KB(huge))
+	}
+	ev := in.SysctlEvidence("kernel.numa_balancing", fmt.Sprint(v))
+	ev += fmt.Sprintf("; %d NUMA nodes; database SysV shared memory %s in %d segment(s) (%s); hugepages in use or reserved %s",
+		NodeCount(s), KB(shm.TotalKB), shm.Segments, shm.Attributed, KB(huge))
+	if m, ok := s.Memory.Vmstat["numa_pages_migrated"]; ok {
+		ev += fmt.Sprintf("; /proc/vmstat numa_pages_migrated = %d since boot", m)
+	}
+	inHuge := shm.NotHugeKB == 0 && (shm.UnknownKB == 0 || huge >= shm.TotalKB)
+	f := Finding{
+		Setting:     "kernel.numa_balancing",
+		Current:     fmt.Sprint(v),
+		Recommended: "0",
+		Evidence:    ev,
+		Fix:         SysctlFix("kernel.numa_balancing", "0"),
+		Risk: "Without automatic balancing nothing moves tasks or pages toward each other: place the database explicitly " +
+			"(one instance per node, numactl/cpusets, Oracle _enable_NUMA_support) or processes may overload one node (000 Note).",
+	}
+	if inHuge {
+		f.Severity = SevInfo
+		f.Why = "003: with the database memory in hugepages there was no performance difference with autonuma on or off (the memory " +
+			"is wired down). 000 measured +27 % TPM from kernel.numa_balancing=0 with the SGA still in 4 kB pages. " +
+			"Here the shared memory is in hugepages, so expect little gain; turning it off still removes the scanning faults."
+	} else {
+		f.Why = "000: with the SGA in 4 kB pages, Oracle foreground processes slept in page migration (migration_entry_wait) and " +
+			"TPM fluctuated; kernel.numa_balancing=0 with NUMA on gave +27 % TPM. 003 saw no difference only with hugepages, " +
+			"which this database's shared memory is not (entirely) in."
+	}
+	return Found(f)
+}
