@@ -389,11 +389,12 @@ func (p *cgParser) assignments() ([]cgKV, error) {
 	}
 }
 
-// parsePasswd parses passwd(5) lines into name → uid. Lines that are not
-// "name:pw:uid:..." with a numeric uid (NIS "+" entries, garbage) are skipped;
-// bad counts them.
-func parsePasswd(r io.Reader) (users map[string]int, bad int) {
-	users = map[string]int{}
+// parsePasswd parses passwd(5) lines into name → uid and uid → name (the
+// first name listed for a uid, as getpwuid returns). Lines that are not
+// "name:pw:uid:..." with a numeric uid (NIS "+" entries, garbage) are
+// skipped; bad counts them.
+func parsePasswd(r io.Reader) (users map[string]int, names map[int]string, bad int) {
+	users, names = map[string]int{}, map[int]string{}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 4096), 1<<20)
 	for sc.Scan() {
@@ -414,19 +415,22 @@ func parsePasswd(r io.Reader) (users map[string]int, bad int) {
 		if _, dup := users[f[0]]; !dup {
 			users[f[0]] = uid
 		}
+		if _, dup := names[uid]; !dup {
+			names[uid] = f[0]
+		}
 	}
-	return users, bad
+	return users, names, bad
 }
 
-// readPasswd reads the root's /etc/passwd; nil and an absence under fact when it cannot.
-func (c *Collector) readPasswd(fact string) map[string]int {
-	b, err := c.Root.ReadFile("/etc/passwd")
+// readPasswd reads the root's /etc/passwd; nils and an absence under fact when it cannot.
+func (c *Collector) readPasswd(fact string) (map[string]int, map[int]string) {
+	b, err := c.readConfigFile("/etc/passwd")
 	if err != nil {
 		c.Absent(fact, "/etc/passwd", err)
-		return nil
+		return nil, nil
 	}
-	u, _ := parsePasswd(bytes.NewReader(b))
-	return u
+	u, n, _ := parsePasswd(bytes.NewReader(b))
+	return u, n
 }
 
 func readConfig(c *Collector) {
@@ -435,7 +439,7 @@ func readConfig(c *Collector) {
 	cf.SysctlFiles = readSysctlFiles(c)
 	readTuned(c)
 	cf.Cgconfig = readCgconfig(c)
-	if users := c.readPasswd("config.users"); users != nil {
+	if users, _ := c.readPasswd("config.users"); users != nil {
 		cf.Users = map[string]int{}
 		for _, n := range dbUsers {
 			if uid, ok := users[n]; ok {

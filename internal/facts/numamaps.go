@@ -1,0 +1,134 @@
+package facts
+
+import (
+	"bufio"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/dbhost/dbhost/internal/snapshot"
+)
+
+// maxNumaMapsNode bounds node ids ("N<node>=") so garbage cannot allocate much.
+const maxNumaMapsNode = 1 << 12
+
+// maxNumaMapsPages bounds one mapping's page count on one node (2^36 pages
+// of 4 kB is 256 TiB) and maxNumaMapsPageKB the page size (4 GiB), so that
+// pages × page size stays below 2^58 and sums cannot silently wrap.
+const (
+	maxNumaMapsPages  = 1 << 36
+	maxNumaMapsPageKB = 1 << 22
+)
+
+// parseNumaMaps sums /proc/PID/numa_maps per node, in kB, by kind. Each line
+// is "<address> <policy> <token>...": every "N<node>=<pages>" token counts
+// pages of the line's "kernelpagesize_kB=" size. A mapping is
+//   - huge: the "huge" token (hugetlbfs, SysV SHM_HUGETLB), or a page size of
+//     1 MB or more;
+//   - shm: file=/SYSV..., file=/dev/shm/... or a memfd, not in hugepages;
+//   - anon: an "anon=" token (private pages, also of file mappings), heap,
+//     stack, or no backing file at all;
+//   - file: any other file= mapping.
+//
+// Lines with pages but no page size, or with unreadable counts, are errors.
+// The result is sorted by node; nodes with no pages are left out.
+func parseNumaMaps(r io.Reader) ([]snapshot.NodeMem, error) {
+	byNode := map[int]*snapshot.NodeMem{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	n := 0
+	for sc.Scan() {
+		n++
+		f := strings.Fields(sc.Text())
+		if len(f) == 0 {
+			continue
+		}
+		if len(f) < 2 {
+			return nil, parseErr(n, "expected \"address policy ...\", got %q", trunc(f[0], 40))
+		}
+		if _, err := strconv.ParseUint(f[0], 16, 64); err != nil {
+			return nil, parseErr(n, "expected a hex address, got %q", trunc(f[0], 40))
+		}
+		var (
+			huge, heapStack, anon bool
+			file                  string
+			hasFile               bool
+			pageKB                int64 = -1
+			pages                 = map[int]int64{}
+		)
+		for _, tok := range f[2:] {
+			switch {
+			case tok == "huge":
+				huge = true
+			case tok == "heap" || tok == "stack":
+				heapStack = true
+			case strings.HasPrefix(tok, "anon="):
+				anon = true
+			case strings.HasPrefix(tok, "file="):
+				file, hasFile = tok[len("file="):], true
+			case strings.HasPrefix(tok, "kernelpagesize_kB="):
+				v, err := strconv.ParseInt(tok[len("kernelpagesize_kB="):], 10, 64)
+				if err != nil || v <= 0 || v > maxNumaMapsPageKB {
+					return nil, parseErr(n, "expected a page size in kB, got %q", trunc(tok, 40))
+				}
+				pageKB = v
+			case len(tok) > 1 && tok[0] == 'N' && tok[1] >= '0' && tok[1] <= '9':
+				ns, ps, ok := strings.Cut(tok[1:], "=")
+				node, err1 := strconv.Atoi(ns)
+				cnt, err2 := strconv.ParseInt(ps, 10, 64)
+				if !ok || err1 != nil || err2 != nil || node < 0 || node > maxNumaMapsNode || cnt < 0 || cnt > maxNumaMapsPages {
+					return nil, parseErr(n, "expected N<node>=<pages>, got %q", trunc(tok, 40))
+				}
+				pages[node] += cnt
+				if pages[node] > maxNumaMapsPages {
+					return nil, parseErr(n, "page count too large in %q", trunc(tok, 40))
+				}
+			}
+		}
+		if len(pages) == 0 {
+			continue
+		}
+		if pageKB < 0 {
+			return nil, parseErr(n, "pages per node without kernelpagesize_kB")
+		}
+		if pageKB >= 1024 {
+			huge = true
+		}
+		shm := hasFile && (strings.HasPrefix(file, "/SYSV") || strings.HasPrefix(file, "/dev/shm/") || strings.HasPrefix(file, "/memfd:"))
+		for node, cnt := range pages {
+			if cnt == 0 {
+				continue
+			}
+			m := byNode[node]
+			if m == nil {
+				m = &snapshot.NodeMem{Node: node}
+				byNode[node] = m
+			}
+			kb := cnt * pageKB
+			switch {
+			case huge:
+				m.HugeKB += kb
+			case shm:
+				m.ShmKB += kb
+			case anon || heapStack || !hasFile:
+				m.AnonKB += kb
+			default:
+				m.FileKB += kb
+			}
+			m.TotalKB += kb
+			if m.TotalKB < 0 {
+				return nil, parseErr(n, "sizes overflow")
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, parseErr(n+1, "%v", err)
+	}
+	out := make([]snapshot.NodeMem, 0, len(byNode))
+	for _, m := range byNode {
+		out = append(out, *m)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Node < out[j].Node })
+	return out, nil
+}

@@ -1,0 +1,434 @@
+package facts
+
+import (
+	"fmt"
+	"os"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/dbhost/dbhost/internal/snapshot"
+)
+
+// pidStatusText is a /proc/PID/status with the lines dbhost reads.
+func pidStatusText(name string, ppid, uid, threads int, rss int64, cpus, mems string) string {
+	return fmt.Sprintf("Name:\t%s\nUmask:\t0022\nState:\tS (sleeping)\nTgid:\t1\nPPid:\t%d\nUid:\t%d\t%d\t%d\t%d\nGid:\t0\t0\t0\t0\n"+
+		"VmPeak:\t  1000 kB\nVmRSS:\t  %d kB\nThreads:\t%d\nCpus_allowed:\tf\nCpus_allowed_list:\t%s\nMems_allowed:\t1\nMems_allowed_list:\t%s\n",
+		name, ppid, uid, uid, uid, uid, rss, threads, cpus, mems)
+}
+
+// pidStatText is a /proc/PID/stat whose field 39 (processor) is cpu.
+func pidStatText(pid int, comm string, cpu int) string {
+	f := make([]string, 50) // fields 3..52
+	for i := range f {
+		f[i] = "0"
+	}
+	f[0] = "S"
+	f[36] = strconv.Itoa(cpu)
+	return fmt.Sprintf("%d (%s) %s\n", pid, comm, strings.Join(f, " "))
+}
+
+type fakeProc struct {
+	pid       int
+	comm      string
+	cmdline   string // NUL-separated
+	ppid, uid int
+	cpus      string
+	cgroup    string
+	numaMaps  string
+	status    string // overrides the generated status when set
+}
+
+func fakeProcFiles(ps []fakeProc) map[string]string {
+	files := map[string]string{}
+	for _, p := range ps {
+		d := fmt.Sprintf("/proc/%d/", p.pid)
+		files[d+"comm"] = p.comm + "\n"
+		files[d+"cmdline"] = p.cmdline
+		cpus := p.cpus
+		if cpus == "" {
+			cpus = "0-3"
+		}
+		st := p.status
+		if st == "" {
+			st = pidStatusText(p.comm, p.ppid, p.uid, 3, 2048, cpus, "0-1")
+		}
+		files[d+"status"] = st
+		files[d+"stat"] = pidStatText(p.pid, p.comm, p.pid%4)
+		cg := p.cgroup
+		if cg == "" {
+			cg = "3:cpuset:/\n1:cpu,cpuacct:/\n0::/system.slice\n"
+		}
+		files[d+"cgroup"] = cg
+		if p.numaMaps != "" {
+			files[d+"numa_maps"] = p.numaMaps
+		}
+	}
+	return files
+}
+
+const sgaNumaMaps = "7f0000000000 default file=/SYSV00000000\\040(deleted) huge dirty=512 N0=256 N1=256 kernelpagesize_kB=2048\n" +
+	"7f1000000000 default heap anon=10 dirty=10 N0=10 kernelpagesize_kB=4\n" +
+	"7f2000000000 default file=/u01/app/oracle/bin/oracle mapped=100 N1=100 kernelpagesize_kB=4\n"
+
+var dbProcs = []fakeProc{
+	{pid: 100, comm: "ora_pmon_ORCLCD", cmdline: "ora_pmon_ORCLCDB1\x00", ppid: 1, uid: 54321, cgroup: "3:cpuset:/oracle\n0::/\n", numaMaps: sgaNumaMaps},
+	{pid: 101, comm: "ora_lgwr_ORCLCD", cmdline: "ora_lgwr_ORCLCDB1\x00", ppid: 1, uid: 54321},
+	{pid: 102, comm: "oracleORCLCDB1", cmdline: "oracleORCLCDB1 (LOCAL=NO)\x00", ppid: 1, uid: 54321},
+	{pid: 103, comm: "asm_pmon_+ASM1", cmdline: "asm_pmon_+ASM1\x00", ppid: 1, uid: 54322},
+	{pid: 104, comm: "oracle-cloud-ag", cmdline: "/usr/bin/oracle-cloud-agent\x00", ppid: 1, uid: 0},
+	{pid: 200, comm: "postgres", cmdline: "/usr/lib/postgresql/15/bin/postgres\x00-D\x00/var/lib/postgresql/15/main\x00-c\x00config_file=/etc/postgresql/15/main/postgresql.conf\x00", ppid: 1, uid: 105, numaMaps: "55d000000000 default file=/SYSV0052e2c1\\040(deleted) dirty=100 N0=100 kernelpagesize_kB=4\n"},
+	{pid: 201, comm: "postgres", cmdline: "postgres: 15/main: checkpointer \x00", ppid: 200, uid: 105},
+	{pid: 202, comm: "postgres", cmdline: "postgres: 15/main: app appdb 10.0.0.5(51234) idle\x00", ppid: 200, uid: 105},
+	{pid: 203, comm: "postgres", cmdline: "postgres: walwriter process   \x00", ppid: 200, uid: 105},
+	{pid: 300, comm: "mysqld", cmdline: "/usr/sbin/mysqld\x00--datadir=/var/lib/mysql\x00", ppid: 1, uid: 27, numaMaps: "garbage line\n"},
+	{pid: 301, comm: "mariadbd", cmdline: "/usr/sbin/mariadbd\x00", ppid: 1, uid: 27},
+	{pid: 400, comm: "irqbalance", cmdline: "/usr/sbin/irqbalance\x00", ppid: 1},
+	{pid: 401, comm: "python3", cmdline: "/usr/bin/python3\x00-Es\x00/usr/sbin/tuned\x00-l\x00-P\x00", ppid: 1},
+	{pid: 500, comm: "bash", cmdline: "bash\x00", ppid: 1},
+	{pid: 600, comm: "postgres", cmdline: "postgres\x00", status: "Name:\tpostgres\nPPid:\tx\n"},
+}
+
+func TestScanProcesses(t *testing.T) {
+	files := fakeProcFiles(dbProcs)
+	files["/etc/passwd"] = "root:x:0:0::/:\noracle:x:54321:54321::/:\npostgres:x:105:110::/:\nmysql:x:27:27::/:\n"
+	files["/proc/self"] = "->100"
+	c := newTestCollector(t, files)
+	readProcesses(c)
+	deriveDaemons(c)
+	type row struct {
+		pid                      int
+		engine, role, inst, user string
+	}
+	var got []row
+	for _, p := range c.Snap.Processes {
+		got = append(got, row{p.PID, p.Engine, p.Role, p.Instance, p.User})
+	}
+	want := []row{
+		{100, "oracle", "pmon", "ORCLCDB1", "oracle"},
+		{101, "oracle", "background", "ORCLCDB1", "oracle"},
+		{102, "oracle", "shadow", "ORCLCDB1", "oracle"},
+		{103, "oracle", "asm", "+ASM1", ""},
+		{200, "postgres", "postmaster", "/var/lib/postgresql/15/main", "postgres"},
+		{201, "postgres", "checkpointer", "/var/lib/postgresql/15/main", "postgres"},
+		{202, "postgres", "backend", "/var/lib/postgresql/15/main", "postgres"},
+		{203, "postgres", "walwriter", "/var/lib/postgresql/15/main", "postgres"},
+		{300, "mysql", "server", "/var/lib/mysql", "mysql"},
+		{301, "mariadb", "server", "", "mysql"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("processes:\n got %+v\nwant %+v", got, want)
+	}
+	pmon := c.Snap.Processes[0]
+	if pmon.UID != 54321 || pmon.PPID != 1 || pmon.Threads != 3 || pmon.RSSKB != 2048 ||
+		!reflect.DeepEqual(pmon.CPUsAllowed, []int{0, 1, 2, 3}) || !reflect.DeepEqual(pmon.MemsAllowed, []int{0, 1}) ||
+		pmon.LastCPU == nil || *pmon.LastCPU != 0 || pmon.Cgroup != "/oracle" || pmon.Cmdline != "ora_pmon_ORCLCDB1" {
+		t.Errorf("pmon = %+v", pmon)
+	}
+	wantNUMA := []snapshot.NodeMem{
+		{Node: 0, AnonKB: 40, HugeKB: 512 * 1024, TotalKB: 512*1024 + 40},
+		{Node: 1, FileKB: 400, HugeKB: 512 * 1024, TotalKB: 512*1024 + 400},
+	}
+	if !reflect.DeepEqual(pmon.NUMA, wantNUMA) {
+		t.Errorf("pmon numa = %+v, want %+v", pmon.NUMA, wantNUMA)
+	}
+	if c.Snap.Processes[1].NUMA != nil || c.Snap.Processes[2].NUMA != nil {
+		t.Error("numa_maps read for a non-main process")
+	}
+	if pm := c.Snap.Processes[4]; len(pm.NUMA) != 1 || pm.NUMA[0].ShmKB != 400 {
+		t.Errorf("postmaster numa = %+v", pm.NUMA)
+	}
+	if c.Snap.Processes[3].LastCPU == nil || *c.Snap.Processes[3].LastCPU != 3 {
+		t.Errorf("asm last cpu = %v", c.Snap.Processes[3].LastCPU)
+	}
+	// One absence per kind: the malformed status of 600, the garbage numa_maps
+	// of 300 and the missing numa_maps of 301.
+	if a := absentFor(c, "processes.status"); len(a) != 1 || !strings.Contains(a[0].Reason, "PID 600") {
+		t.Errorf("status absences = %+v", a)
+	}
+	if a := absentFor(c, "processes.numa"); len(a) != 1 || !strings.Contains(a[0].Reason, "2 process(es)") {
+		t.Errorf("numa absences = %+v", a)
+	}
+	irq, tuned := c.Snap.IRQs.IrqbalanceRunning, c.Snap.Config.Tuned.Running
+	if irq == nil || !*irq || tuned == nil || !*tuned {
+		t.Errorf("irqbalance running = %v, tuned running = %v", irq, tuned)
+	}
+}
+
+func TestScanProcessesNoDaemons(t *testing.T) {
+	c := newTestCollector(t, fakeProcFiles([]fakeProc{{pid: 1, comm: "systemd", cmdline: "/sbin/init\x00"}}))
+	readProcesses(c)
+	deriveDaemons(c)
+	if len(c.Snap.Processes) != 0 || c.Snap.Processes == nil {
+		t.Errorf("processes = %+v", c.Snap.Processes)
+	}
+	irq, tuned := c.Snap.IRQs.IrqbalanceRunning, c.Snap.Config.Tuned.Running
+	if irq == nil || *irq || tuned == nil || *tuned {
+		t.Errorf("irqbalance running = %v, tuned running = %v; want false, false", irq, tuned)
+	}
+	if len(c.Snap.Absent) != 0 {
+		t.Errorf("absent = %+v", c.Snap.Absent)
+	}
+}
+
+func TestScanProcessesNotCaptured(t *testing.T) {
+	for name, files := range map[string]map[string]string{
+		"no /proc":       {"/etc/hostname": "x\n"},
+		"no pid entries": {"/proc/meminfo": "MemTotal: 1 kB\n"},
+	} {
+		c := newTestCollector(t, files)
+		readProcesses(c)
+		deriveDaemons(c)
+		if c.Snap.IRQs.IrqbalanceRunning != nil || c.Snap.Config.Tuned.Running != nil {
+			t.Errorf("%s: daemons guessed: %v %v", name, c.Snap.IRQs.IrqbalanceRunning, c.Snap.Config.Tuned.Running)
+		}
+		if len(absentFor(c, "processes")) != 1 {
+			t.Errorf("%s: absent = %+v", name, c.Snap.Absent)
+		}
+	}
+}
+
+func TestNumaMapsCap(t *testing.T) {
+	var ps []fakeProc
+	for i := 0; i < maxNumaMapsProcs+3; i++ {
+		ps = append(ps, fakeProc{pid: 1000 + i, comm: "mysqld", cmdline: "mysqld\x00", ppid: 1, uid: 27,
+			numaMaps: "7f0000000000 default anon=1 N0=1 kernelpagesize_kB=4\n"})
+	}
+	c := newTestCollector(t, fakeProcFiles(ps))
+	readProcesses(c)
+	withNUMA := 0
+	for _, p := range c.Snap.Processes {
+		if p.NUMA != nil {
+			withNUMA++
+		}
+	}
+	if withNUMA != maxNumaMapsProcs {
+		t.Errorf("numa_maps read for %d processes, want %d", withNUMA, maxNumaMapsProcs)
+	}
+	if a := absentFor(c, "processes.numa"); len(a) != 1 || !strings.Contains(a[0].Reason, "3 more skipped") {
+		t.Errorf("absent = %+v", a)
+	}
+}
+
+// TestScanLiveSelf scans the real /proc with a hook that treats this test
+// binary as a database server, and checks the facts read about itself.
+func TestScanLiveSelf(t *testing.T) {
+	b, err := os.ReadFile("/proc/self/comm")
+	if err != nil {
+		t.Skip("no /proc here:", err)
+	}
+	self := strings.TrimSpace(string(b))
+	procMatchHook = func(comm string) (string, string, bool) { return "test", "server", comm == self }
+	defer func() { procMatchHook = nil }()
+	c := &Collector{Root: Root{Dir: "/", Live: true}, Snap: &snapshot.Snapshot{}}
+	procs, ds := scanProcesses(c)
+	if !ds.scanned {
+		t.Fatalf("live /proc not scanned: %+v", c.Snap.Absent)
+	}
+	var me *snapshot.Process
+	for i := range procs {
+		if procs[i].PID == os.Getpid() {
+			me = &procs[i]
+		}
+	}
+	if me == nil {
+		t.Fatalf("own PID %d (comm %q) not found in %+v", os.Getpid(), self, procs)
+	}
+	if me.UID != os.Getuid() || me.PPID != os.Getppid() || me.Threads < 1 || me.RSSKB <= 0 ||
+		len(me.CPUsAllowed) == 0 || len(me.MemsAllowed) == 0 || me.LastCPU == nil || me.Comm != self {
+		t.Errorf("self = %+v", *me)
+	}
+	if !strings.Contains(me.Cmdline, self) && !strings.Contains(me.Cmdline, ".test") {
+		t.Errorf("cmdline %q", me.Cmdline)
+	}
+	if _, err := os.Stat("/proc/self/numa_maps"); err == nil {
+		total := int64(0)
+		for _, n := range me.NUMA {
+			total += n.TotalKB
+		}
+		if total <= 0 {
+			t.Errorf("own numa_maps sum to %d kB: %+v", total, me.NUMA)
+		}
+	}
+	if _, err := os.Stat("/proc/self/cgroup"); err == nil && me.Cgroup == "" {
+		t.Errorf("no cgroup path for self")
+	}
+}
+
+func TestParsePIDStatus(t *testing.T) {
+	st, err := parsePIDStatus(strings.NewReader(pidStatusText("x", 7, 1000, 12, 4096, "0,2-3", "0")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := pidStatus{Name: "x", State: "S", UID: 1000, PPID: 7, Threads: 12, RSSKB: 4096, CPUs: []int{0, 2, 3}, Mems: []int{0}}
+	if !reflect.DeepEqual(st, want) {
+		t.Errorf("got %+v want %+v", st, want)
+	}
+	// A kernel thread has no VmRSS: zero, not an error.
+	st, err = parsePIDStatus(strings.NewReader("Name:\tkthreadd\nPPid:\t0\nUid:\t0\t0\t0\t0\nThreads:\t1\nCpus_allowed_list:\t0-1\n"))
+	if err != nil || st.RSSKB != 0 || st.Mems != nil {
+		t.Errorf("kthread: %+v %v", st, err)
+	}
+	for _, bad := range []string{
+		"",
+		"PPid:\t1\nThreads:\t1\n",
+		"Uid:\t0\nThreads:\t1\n",
+		"Uid:\t0\nPPid:\t1\n",
+		"Uid:\tx\nPPid:\t1\nThreads:\t1\n",
+		"Uid:\t0\nPPid:\t1\nThreads:\t1\nVmRSS:\t12 MB\n",
+		"Uid:\t0\nPPid:\t1\nThreads:\t1\nCpus_allowed_list:\t3-1\n",
+		"Uid:\nPPid:\t1\nThreads:\t1\n",
+	} {
+		if _, err := parsePIDStatus(strings.NewReader(bad)); err == nil {
+			t.Errorf("%q: no error", bad)
+		} else if _, ok := err.(*ParseError); !ok {
+			t.Errorf("%q: error %T", bad, err)
+		}
+	}
+}
+
+func TestParsePIDStat(t *testing.T) {
+	cpu, err := parsePIDStat(pidStatText(42, "odd) (name ) x", 17))
+	if err != nil || cpu != 17 {
+		t.Errorf("got %d %v", cpu, err)
+	}
+	for _, bad := range []string{"", "42 (x) S 1 2 3", "no paren at all", strings.Replace(pidStatText(1, "x", 5), " 5 ", " -5 ", 1)} {
+		if _, err := parsePIDStat(bad); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
+func TestParsePIDCgroup(t *testing.T) {
+	cg, err := parsePIDCgroup(strings.NewReader("9:name=systemd:/\n3:cpuset:/db/ora:cle\n1:cpu,cpuacct:/cpu\n0::/user.slice\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cg.cpusetPath() != "/db/ora:cle" || cg.V1["cpuacct"] != "/cpu" || cg.V1["name=systemd"] != "/" || cg.V2 != "/user.slice" || !cg.HasV2 {
+		t.Errorf("got %+v", cg)
+	}
+	cg, err = parsePIDCgroup(strings.NewReader("0::/system.slice/postgresql.service\n"))
+	if err != nil || cg.cpusetPath() != "/system.slice/postgresql.service" {
+		t.Errorf("v2: %+v %v", cg, err)
+	}
+	for _, bad := range []string{"garbage\n", "x:cpuset:/\n", "3:cpuset:relative\n"} {
+		if _, err := parsePIDCgroup(strings.NewReader(bad)); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
+func TestClassifyProcess(t *testing.T) {
+	for _, tc := range []struct {
+		comm, cmdline      string
+		engine, role, inst string
+		ok                 bool
+	}{
+		{"ora_pmon_ORCL", "ora_pmon_ORCL", "oracle", "pmon", "ORCL", true},
+		{"ora_dbw0_ORCL_1", "", "oracle", "background", "ORCL_1", true},
+		{"mdb_pmon_-MGMTD", "mdb_pmon_-MGMTDB", "oracle", "pmon", "-MGMTDB", true},
+		{"oracle+ASM1", "oracle+ASM1 (DESCRIPTION=(LOCAL=YES)(ADDRESS=(PROTOCOL=beq)))", "oracle", "shadow", "+ASM1", true},
+		{"oracleORCL", "", "oracle", "shadow", "ORCL", true},
+		{"oracle-cloud-ag", "/usr/bin/oracle-cloud-agent", "", "", "", false},
+		{"tnslsnr", "/u01/bin/tnslsnr\x00LISTENER\x00-inherit", "oracle", "listener", "LISTENER", true},
+		{"mysqld", "/usr/sbin/mysqld\x00--datadir\x00/data", "mysql", "server", "/data", true},
+		{"postgres", "postgres", "postgres", "", "", true},
+		{"bash", "bash", "", "", "", false},
+	} {
+		e, r, i, ok := classifyProcess(tc.comm, cmdlineArgs([]byte(tc.cmdline)))
+		if e != tc.engine || r != tc.role || i != tc.inst || ok != tc.ok {
+			t.Errorf("%q %q: got %q %q %q %v", tc.comm, tc.cmdline, e, r, i, ok)
+		}
+	}
+}
+
+func TestPGRole(t *testing.T) {
+	for title, want := range map[string]string{
+		"postgres: checkpointer":                             "checkpointer",
+		"postgres: 15/main: background writer   ":            "background writer",
+		"postgres: writer process":                           "background writer",
+		"postgres: wal writer process":                       "walwriter",
+		"postgres: bgworker: logical replication launcher":   "logical replication launcher",
+		"postgres: walsender repl 10.0.0.2(4312) streaming":  "walsender",
+		"postgres: app db [local] idle":                      "backend",
+		"postgres: main: app db ::1(5432) SELECT":            "backend",
+		"postgres: 16/main: autovacuum worker appdb":         "autovacuum worker",
+		"postgres: pg_cron launcher":                         "background worker",
+		"/usr/lib/postgresql/15/bin/postgres --single":       "backend",
+		"postgres: 15/main: parallel worker for PID 4242   ": "parallel worker",
+	} {
+		if got := pgRole([]string{title}); got != want {
+			t.Errorf("pgRole(%q) = %q, want %q", title, got, want)
+		}
+	}
+}
+
+func TestCmdlineText(t *testing.T) {
+	long := strings.Repeat("é", 200) // 400 bytes
+	s := cmdlineText([]string{long})
+	if len(s) > maxCmdlineBytes || !strings.HasPrefix(long, s) || len(s) != 256 {
+		t.Errorf("truncated to %d bytes: %q", len(s), s)
+	}
+	s = cmdlineText([]string{"a" + strings.Repeat("é", 200)})
+	if len(s) != 255 || !strings.HasPrefix("a"+long, s) {
+		t.Errorf("truncated to %d bytes", len(s))
+	}
+	if got := cmdlineText(cmdlineArgs([]byte("/bin/x\x00-a\x00b\x00\x00"))); got != "/bin/x -a b" {
+		t.Errorf("got %q", got)
+	}
+}
+
+func FuzzParsePIDStatus(f *testing.F) {
+	f.Add([]byte(pidStatusText("x", 1, 0, 1, 10, "0-3", "0")))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		st, err := parsePIDStatus(strings.NewReader(string(b)))
+		if err != nil {
+			if _, ok := err.(*ParseError); !ok {
+				t.Fatalf("error %T", err)
+			}
+			return
+		}
+		if st.UID < 0 || st.PPID < 0 || st.Threads < 0 || st.RSSKB < 0 {
+			t.Fatalf("negative values %+v", st)
+		}
+	})
+}
+
+func FuzzParsePIDStat(f *testing.F) {
+	f.Add(pidStatText(1, "x", 3))
+	f.Fuzz(func(t *testing.T, s string) {
+		cpu, err := parsePIDStat(s)
+		if err == nil && (cpu < 0 || cpu > 1<<16) {
+			t.Fatalf("cpu %d", cpu)
+		}
+	})
+}
+
+func FuzzParsePIDCgroup(f *testing.F) {
+	f.Add([]byte("3:cpuset:/db\n0::/x\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		cg, err := parsePIDCgroup(strings.NewReader(string(b)))
+		if err == nil && cg.cpusetPath() != "" && !strings.HasPrefix(cg.cpusetPath(), "/") {
+			t.Fatalf("path %q", cg.cpusetPath())
+		}
+	})
+}
+
+func FuzzClassifyProcess(f *testing.F) {
+	f.Add("ora_pmon_ORCL", []byte("ora_pmon_ORCL\x00"))
+	f.Add("postgres", []byte("postgres: 15/main: app db [local] idle\x00"))
+	f.Fuzz(func(t *testing.T, comm string, cmdline []byte) {
+		args := cmdlineArgs(cmdline)
+		e, _, _, ok := classifyProcess(comm, args)
+		if ok != (e != "") {
+			t.Fatalf("ok=%v engine=%q", ok, e)
+		}
+		if r := pgRole(args); r == "" {
+			t.Fatal("empty pg role")
+		}
+		if s := cmdlineText(args); len(s) > maxCmdlineBytes {
+			t.Fatalf("cmdline %d bytes", len(s))
+		}
+	})
+}
