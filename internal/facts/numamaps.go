@@ -55,7 +55,7 @@ func parseNumaMaps(r io.Reader) ([]snapshot.NodeMem, error) {
 			file                  string
 			hasFile               bool
 			pageKB                int64 = -1
-			pages                 = map[int]int64{}
+			pages                       = map[int]int64{}
 		)
 		for _, tok := range f[2:] {
 			switch {
