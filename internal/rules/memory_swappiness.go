@@ -1,0 +1,58 @@
+package rules
+
+import "fmt"
+
+// memory.swappiness: vm.swappiness above the 10 that every database-oriented
+// tuned profile in 003's tables sets (balanced keeps the kernel default 60).
+func init() {
+	Register(Rule{
+		ID:       "memory.swappiness",
+		Area:     AreaMemory,
+		Severity: SevWarning,
+		Title:    "vm.swappiness is above the database profiles' 10",
+		Sources: []Source{
+			{Doc: Seed003, Section: "Tuned: Throughput Profiles - RHEL7 (swappiness: balanced 60, throughput-performance 10)"},
+			{Doc: Seed003, Section: "Tuned: Latency Profiles - RHEL7 (swappiness: latency-performance 10)"},
+			{Doc: Seed003, Section: "Tuning Memory – swappiness"},
+		},
+		Scope: Scope{
+			Kernels: "all; 003 notes it is \"not needed as much in RHEL7\" (3.10+ reclaim favours page cache already)",
+			Distros: "RHEL 7 tuned profiles; the same values on any distribution",
+		},
+		Check: checkSwappiness,
+	})
+}
+
+const wantSwappiness = 10
+
+func checkSwappiness(in *Input) Outcome {
+	v, why := in.SysctlInt("vm.swappiness")
+	if why != "" {
+		return CannotCheck("%s", why)
+	}
+	if v <= wantSwappiness {
+		return Passed("vm.swappiness = %d", v)
+	}
+	ev := in.SysctlEvidence("vm.swappiness", fmt.Sprint(v))
+	if st, ok := in.Snap.Memory.Meminfo["SwapTotal"]; ok {
+		if st == 0 {
+			return Passed("vm.swappiness = %d, but no swap is configured (SwapTotal 0 kB)", v)
+		}
+		ev += fmt.Sprintf("; SwapTotal %s", KB(st))
+	}
+	sev := SevWarning
+	if v < 30 {
+		sev = SevInfo
+	}
+	return Found(Finding{
+		Severity:    sev,
+		Setting:     "vm.swappiness",
+		Current:     fmt.Sprint(v),
+		Recommended: fmt.Sprint(wantSwappiness),
+		Evidence:    ev,
+		Why: "003: the throughput-performance and latency-performance profiles set 10 (balanced keeps 60). A lower value " +
+			"reclaims unmapped page cache before swapping mapped memory, so the database's buffers stay resident.",
+		Fix:  SysctlFix("vm.swappiness", fmt.Sprint(wantSwappiness)),
+		Risk: "Under real memory shortage the OOM killer may act sooner instead of swapping; size memory, not swap, for the database.",
+	})
+}
