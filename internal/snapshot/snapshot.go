@@ -186,6 +186,10 @@ type ShmSegment struct {
 	// Huge is true when the segment is backed by hugepages (from the rss/swap
 	// columns or numa_maps when known); nil when unknown.
 	Huge *bool `json:"huge,omitempty"`
+	// RSSBytes and SwapBytes are the resident and swapped-out bytes of the
+	// segment (the rss/swap columns, Linux 4.5+); nil on kernels without them.
+	RSSBytes  *int64 `json:"rss_bytes,omitempty"`
+	SwapBytes *int64 `json:"swap_bytes,omitempty"`
 }
 
 // CPUPower holds frequency and idle-state facts.

@@ -1,0 +1,393 @@
+package facts
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/dbhost/dbhost/internal/snapshot"
+)
+
+const meminfoA = `MemTotal:       16303460 kB
+MemFree:         3356180 kB
+MemAvailable:   12006468 kB
+Shmem:            266420 kB
+HugePages_Total:     512
+HugePages_Free:      500
+HugePages_Rsvd:       10
+HugePages_Surp:        0
+Hugepagesize:       2048 kB
+Hugetlb:         1048576 kB
+DirectMap1G:    15728640 kB
+`
+
+const shmHeaderA = "       key      shmid perms                  size  cpid  lpid nattch   uid   gid  cuid  cgid      atime      dtime      ctime                   rss                  swap\n"
+
+// shmA is /proc/sysvipc/shm with an Oracle-like SGA (huge), a small segment and
+// one marked for destruction (perms 1600), out of shmid order.
+const shmA = shmHeaderA +
+	"         0      32769  1600              12288000 20751 20800      1  1001  1001  1001  1001 1795326531 1795326531 1795326531              12288000                     0\n" +
+	"-134716033          0   644               2097152 20752     0      0     0     0     0     0          0          0 1795326531                     0                  4096\n" +
+	" 987654321      65538   640            1073741824 30000 30001     42  54321 54321  1001  1001 1795326531          0 1795326531            1073741824                     0\n"
+
+const passwdA = `root:x:0:0:root:/root:/bin/bash
+toor:x:0:0:second root:/root:/bin/sh
+# comment
++nisuser::::::
+oracle:x:1001:1001::/home/oracle:/bin/bash
+garbage line
+postgres:x:notanumber:1::/:/bin/false
+`
+
+func memoryTreeA() map[string]string {
+	return map[string]string{
+		"/proc/meminfo": meminfoA,
+		"/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages":               "512\n",
+		"/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages":             "500\n",
+		"/sys/kernel/mm/hugepages/hugepages-2048kB/surplus_hugepages":          "0\n",
+		"/sys/kernel/mm/hugepages/hugepages-2048kB/resv_hugepages":             "10\n",
+		"/sys/kernel/mm/hugepages/hugepages-2048kB/nr_overcommit_hugepages":    "0\n",
+		"/sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages":            "2\n",
+		"/sys/kernel/mm/hugepages/hugepages-1048576kB/free_hugepages":          "1\n",
+		"/sys/kernel/mm/hugepages/hugepages-1048576kB/surplus_hugepages":       "0\n",
+		"/sys/kernel/mm/hugepages/hugepages-1048576kB/resv_hugepages":          "0\n",
+		"/sys/kernel/mm/hugepages/hugepages-1048576kB/nr_overcommit_hugepages": "3\n",
+		"/sys/kernel/mm/hugepages/README":                                      "not a pool\n",
+		"/sys/kernel/mm/transparent_hugepage/enabled":                          "always [madvise] never\n",
+		"/sys/kernel/mm/transparent_hugepage/defrag":                           "always defer defer+madvise [madvise] never\n",
+		"/sys/kernel/mm/transparent_hugepage/shmem_enabled":                    "always within_size advise [never] deny force\n",
+		"/sys/kernel/mm/transparent_hugepage/khugepaged/defrag":                "1\n",
+		"/proc/vmstat":      "nr_free_pages 838045\nnuma_hit 123456789\nnuma_miss 0\nnuma_foreign 0\nnuma_pages_migrated 42\npgmigrate_success 40\npgmigrate_fail 2\nnuma_hint_faults 7\n",
+		"/proc/sysvipc/shm": shmA,
+		"/etc/passwd":       passwdA,
+	}
+}
+
+func i64A(v int64) *int64 { return &v }
+
+func TestReadMemory(t *testing.T) {
+	c := collectorA(fakeRootA(t, memoryTreeA()))
+	readMemory(c)
+	m := c.Snap.Memory
+	if len(c.Snap.Absent) != 0 {
+		t.Errorf("unexpected absences: %+v", c.Snap.Absent)
+	}
+	if m.Meminfo["MemTotal"] != 16303460 || m.Meminfo["HugePages_Rsvd"] != 10 || len(m.Meminfo) != 11 {
+		t.Errorf("meminfo = %v", m.Meminfo)
+	}
+	wantHP := []snapshot.Hugepages{
+		{SizeKB: 2048, Total: 512, Free: 500, Surplus: 0, Reserved: 10, Overcommit: 0, Default: true},
+		{SizeKB: 1048576, Total: 2, Free: 1, Surplus: 0, Reserved: 0, Overcommit: 3, Default: false},
+	}
+	if !reflect.DeepEqual(m.Hugepages, wantHP) {
+		t.Errorf("hugepages = %+v\nwant %+v", m.Hugepages, wantHP)
+	}
+	th := m.THP
+	if th.Enabled == nil || *th.Enabled != "madvise" || !reflect.DeepEqual(th.EnabledOptions, []string{"always", "madvise", "never"}) {
+		t.Errorf("thp enabled = %v %v", th.Enabled, th.EnabledOptions)
+	}
+	if th.Defrag == nil || *th.Defrag != "madvise" || len(th.DefragOptions) != 5 {
+		t.Errorf("thp defrag = %v %v", th.Defrag, th.DefragOptions)
+	}
+	if th.ShmemEnabled == nil || *th.ShmemEnabled != "never" {
+		t.Errorf("thp shmem_enabled = %v", th.ShmemEnabled)
+	}
+	if th.KhugepagedDefrag == nil || *th.KhugepagedDefrag != 1 {
+		t.Errorf("khugepaged defrag = %v", th.KhugepagedDefrag)
+	}
+	if m.Vmstat["numa_hit"] != 123456789 || m.Vmstat["pgmigrate_fail"] != 2 || len(m.Vmstat) != 8 {
+		t.Errorf("vmstat = %v", m.Vmstat)
+	}
+	wantShm := []snapshot.ShmSegment{
+		{Key: "-134716033", ShmID: 0, Perms: "644", SizeBytes: 2097152, CPID: 20752, LPID: 0, Nattch: 0, UID: 0, User: "root", RSSBytes: i64A(0), SwapBytes: i64A(4096)},
+		{Key: "0", ShmID: 32769, Perms: "1600", SizeBytes: 12288000, CPID: 20751, LPID: 20800, Nattch: 1, UID: 1001, User: "oracle", RSSBytes: i64A(12288000), SwapBytes: i64A(0)},
+		{Key: "987654321", ShmID: 65538, Perms: "640", SizeBytes: 1073741824, CPID: 30000, LPID: 30001, Nattch: 42, UID: 54321, User: "", RSSBytes: i64A(1073741824), SwapBytes: i64A(0)},
+	}
+	if !reflect.DeepEqual(m.SysVShm, wantShm) {
+		t.Errorf("shm =\n%+v\nwant\n%+v", m.SysVShm, wantShm)
+	}
+	for _, s := range m.SysVShm {
+		if s.Huge != nil {
+			t.Errorf("segment %d: Huge = %v, want unknown (nil)", s.ShmID, *s.Huge)
+		}
+	}
+}
+
+func TestReadMemoryAbsent(t *testing.T) {
+	c := collectorA(fakeRootA(t, map[string]string{"/etc/hostname": "x\n"}))
+	readMemory(c)
+	m := c.Snap.Memory
+	if m.Meminfo != nil || m.Hugepages != nil || m.Vmstat != nil || m.SysVShm != nil {
+		t.Errorf("absent sources gave values: %+v", m)
+	}
+	if m.THP.Enabled != nil || m.THP.Defrag != nil || m.THP.ShmemEnabled != nil || m.THP.KhugepagedDefrag != nil {
+		t.Errorf("absent THP gave values: %+v", m.THP)
+	}
+	for _, f := range []string{"memory.meminfo", "memory.hugepages", "memory.thp.enabled", "memory.thp.defrag",
+		"memory.thp.shmem_enabled", "memory.thp.khugepaged_defrag", "memory.vmstat", "memory.sysv_shm"} {
+		a := absenceA(c, f)
+		if a == nil || a.Reason != "not present on this host" {
+			t.Errorf("absence %s = %+v", f, a)
+		}
+	}
+}
+
+func TestReadMemoryMalformed(t *testing.T) {
+	files := memoryTreeA()
+	files["/proc/meminfo"] = "MemTotal: lots kB\n"
+	files["/proc/vmstat"] = "nr_free_pages 1\nnuma_hit\n"
+	files["/proc/sysvipc/shm"] = shmHeaderA + "    0  1  600  4096  1  2\n" // truncated line
+	files["/sys/kernel/mm/transparent_hugepage/enabled"] = "always madvise never\n"
+	files["/sys/kernel/mm/transparent_hugepage/khugepaged/defrag"] = "maybe\n"
+	files["/sys/kernel/mm/hugepages/hugepages-1048576kB/free_hugepages"] = "-1\n"
+	// Unreadable (a directory in place of the file).
+	delete(files, "/sys/kernel/mm/hugepages/hugepages-2048kB/resv_hugepages")
+	files["/sys/kernel/mm/hugepages/hugepages-2048kB/resv_hugepages/"] = ""
+	c := collectorA(fakeRootA(t, files))
+	readMemory(c)
+	m := c.Snap.Memory
+	if m.Meminfo != nil || m.Vmstat != nil || m.SysVShm != nil || m.THP.Enabled != nil || m.THP.KhugepagedDefrag != nil {
+		t.Errorf("malformed sources gave values: %+v", m)
+	}
+	if len(m.Hugepages) != 0 || m.Hugepages == nil {
+		t.Errorf("hugepages = %#v, want an empty list (both pools unreadable)", m.Hugepages)
+	}
+	for f, want := range map[string]string{
+		"memory.meminfo":               "malformed: line 1",
+		"memory.vmstat":                "malformed: line 2",
+		"memory.sysv_shm":              "malformed: line 2",
+		"memory.thp.enabled":           "malformed",
+		"memory.thp.khugepaged_defrag": "malformed",
+		"memory.hugepages[1048576kB]":  "malformed",
+		"memory.hugepages[2048kB]":     "directory",
+	} {
+		a := absenceA(c, f)
+		if a == nil || !strings.Contains(a.Reason, want) {
+			t.Errorf("absence %s = %+v, want reason containing %q", f, a, want)
+		}
+	}
+	// Defrag was fine and is still read.
+	if m.THP.Defrag == nil || *m.THP.Defrag != "madvise" {
+		t.Errorf("defrag = %v", m.THP.Defrag)
+	}
+}
+
+func TestReadMemoryRHEL6(t *testing.T) {
+	c := collectorA(fakeRootA(t, map[string]string{
+		"/proc/meminfo": "MemTotal: 1000 kB\nHugepagesize: 2048 kB\n",
+		"/sys/kernel/mm/redhat_transparent_hugepage/enabled":           "[always] madvise never\n",
+		"/sys/kernel/mm/redhat_transparent_hugepage/defrag":            "[always] madvise never\n",
+		"/sys/kernel/mm/redhat_transparent_hugepage/khugepaged/defrag": "yes [no]\n",
+		// Before 4.5 there are no rss/swap columns.
+		"/proc/sysvipc/shm": "       key      shmid perms       size  cpid  lpid nattch   uid   gid  cuid  cgid      atime      dtime      ctime\n" +
+			"         0      32769   600   12288000 20751 20800      1  1001  1001  1001  1001 1795326531 1795326531 1795326531\n",
+		"/sys/kernel/mm/hugepages/": "",
+	}))
+	readMemory(c)
+	th := c.Snap.Memory.THP
+	if th.Enabled == nil || *th.Enabled != "always" || th.KhugepagedDefrag == nil || *th.KhugepagedDefrag != 0 {
+		t.Errorf("RHEL6 THP = %+v", th)
+	}
+	if a := absenceA(c, "memory.thp.shmem_enabled"); a == nil || a.Path != "/sys/kernel/mm/redhat_transparent_hugepage/shmem_enabled" {
+		t.Errorf("shmem_enabled absence = %+v", a)
+	}
+	shm := c.Snap.Memory.SysVShm
+	if len(shm) != 1 || shm[0].RSSBytes != nil || shm[0].SwapBytes != nil || shm[0].SizeBytes != 12288000 || shm[0].User != "" {
+		t.Errorf("old-format shm = %+v", shm)
+	}
+	if a := absenceA(c, "memory.sysv_shm.user"); a == nil {
+		t.Errorf("no absence for the unreadable /etc/passwd")
+	}
+	if hp := c.Snap.Memory.Hugepages; hp == nil || len(hp) != 0 {
+		t.Errorf("empty hugepages dir = %#v, want []", hp)
+	}
+}
+
+func TestParseMeminfo(t *testing.T) {
+	m, node, err := parseMeminfo(strings.NewReader(meminfoA))
+	if err != nil || node != -1 || m["MemTotal"] != 16303460 || m["HugePages_Total"] != 512 || m["Hugepagesize"] != 2048 || len(m) != 11 {
+		t.Errorf("parseMeminfo = %v, %d, %v", m, node, err)
+	}
+	m, node, err = parseMeminfo(strings.NewReader("Node 1 MemTotal:  16384 kB\nNode 1 MemFree: 100 kB\nNode 1 HugePages_Total: 4\n"))
+	if err != nil || node != 1 || m["MemTotal"] != 16384 || m["HugePages_Total"] != 4 {
+		t.Errorf("node meminfo = %v, %d, %v", m, node, err)
+	}
+	for _, bad := range []string{"", "MemTotal 5 kB\n", "MemTotal: 5 MB\n", "MemTotal: x kB\n", "Node 0 A: 1\nNode 1 B: 2\n", "Node x A: 1\n", "MemTotal: 1 kB extra\n"} {
+		if _, _, err := parseMeminfo(strings.NewReader(bad)); err == nil {
+			t.Errorf("parseMeminfo(%q) accepted", bad)
+		}
+	}
+}
+
+func TestParseVmstat(t *testing.T) {
+	m, err := parseVmstat(strings.NewReader("nr_free_pages 838045\n\nnuma_hit 1\nnr_foo -3\n"))
+	if err != nil || !reflect.DeepEqual(m, map[string]int64{"nr_free_pages": 838045, "numa_hit": 1, "nr_foo": -3}) {
+		t.Errorf("parseVmstat = %v, %v", m, err)
+	}
+	for _, bad := range []string{"", "\n\n", "numa_hit\n", "numa_hit 1 2\n", "numa_hit x\n", "numa_hit 99999999999999999999\n", "MemTotal: 5\n"} {
+		if m, err := parseVmstat(strings.NewReader(bad)); err == nil {
+			t.Errorf("parseVmstat(%q) = %v, want error", bad, m)
+		}
+	}
+}
+
+func TestParseSysvShm(t *testing.T) {
+	segs, err := parseSysvShm(strings.NewReader(shmHeaderA))
+	if err != nil || segs == nil || len(segs) != 0 {
+		t.Errorf("header only = %v, %v; want empty list", segs, err)
+	}
+	for _, bad := range []string{
+		"",
+		"key shmid perms size\n", // lacks columns
+		shmHeaderA + "0 1 600 4096 1 2 1 0 0 0 0 0 0 0 0\n", // one column short
+		shmHeaderA + "0 1 999 4096 1 2 1 0 0 0 0 0 0 0 0 0\n",
+		shmHeaderA + "0 1 600 -4096 1 2 1 0 0 0 0 0 0 0 0 0\n",
+		shmHeaderA + "x 1 600 4096 1 2 1 0 0 0 0 0 0 0 0 0\n",
+		"key key shmid perms size cpid lpid nattch uid\n",
+	} {
+		if segs, err := parseSysvShm(strings.NewReader(bad)); err == nil {
+			t.Errorf("parseSysvShm(%q) = %v, want error", bad, segs)
+		}
+	}
+}
+
+func TestParseTHP(t *testing.T) {
+	for in, want := range map[string]string{"always [madvise] never": "madvise", "[always] madvise never\n": "always", "[never]": "never"} {
+		if sel, _, err := parseTHPChoice(in); err != nil || sel != want {
+			t.Errorf("parseTHPChoice(%q) = %q, %v", in, sel, err)
+		}
+	}
+	for _, in := range []string{"", "always madvise never", "[always] [never]", "[] a", "[a", "a]", "[a[b]"} {
+		if sel, _, err := parseTHPChoice(in); err == nil {
+			t.Errorf("parseTHPChoice(%q) = %q, want error", in, sel)
+		}
+	}
+	for in, want := range map[string]int64{"0": 0, "1\n": 1, "[yes] no": 1, "yes [no]": 0} {
+		if v, err := parseTHPFlag(in); err != nil || v != want {
+			t.Errorf("parseTHPFlag(%q) = %d, %v", in, v, err)
+		}
+	}
+	for _, in := range []string{"", "2", "[no] yes", "yes no", "[maybe] no"} {
+		if _, err := parseTHPFlag(in); err == nil {
+			t.Errorf("parseTHPFlag(%q) accepted", in)
+		}
+	}
+}
+
+func TestShmPasswdNames(t *testing.T) {
+	got := shmPasswdNames(strings.NewReader(passwdA))
+	want := map[int64]string{0: "root", 1001: "oracle"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("shmPasswdNames = %v, want %v", got, want)
+	}
+}
+
+func FuzzParseMeminfo(f *testing.F) {
+	f.Add([]byte(meminfoA))
+	f.Add([]byte("Node 0 MemTotal: 100 kB\nNode 0 HugePages_Total: 1\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, node, err := parseMeminfo(strings.NewReader(string(b)))
+		if err != nil {
+			var pe *ParseError
+			if !errors.As(err, &pe) || m != nil || node != -1 {
+				t.Fatalf("error %v (%T) with %v, node %d", err, err, m, node)
+			}
+			return
+		}
+		if len(m) == 0 || node < -1 {
+			t.Fatalf("ok with %v, node %d", m, node)
+		}
+		for k := range m {
+			if k == "" || k != strings.TrimSpace(k) {
+				t.Fatalf("bad key %q", k)
+			}
+		}
+	})
+}
+
+func FuzzParseVmstat(f *testing.F) {
+	f.Add([]byte("nr_free_pages 838045\nnuma_hit 1\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := parseVmstat(strings.NewReader(string(b)))
+		if err != nil {
+			var pe *ParseError
+			if !errors.As(err, &pe) || m != nil {
+				t.Fatalf("error %v (%T) with %v", err, err, m)
+			}
+			return
+		}
+		if len(m) == 0 {
+			t.Fatal("ok with no counters")
+		}
+		for k := range m {
+			if k == "" || strings.ContainsAny(k, " \t\n:") {
+				t.Fatalf("bad name %q", k)
+			}
+		}
+	})
+}
+
+func FuzzParseSysvShm(f *testing.F) {
+	f.Add([]byte(shmA))
+	f.Add([]byte(shmHeaderA))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		segs, err := parseSysvShm(strings.NewReader(string(b)))
+		if err != nil {
+			var pe *ParseError
+			if !errors.As(err, &pe) || segs != nil {
+				t.Fatalf("error %v (%T) with %v", err, err, segs)
+			}
+			return
+		}
+		for i, s := range segs {
+			if s.SizeBytes < 0 || s.ShmID < 0 || s.UID < 0 || s.Nattch < 0 || s.Perms == "" || s.Key == "" || s.Huge != nil {
+				t.Fatalf("bad segment %+v", s)
+			}
+			if (s.RSSBytes != nil && *s.RSSBytes < 0) || (s.SwapBytes != nil && *s.SwapBytes < 0) {
+				t.Fatalf("negative rss/swap %+v", s)
+			}
+			if i > 0 && segs[i-1].ShmID > s.ShmID {
+				t.Fatalf("not sorted by shmid: %+v", segs)
+			}
+		}
+	})
+}
+
+func FuzzParseTHPChoice(f *testing.F) {
+	f.Add("always [madvise] never")
+	f.Add("yes [no]")
+	f.Fuzz(func(t *testing.T, s string) {
+		sel, all, err := parseTHPChoice(s)
+		if err != nil {
+			if sel != "" || all != nil {
+				t.Fatalf("error with values %q %v", sel, all)
+			}
+			return
+		}
+		found := false
+		for _, w := range all {
+			if w == "" || strings.ContainsAny(w, "[] \t\n") {
+				t.Fatalf("bad option %q", w)
+			}
+			found = found || w == sel
+		}
+		if !found {
+			t.Fatalf("selected %q not among %v", sel, all)
+		}
+		if v, err := parseTHPFlag(s); err == nil && v != 0 && v != 1 {
+			t.Fatalf("flag %d", v)
+		}
+	})
+}
+
+func FuzzShmPasswdNames(f *testing.F) {
+	f.Add([]byte(passwdA))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for uid, name := range shmPasswdNames(strings.NewReader(string(b))) {
+			if uid < 0 || name == "" || strings.Contains(name, ":") {
+				t.Fatalf("bad entry %d → %q", uid, name)
+			}
+		}
+	})
+}
