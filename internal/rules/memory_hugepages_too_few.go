@@ -1,0 +1,252 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dbhost/dbhost/internal/snapshot"
+)
+
+// memory.hugepages-too-few: the database's shared memory (SysV segments of
+// its processes, or the SGA an Oracle alert log says it expected) is not
+// (all) in hugepages because the pool is absent or too small. The page count
+// is computed for the pool and per NUMA node the database may use.
+func init() {
+	Register(Rule{
+		ID:       "memory.hugepages-too-few",
+		Area:     AreaMemory,
+		Severity: SevWarning,
+		Title:    "Hugepages are absent or too few for the database's shared memory",
+		Sources: []Source{
+			{Doc: Seed000, Section: "Scenario 2: HugePages (TPM +13 %, 7 % less system time, PageTables 5.5 GB → 175 MB)"},
+			{Doc: Seed000, Section: "Scenario 2: HugePages — Confirming Oracle's use of HugePages (alert.log EXPECTED_PAGES / ALLOCATED_PAGES)"},
+			{Doc: Seed003, Section: "Memory Tuning – Huge Pages (how to configure; more pronounced with multiple databases)"},
+			{Doc: Seed001, Section: "processor_group_name and SGA distribution across NUMA nodes — Summary (large pages not spread evenly over a cgroup's nodes)"},
+		},
+		Scope: Scope{
+			Kernels:    "all (hugetlbfs / SHM_HUGETLB); per-node pools in /sys/devices/system/node/nodeN/hugepages",
+			DBVersions: "Oracle 11.2+ (use_large_pages), PostgreSQL 9.4+ (huge_pages), MySQL large-pages; 000: Oracle 12c",
+			Note:       "the SysV segments of the database's processes, or its alert log's SGA dump, give the size; the pool must hold it on the nodes the database uses",
+		},
+		Check: checkHugepagesTooFew,
+	})
+}
+
+func checkHugepagesTooFew(in *Input) Outcome {
+	s := in.Snap
+	if why := AbsentReason(s, "memory.hugepages"); why != "" && len(s.Memory.Hugepages) == 0 {
+		return CannotCheck("%s", why)
+	}
+	pool, ok := DefaultHugepages(s)
+	if !ok {
+		if len(s.Memory.Hugepages) == 0 {
+			return CannotCheck("%s", in.Reason("memory.hugepages", "no hugepage sizes in the snapshot (hugetlbfs not in this kernel?)"))
+		}
+		pool = s.Memory.Hugepages[0]
+	}
+	if pool.SizeKB <= 0 {
+		return CannotCheck("memory.hugepages: page size unknown")
+	}
+	// What is missing from hugepages, in kB, and where that was read.
+	missingKB, needKB, ev, setting := int64(0), int64(0), []string{}, "vm.nr_hugepages"
+	if sga := lastSGARow(in); sga != nil {
+		needKB = sga.expected * sga.sizeKB
+		if sga.allocated >= 0 && sga.allocated < sga.expected {
+			missingKB = (sga.expected - sga.allocated) * sga.sizeKB
+		}
+		ev = append(ev, sga.evidence)
+	}
+	shm, shmWhy := in.DBSharedMemory()
+	committed, _ := in.HugepagesCommittedKB()
+	if shmWhy == "" && shm.TotalKB > 0 {
+		notHuge := shm.NotHugeKB
+		if shm.UnknownKB > 0 && committed < shm.TotalKB {
+			notHuge += shm.UnknownKB // unknown backing and not covered by hugepages in use
+		}
+		if notHuge > missingKB {
+			missingKB = notHuge
+		}
+		if shm.TotalKB > needKB {
+			needKB = shm.TotalKB
+		}
+		ev = append(ev, fmt.Sprintf("/proc/sysvipc/shm: database shared memory %s in %d segment(s) (%s), %s known not in hugepages, %s of unknown backing",
+			KB(shm.TotalKB), shm.Segments, shm.Attributed, KB(shm.NotHugeKB), KB(shm.UnknownKB)))
+	}
+	if needKB == 0 {
+		if shmWhy != "" {
+			return CannotCheck("%s", shmWhy)
+		}
+		return NotApplicable("no database shared memory found (no SysV segment of the database, no alert log SGA dump)")
+	}
+	if missingKB < pool.SizeKB {
+		return Passed("database shared memory %s is in hugepages (pool %d x %s, %d free)", KB(needKB), pool.Total, KB(pool.SizeKB), pool.Free)
+	}
+	missingPages := ceilDiv(missingKB, pool.SizeKB)
+	avail := pool.Free - pool.Reserved
+	if avail < 0 {
+		avail = 0
+	}
+	ev = append(ev, fmt.Sprintf("/sys/kernel/mm/hugepages/hugepages-%dkB: nr_hugepages %d, free %d, reserved %d, surplus %d",
+		pool.SizeKB, pool.Total, pool.Free, pool.Reserved, pool.Surplus))
+	nodes := dbNodes(in)
+	ev = append(ev, perNodePools(s, nodes, pool.SizeKB))
+	f := Finding{
+		Evidence: strings.Join(ev, "; "),
+		Why: "000: with the SGA in 2 MB hugepages Oracle TPM rose 13 %, system time fell 7 % and the page tables shrank from " +
+			"5.5 GB to 175 MB (200 users; more connections, more gain); hugepages are also locked in memory, never swapped.",
+		Risk: "Hugepages are reserved: that memory is no longer available to anything else. A pool grown at run time may fall " +
+			"short on fragmented memory (check nr_hugepages after the write, or reserve at boot with hugepages=N). The database " +
+			"uses the pool only after a restart.",
+	}
+	if avail >= missingPages {
+		// The pool has room: the database is not asking for hugepages.
+		f.Setting, f.Current, f.Recommended = dbHugeSetting(in.DB)
+		f.Current = fmt.Sprintf("%s (%s of its shared memory not in hugepages although %d pages are free)", f.Current, KB(missingKB), avail)
+		f.Fix = Fix{Runtime: []string{}, Persistent: []string{dbHugeFix(in.DB)}}
+		return Found(f)
+	}
+	target := pool.Total + missingPages - avail
+	f.Setting = setting
+	f.Current = fmt.Sprintf("%d pages of %s (%d free); database shared memory %s, %s not in hugepages", pool.Total, KB(pool.SizeKB), pool.Free, KB(needKB), KB(missingKB))
+	f.Recommended = fmt.Sprintf("vm.nr_hugepages ≥ %d (%d more)", target, target-pool.Total)
+	perNode := ceilDiv(target, int64(len(nodes)))
+	if len(nodes) > 1 || len(nodes) == 1 && NodeCount(s) > 1 {
+		f.Recommended += fmt.Sprintf("; per node on %s: %d each", nodeNames(nodes), perNode)
+	}
+	f.Fix = SysctlFix("vm.nr_hugepages", fmt.Sprint(target))
+	if NodeCount(s) > 1 {
+		for _, n := range nodes {
+			f.Fix.Runtime = append(f.Fix.Runtime, fmt.Sprintf("echo %d > /sys/devices/system/node/node%d/hugepages/hugepages-%dkB/nr_hugepages", perNode, n, pool.SizeKB))
+		}
+	}
+	if in.DB == DBOracle {
+		f.Fix.Persistent = append(f.Fix.Persistent, fmt.Sprintf("/etc/security/limits.d/99-oracle.conf: oracle soft memlock %d and hard memlock %d (kB, at least the SGA)", target*pool.SizeKB, target*pool.SizeKB))
+	}
+	return Found(f)
+}
+
+type sgaRow struct {
+	sizeKB, expected, allocated int64
+	evidence                    string
+}
+
+// lastSGARow is the large-page row of the last startup's SGA dump in the
+// given alert logs (the largest page size with an EXPECTED_PAGES count).
+func lastSGARow(in *Input) *sgaRow {
+	if in.Artifacts == nil || in.DB != DBOracle && in.DB != DBNone {
+		return nil
+	}
+	var best *sgaRow
+	for _, a := range in.Artifacts.AlertLogs {
+		st := a.Last()
+		if st == nil || st.SGA == nil {
+			continue
+		}
+		for _, r := range st.SGA.PageSizes {
+			if r.PageSizeKB <= 4 || r.Expected == nil {
+				continue
+			}
+			row := &sgaRow{sizeKB: r.PageSizeKB, expected: *r.Expected, allocated: -1}
+			alloc := "?"
+			if r.Allocated != nil {
+				row.allocated = *r.Allocated
+				alloc = fmt.Sprint(*r.Allocated)
+			}
+			row.evidence = fmt.Sprintf("%s:%d: SGA dump, %dK pages expected %d, allocated %s", a.File, st.SGA.Line, r.PageSizeKB, *r.Expected, alloc)
+			if best == nil || row.sizeKB > best.sizeKB {
+				best = row
+			}
+		}
+	}
+	return best
+}
+
+// dbNodes are the NUMA nodes the database may allocate on: the union of its
+// processes' Mems_allowed, else every node with memory.
+func dbNodes(in *Input) []int {
+	seen := map[int]bool{}
+	var out []int
+	for _, p := range in.DBProcesses() {
+		for _, m := range p.MemsAllowed {
+			if !seen[m] {
+				seen[m] = true
+				out = append(out, m)
+			}
+		}
+	}
+	all := []int{}
+	for _, n := range in.Snap.Topology.Nodes {
+		if n.HasMemory {
+			all = append(all, n.ID)
+		}
+	}
+	if len(out) == 0 || len(out) > len(all) {
+		if len(all) == 0 {
+			return []int{0}
+		}
+		return all
+	}
+	return sortedInts(out)
+}
+
+func perNodePools(s *snapshot.Snapshot, nodes []int, sizeKB int64) string {
+	var parts []string
+	for _, id := range nodes {
+		for _, n := range s.Topology.Nodes {
+			if n.ID != id {
+				continue
+			}
+			for _, h := range n.Hugepages {
+				if h.SizeKB == sizeKB {
+					parts = append(parts, fmt.Sprintf("node%d %d total/%d free", id, h.Total, h.Free))
+				}
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return "per-node pools unknown"
+	}
+	return "per node: " + strings.Join(parts, ", ")
+}
+
+func nodeNames(nodes []int) string {
+	if len(nodes) == 1 {
+		return fmt.Sprintf("node %d", nodes[0])
+	}
+	return "nodes " + List(nodes)
+}
+
+func dbHugeSetting(db string) (setting, current, recommended string) {
+	switch db {
+	case DBOracle:
+		return "oracle:use_large_pages", "SGA not in hugepages", "ONLY"
+	case DBPostgres:
+		return "postgres:huge_pages", "shared memory not in hugepages", "on"
+	case DBMySQL:
+		return "mysql:large-pages", "shared memory not in hugepages", "ON"
+	}
+	return "database large pages setting", "shared memory not in hugepages", "use hugepages"
+}
+
+func dbHugeFix(db string) string {
+	switch db {
+	case DBOracle:
+		return "spfile: ALTER SYSTEM SET use_large_pages=ONLY SCOPE=SPFILE; (no memory_target: AMM cannot use hugepages), then restart"
+	case DBPostgres:
+		return "postgresql.conf: huge_pages = on (and shared_memory_type = sysv or mmap), then restart"
+	case DBMySQL:
+		return "my.cnf [mysqld]: large-pages, then restart"
+	}
+	return "configure the database to use hugepages, then restart it"
+}
+
+func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
+
+func sortedInts(a []int) []int {
+	for i := 1; i < len(a); i++ {
+		for j := i; j > 0 && a[j] < a[j-1]; j-- {
+			a[j], a[j-1] = a[j-1], a[j]
+		}
+	}
+	return a
+}
