@@ -529,9 +529,25 @@ func (c *Collector) resolveLink(p string) (string, bool) {
 
 func sysctlFileList(c *Collector) []sysctlFile {
 	byName := map[string][]sysctlFile{}
+	var dirInfos []os.FileInfo
 	for rank, d := range sysctlDirs {
+		// Skip a directory that is another one seen through a symlink
+		// (/lib → /usr/lib on merged-/usr systems).
+		fi, err := os.Stat(c.Root.Path(d))
+		if err != nil {
+			continue
+		}
+		dup := false
+		for _, o := range dirInfos {
+			dup = dup || os.SameFile(fi, o)
+		}
+		if dup {
+			continue
+		}
+		dirInfos = append(dirInfos, fi)
 		names, err := c.Root.ReadDirNames(d)
 		if err != nil {
+			c.Absent("config.sysctl_files", d, err)
 			continue
 		}
 		for _, n := range names {

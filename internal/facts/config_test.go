@@ -222,6 +222,7 @@ func TestReadConfig(t *testing.T) {
 		"/etc/sysctl.d/70-masked.conf":      "->/dev/null",
 		"/etc/sysctl.d/99-sysctl.conf":      "->../sysctl.conf",
 		"/etc/sysctl.conf":                  "vm.dirty_ratio = 15\n",
+		"/lib":                              "->usr/lib",
 		"/etc/tuned/active_profile":         "throughput-performance\n",
 		"/etc/tuned/profile_mode":           "manual\n",
 		"/etc/cgconfig.conf":                "group db { cpuset { cpuset.cpus = \"0-1\"; } }\n",

@@ -405,7 +405,11 @@ type CgroupGroup struct {
 	CPUPeriodUS   *int64  `json:"cpu_period_us,omitempty"`
 	CPUShares     *int64  `json:"cpu_shares,omitempty"` // v1 cpu.shares
 	CPUWeight     *int64  `json:"cpu_weight,omitempty"` // v2 cpu.weight
-	PIDs          []int   `json:"pids,omitempty"`
+	// PIDs are the group's member processes (cgroup.procs); left out for a
+	// hierarchy's root, which holds every process not placed elsewhere.
+	PIDs []int `json:"pids,omitempty"`
+	// DBPIDs are the members that are database processes (Snapshot.Processes).
+	DBPIDs []int `json:"db_pids,omitempty"`
 }
 
 // Config holds configuration files that set or override tuning.
