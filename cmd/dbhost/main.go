@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/dbhost/dbhost/internal/snapshot"
 	"github.com/spf13/cobra"
@@ -56,6 +57,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		code = ee.code
 	case errors.As(err, &ie):
 		code = exitUsage
+	case strings.HasPrefix(err.Error(), "unknown command "):
+		// "dbhost bogus": cobra's subcommand lookup, before any Args check.
+		code = exitUsage
 	}
 	if code != exitFindings && code != exitInfeasible || err.Error() != "" {
 		fmt.Fprintln(stderr, "dbhost:", err)
@@ -87,5 +91,22 @@ above --fail-on, 4 placement infeasible.`,
 		return usageErr("%v (see 'dbhost help %s')", err, c.Name())
 	})
 	root.AddCommand(newCollectCmd(), newAuditCmd(), newRulesCmd())
+	usageArgs(root)
 	return root
+}
+
+// usageArgs makes cobra's positional-argument errors ("unknown command
+// \"x\" for \"dbhost collect\"", "accepts 1 arg(s)") usage errors: exit 2.
+func usageArgs(c *cobra.Command) {
+	if v := c.Args; v != nil {
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if err := v(cmd, args); err != nil {
+				return usageErr("%v (see 'dbhost help %s')", err, strings.TrimPrefix(cmd.CommandPath(), "dbhost "))
+			}
+			return nil
+		}
+	}
+	for _, sub := range c.Commands() {
+		usageArgs(sub)
+	}
 }
