@@ -9,17 +9,24 @@ import (
 )
 
 // Memory margin: a node's MemTotal is its RAM less what the kernel reserves
-// (memmap, firmware holes, on node 0 the kernel image and early allocations).
-// A node passes when reserveMinMB ≤ configured − MemTotal ≤ allowed, with
-// allowed = reserveFixedMB + reservePct% of the node.
+// (memmap, firmware and ACPI ranges; on the node holding low memory also the
+// kernel image and early allocations). Measured on 6.1 under QEMU: 47-50 MB
+// on that first node, 2.5-7 MB on the others (docs/lab.md). A node passes when
+// configured − MarginKB ≤ MemTotal ≤ configured.
 const (
-	reserveFixedMB = 48
-	reservePct     = 6
+	reserveFirstMB = 64 // node with the lowest addresses
+	reserveOtherMB = 16
+	reservePct     = 4
 )
 
-// MemMarginKB is how far below its configured size a node's MemTotal may be.
-func MemMarginKB(memMB int) int64 {
-	return int64(reserveFixedMB)<<10 + int64(memMB)<<10*reservePct/100
+// MemMarginKB is how far below its configured size a node's MemTotal may be;
+// first is true for the node whose RAM starts at address 0.
+func MemMarginKB(memMB int, first bool) int64 {
+	fixed := int64(reserveOtherMB)
+	if first {
+		fixed = reserveFirstMB
+	}
+	return fixed<<10 + int64(memMB)<<10*reservePct/100
 }
 
 // Compare checks a guest snapshot's topology against the scenario and returns
@@ -48,6 +55,13 @@ func Compare(s *Scenario, snap *snapshot.Snapshot) []string {
 	if !slices.Equal(wantIDs, gotIDs) {
 		bad("node ids: expected %v, got %v", wantIDs, gotIDs)
 	}
+	firstMem := -1
+	for _, n := range s.Nodes {
+		if n.MemMB > 0 {
+			firstMem = n.ID
+			break
+		}
+	}
 	for i, n := range s.Nodes {
 		g, ok := got[n.ID]
 		if !ok {
@@ -75,12 +89,12 @@ func Compare(s *Scenario, snap *snapshot.Snapshot) []string {
 		}
 		if g.MemTotalKB == nil {
 			bad("node %d mem_total_kb: expected ~%d MB, got none", n.ID, n.MemMB)
-		} else if want := int64(n.MemMB) << 10; *g.MemTotalKB > want || *g.MemTotalKB < want-MemMarginKB(n.MemMB) {
+		} else if want := int64(n.MemMB) << 10; *g.MemTotalKB > want || *g.MemTotalKB < want-MemMarginKB(n.MemMB, n.ID == firstMem) {
 			if n.MemMB == 0 {
 				bad("node %d mem_total_kb: expected 0 (memoryless), got %d", n.ID, *g.MemTotalKB)
 			} else {
 				bad("node %d mem_total_kb: expected %d MB less at most %d MB reserved, got %.1f MB",
-					n.ID, n.MemMB, MemMarginKB(n.MemMB)>>10, float64(*g.MemTotalKB)/1024)
+					n.ID, n.MemMB, MemMarginKB(n.MemMB, n.ID == firstMem)>>10, float64(*g.MemTotalKB)/1024)
 			}
 		}
 		if want, ok := s.HugepagesPerNode[n.ID]; ok {

@@ -73,7 +73,7 @@ func eightNodeOdd() *Scenario {
 	}
 	next := 1
 	for id := 0; id < 8; id++ {
-		n := Node{ID: id, MemMB: 96 + 16*id}
+		n := Node{ID: id, MemMB: 128 + 32*id} // distinct sizes: a swapped node shows
 		if id == 4 {
 			n.CPUs = []int{0, 15}
 		} else {
@@ -112,31 +112,55 @@ const hugepageProbe = `for d in /sys/devices/system/node/node[0-9]*; do
 	echo "node $n write=$rc read=$(cat $f)"
 	echo 0 > $f
 done
-echo "cpuset: $(cat /sys/fs/cgroup/cgroup.controllers 2>&1)"
+# cgroup v2: a cpuset naming only the memoryless node 1 falls back to the
+# parent's memory nodes in cpuset.mems.effective.
+cg=/sys/fs/cgroup
+echo +cpuset > $cg/cgroup.subtree_control && mkdir $cg/lab && echo 1 > $cg/lab/cpuset.mems
+echo "cpuset mems=1 write=$? mems=$(cat $cg/lab/cpuset.mems) effective=$(cat $cg/lab/cpuset.mems.effective) root=$(cat $cg/cpuset.mems.effective)"
+rmdir $cg/lab
 `
 
-// parseHugepageProbe reads hugepageProbe's "node N write=RC read=V" lines.
-func parseHugepageProbe(out string) (map[int][2]int64, error) {
-	res := map[int][2]int64{}
-	for i, l := range strings.Split(out, "\n") {
-		l = strings.TrimSpace(l)
-		if !strings.HasPrefix(l, "node ") {
-			continue
-		}
-		var node int
-		var rc, v int64
-		if _, err := fmt.Sscanf(l, "node %d write=%d read=%d", &node, &rc, &v); err != nil {
-			return nil, fmt.Errorf("line %d: %q: %v", i+1, trunc(l, 60), err)
-		}
-		if _, dup := res[node]; dup {
-			return nil, fmt.Errorf("line %d: node %d twice", i+1, node)
-		}
-		res[node] = [2]int64{rc, v}
-	}
-	return res, nil
+// Probe is hugepageProbe's output: per node the write's exit status and the
+// value read back, and the key=value fields of its "cpuset" line.
+type Probe struct {
+	Nodes  map[int][2]int64
+	Cpuset map[string]string
 }
 
-// checkHugepageProbe wants every write accepted (rc 0) and the given counts read back.
+// parseHugepageProbe reads hugepageProbe's "node N write=RC read=V" and
+// "cpuset k=v ..." lines; other lines are ignored.
+func parseHugepageProbe(out string) (*Probe, error) {
+	p := &Probe{Nodes: map[int][2]int64{}, Cpuset: map[string]string{}}
+	for i, l := range strings.Split(out, "\n") {
+		l = strings.TrimSpace(l)
+		switch {
+		case strings.HasPrefix(l, "node "):
+			var node int
+			var rc, v int64
+			var rest string
+			if n, _ := fmt.Sscanf(l, "node %d write=%d read=%d%s", &node, &rc, &v, &rest); n != 3 || node < 0 {
+				return nil, fmt.Errorf("line %d: %q: expected \"node N write=RC read=V\"", i+1, trunc(l, 60))
+			}
+			if _, dup := p.Nodes[node]; dup {
+				return nil, fmt.Errorf("line %d: node %d twice", i+1, node)
+			}
+			p.Nodes[node] = [2]int64{rc, v}
+		case strings.HasPrefix(l, "cpuset "):
+			for _, f := range strings.Fields(l)[1:] {
+				k, v, ok := strings.Cut(f, "=")
+				if !ok || k == "" {
+					return nil, fmt.Errorf("line %d: %q: expected key=value", i+1, trunc(f, 40))
+				}
+				p.Cpuset[k] = v
+			}
+		}
+	}
+	return p, nil
+}
+
+// checkHugepageProbe wants every write accepted (rc 0), the given counts read
+// back, and the cgroup naming only memoryless node 1 to fall back to the
+// root's memory nodes.
 func checkHugepageProbe(want map[int]int64) func(*Result) error {
 	return func(r *Result) error {
 		got, err := parseHugepageProbe(r.Guest)
@@ -145,7 +169,7 @@ func checkHugepageProbe(want map[int]int64) func(*Result) error {
 		}
 		var bad []string
 		for n, v := range want {
-			g, ok := got[n]
+			g, ok := got.Nodes[n]
 			switch {
 			case !ok:
 				bad = append(bad, fmt.Sprintf("node %d: no result", n))
@@ -153,8 +177,12 @@ func checkHugepageProbe(want map[int]int64) func(*Result) error {
 				bad = append(bad, fmt.Sprintf("node %d: expected write=0 read=%d, got write=%d read=%d", n, v, g[0], g[1]))
 			}
 		}
-		if len(got) != len(want) {
-			bad = append(bad, fmt.Sprintf("%d nodes answered, expected %d", len(got), len(want)))
+		if len(got.Nodes) != len(want) {
+			bad = append(bad, fmt.Sprintf("%d nodes answered, expected %d", len(got.Nodes), len(want)))
+		}
+		c := got.Cpuset
+		if c["write"] != "0" || c["mems"] != "1" || c["effective"] == "" || c["effective"] != c["root"] {
+			bad = append(bad, fmt.Sprintf("cpuset: expected write=0 mems=1 effective=<root's>, got %v", c))
 		}
 		if len(bad) > 0 {
 			return fmt.Errorf("%s\nguest output:\n%s", strings.Join(bad, "; "), r.Guest)

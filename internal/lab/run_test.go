@@ -1,0 +1,259 @@
+package lab
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/base64"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// encodeSection is what the guest's section() writes (busybox base64 wraps at 76).
+func encodeSection(name string, data []byte, rc int) string {
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write(data)
+	zw.Close()
+	b := base64.StdEncoding.EncodeToString(z.Bytes())
+	var sb strings.Builder
+	sb.WriteString(markBegin + name + "\r\n")
+	for len(b) > 76 {
+		sb.WriteString(b[:76] + "\r\n")
+		b = b[76:]
+	}
+	sb.WriteString(b + "\n")
+	fmt.Fprintf(&sb, "%s%s rc=%d\n", markEnd, name, rc)
+	return sb.String()
+}
+
+func TestParseChannel(t *testing.T) {
+	json := bytes.Repeat([]byte(`{"schema_version":1}`), 200)
+	in := "noise before\n" + encodeSection("collect", json, 0) + encodeSection("guest", []byte("node 0 write=0 read=4\n"), 3) + markDone + "\n"
+	ch, err := parseChannel([]byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ch.Done || !bytes.Equal(ch.Sections["collect"].Data, json) || ch.Sections["collect"].RC != 0 {
+		t.Fatalf("collect section not round-tripped: done=%v rc=%d len=%d", ch.Done, ch.Sections["collect"].RC, len(ch.Sections["collect"].Data))
+	}
+	if g := ch.Sections["guest"]; g.RC != 3 || string(g.Data) != "node 0 write=0 read=4\n" {
+		t.Fatalf("guest section: %+v", g)
+	}
+	// Without DONE: parsed, but not done.
+	ch, err = parseChannel([]byte(encodeSection("collect", json, 0)))
+	if err != nil || ch.Done {
+		t.Fatalf("no DONE: err %v done %v", err, ch.Done)
+	}
+	full := encodeSection("collect", json, 0)
+	bad := map[string]string{
+		"cut off":         full[:len(full)/2],
+		"corrupt base64":  strings.Replace(full, "\n", "\n!!!!\n", 2),
+		"not gzip":        markBegin + "x\n" + base64.StdEncoding.EncodeToString([]byte("plain")) + "\n" + markEnd + "x rc=0\n",
+		"end of other":    markBegin + "a\n" + markEnd + "b rc=0\n",
+		"nested":          markBegin + "a\n" + markBegin + "b\n",
+		"repeated":        full + full,
+		"bad rc":          strings.Replace(full, "rc=0", "rc=x", 1),
+		"done in section": markBegin + "a\n" + markDone + "\n",
+		"end without rc":  markBegin + "a\n" + markEnd + "a\n",
+		"truncated gzip":  markBegin + "a\n" + base64.StdEncoding.EncodeToString(gz(json)[:20]) + "\n" + markEnd + "a rc=0\n",
+	}
+	for name, s := range bad {
+		if _, err := parseChannel([]byte(s)); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+func gz(b []byte) []byte {
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write(b)
+	zw.Close()
+	return z.Bytes()
+}
+
+// readCpio is an independent newc reader for the test.
+func readCpio(t *testing.T, b []byte) map[string]cpioFile {
+	t.Helper()
+	out := map[string]cpioFile{}
+	for off := 0; ; {
+		if off+110 > len(b) || string(b[off:off+6]) != "070701" {
+			t.Fatalf("bad header at %d", off)
+		}
+		f := func(i int) int {
+			v, err := strconv.ParseUint(string(b[off+6+8*i:off+14+8*i]), 16, 32)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return int(v)
+		}
+		mode, size, rmaj, rmin, nsize := f(1), f(6), f(9), f(10), f(11)
+		name := string(b[off+110 : off+110+nsize-1])
+		if b[off+110+nsize-1] != 0 {
+			t.Fatalf("%s: name not NUL-terminated", name)
+		}
+		off += 110 + nsize
+		off += (4 - off%4) % 4
+		data := b[off : off+size]
+		off += size
+		off += (4 - off%4) % 4
+		if name == "TRAILER!!!" {
+			if off != len(b) {
+				t.Fatalf("%d bytes after the trailer", len(b)-off)
+			}
+			return out
+		}
+		out[name] = cpioFile{Name: name, Mode: uint32(mode), Data: data, Major: uint32(rmaj), Minor: uint32(rmin)}
+	}
+}
+
+func TestInitramfs(t *testing.T) {
+	var buf bytes.Buffer
+	if err := writeCpioGz(&buf, baseInitramfs([]byte("BB"), []byte("DBHOSTBIN"), []string{"sh", "mount", "base64", "../evil", ""})); err != nil {
+		t.Fatal(err)
+	}
+	zr, err := gzip.NewReader(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := io.ReadAll(zr)
+	files := readCpio(t, raw)
+	if f := files["init"]; f.Mode != modeFile|0o755 || !strings.Contains(string(f.Data), "dbhost collect --format json") {
+		t.Errorf("init: mode %o", f.Mode)
+	}
+	if f := files["bin/dbhost"]; string(f.Data) != "DBHOSTBIN" || f.Mode&0o111 == 0 {
+		t.Errorf("bin/dbhost: %+v", f)
+	}
+	if f := files["bin/mount"]; f.Mode != modeLink|0o777 || string(f.Data) != "busybox" {
+		t.Errorf("bin/mount: %+v", f)
+	}
+	if f := files["dev/console"]; f.Mode != modeChar|0o600 || f.Major != 5 || f.Minor != 1 {
+		t.Errorf("dev/console: %+v (the kernel needs it for init's stdio)", f)
+	}
+	if _, ok := files["bin/../evil"]; ok {
+		t.Error("an applet name with a slash was written")
+	}
+	if err := writeCpio(io.Discard, []cpioFile{{Name: "/abs"}}); err == nil {
+		t.Error("absolute name accepted")
+	}
+	// The scenario archive only carries the guest snippet.
+	if f := scenarioInitramfs(&Scenario{Guest: "echo hi"}); len(f) != 1 || f[0].Name != "lab/guest.sh" {
+		t.Errorf("scenario archive: %+v", f)
+	}
+	if f := scenarioInitramfs(&Scenario{}); f != nil {
+		t.Errorf("no guest snippet, no archive: %+v", f)
+	}
+}
+
+func TestParseKernelPackage(t *testing.T) {
+	out := "linux-image-amd64\n  Depends: linux-image-6.1.0-56-amd64\n"
+	if p, err := parseKernelPackage(out); err != nil || p != "linux-image-6.1.0-56-amd64" {
+		t.Fatalf("got %q %v", p, err)
+	}
+	alt := "linux-image-amd64\n |Depends: linux-image-6.12.9-amd64\n  Depends: linux-image-6.12.8-amd64\n  Recommends: firmware\n"
+	if p, _ := parseKernelPackage(alt); p != "linux-image-6.12.9-amd64" {
+		t.Fatalf("alternatives: got %q", p)
+	}
+	for _, bad := range []string{"", "linux-image-amd64\n", "  Depends: libc6\n", "  Depends: linux-image-amd64\n", "  Depends: <linux-image-x>\n"} {
+		if p, err := parseKernelPackage(bad); err == nil {
+			t.Errorf("%q: got %q", bad, p)
+		}
+	}
+}
+
+func fakeBzImage(payload []byte, withHeader bool) []byte {
+	const setupSects = 3
+	b := make([]byte, (setupSects+1)*512+100)
+	if withHeader {
+		b[0x1f1] = setupSects
+		copy(b[0x202:], "HdrS")
+		binary.LittleEndian.PutUint16(b[0x206:], 0x20f)
+		binary.LittleEndian.PutUint32(b[0x248:], 100)
+		binary.LittleEndian.PutUint32(b[0x24c:], uint32(len(payload)))
+	}
+	b = append(b, payload...)
+	return append(b, "trailing junk after the payload"...)
+}
+
+func TestXZPayload(t *testing.T) {
+	payload := append(append([]byte{}, xzMagic...), "compressed kernel\x00\x01\x02\x03"...)
+	got, err := xzPayload(fakeBzImage(payload, true))
+	if err != nil || !bytes.Equal(got, payload) {
+		t.Fatalf("from the setup header: %q %v", got, err)
+	}
+	got, err = xzPayload(fakeBzImage(payload, false))
+	if err != nil || !bytes.HasPrefix(got, payload) {
+		t.Fatalf("magic scan fallback: %q %v", got, err)
+	}
+	if _, err := xzPayload(fakeBzImage([]byte("gzip payload"), true)); err == nil {
+		t.Fatal("a non-XZ kernel accepted")
+	}
+	if _, err := xzPayload(nil); err == nil {
+		t.Fatal("empty input accepted")
+	}
+}
+
+// TestRunQEMUReapsProcessGroup runs a stand-in "QEMU" that starts a child
+// and hangs: on timeout both must be gone (the whole group is killed).
+func TestRunQEMUReapsProcessGroup(t *testing.T) {
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "child.pid")
+	fake := filepath.Join(dir, "qemu")
+	script := "#!/bin/sh\nsleep 300 &\necho $! > " + pidFile + "\nwait\n"
+	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	err := runQEMU(context.Background(), fake, nil, filepath.Join(dir, "qemu.log"), 1*time.Second)
+	if err == nil || !strings.Contains(err.Error(), "timed out") {
+		t.Fatalf("want a timeout, got %v", err)
+	}
+	if time.Since(start) > 30*time.Second {
+		t.Fatalf("runQEMU returned late")
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	// The child was killed with the group; it is reaped by init, so poll briefly.
+	for i := 0; i < 50; i++ {
+		if syscall.Kill(pid, 0) != nil || isZombie(pid) {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	syscall.Kill(pid, syscall.SIGKILL)
+	t.Fatalf("child %d of the fake QEMU survived the timeout", pid)
+}
+
+func isZombie(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i > 0 && i+2 < len(s) && s[i+2] == 'Z'
+}
+
+func TestRunQEMUCancelled(t *testing.T) {
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "qemu")
+	os.WriteFile(fake, []byte("#!/bin/sh\nexec sleep 300\n"), 0o755)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(300 * time.Millisecond); cancel() }()
+	err := runQEMU(ctx, fake, nil, filepath.Join(dir, "qemu.log"), time.Minute)
+	if err == nil || !strings.Contains(err.Error(), "interrupted") {
+		t.Fatalf("want interrupted, got %v", err)
+	}
+}
