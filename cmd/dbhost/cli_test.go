@@ -117,6 +117,7 @@ func TestCLIUsageErrors(t *testing.T) {
 		{"bad sosreport", []string{"collect", "--sosreport", badArchive}, []string{badArchive, "expected a sosreport archive"}},
 		{"missing sosreport", []string{"collect", "--sosreport", filepath.Join(tmp, "gone.tar.xz")}, []string{"gone.tar.xz", "no such file"}},
 		{"unwritable output", []string{"collect", "--root", tree, "-o", filepath.Join(missing, "out.json")}, []string{"-o", "out.json"}},
+		{"output is a directory", []string{"collect", "--root", tree, "-o", tmp}, []string{"-o " + tmp, "is a directory"}},
 		{"stray argument", []string{"collect", "extra"}, []string{"extra", "dbhost help collect"}},
 		{"unknown command", []string{"bogus"}, []string{"unknown command", "bogus"}},
 	}

@@ -57,6 +57,22 @@ func (o *outputFlags) write(c *cobra.Command, b []byte) error {
 		_, err := c.OutOrStdout().Write(b)
 		return err
 	}
+	if st, err := os.Stat(o.out); err == nil && !st.Mode().IsRegular() {
+		// /dev/null, a FIFO, /dev/stdout: write into it. Renaming a temp file
+		// over it would replace a device node (as root) with a regular file.
+		if st.IsDir() {
+			return usageErr("-o %s: is a directory; expected a file name", o.out)
+		}
+		f, err := os.OpenFile(o.out, os.O_WRONLY, 0)
+		if err != nil {
+			return usageErr("-o %s: cannot write there: %v", o.out, err)
+		}
+		if _, err := f.Write(b); err != nil {
+			f.Close()
+			return err
+		}
+		return f.Close()
+	}
 	dir := filepath.Dir(o.out)
 	tmp, err := os.CreateTemp(dir, ".dbhost-*")
 	if err != nil {
