@@ -115,16 +115,22 @@ func appliesTo(r rules.Rule) string {
 	return w + ", " + d
 }
 
+// shortSources names the cited documents once each ("000, 003"); 'rules
+// show' prints the sections.
 func shortSources(ss []rules.Source) string {
 	var parts []string
+	seen := map[string]bool{}
 	for _, s := range ss {
 		doc := s.Doc
 		if i := strings.IndexByte(doc, '_'); i == 3 {
 			doc = doc[:3]
 		}
-		parts = append(parts, doc+" "+s.Section)
+		if !seen[doc] {
+			seen[doc] = true
+			parts = append(parts, doc)
+		}
 	}
-	return strings.Join(parts, "; ")
+	return strings.Join(parts, ", ")
 }
 
 // suggest names rules whose id contains the unknown id's words.

@@ -158,8 +158,18 @@ func findingText(b *bytes.Buffer, f rules.Finding, p painter) {
 	fmt.Fprintf(b, "  %s %s — %s\n", tag, f.Title, p.paint(ansiDim, f.ID))
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	row := func(k, v string) {
-		if v != "" {
-			fmt.Fprintf(tw, "      %s\t%s\n", k, strings.ReplaceAll(v, "\n", "\n      \t"))
+		if v == "" {
+			return
+		}
+		lines := wrap(v, textWidth)
+		if strings.HasPrefix(k, "fix") || strings.HasPrefix(k, "persist") || k == "" {
+			lines = []string{v} // commands stay whole, for copy and paste
+		}
+		for i, line := range lines {
+			if i > 0 {
+				k = ""
+			}
+			fmt.Fprintf(tw, "      %s\t%s\n", k, line)
 		}
 	}
 	row("setting", f.Setting)
@@ -180,6 +190,31 @@ func findingText(b *bytes.Buffer, f rules.Finding, p painter) {
 	row("sources", sourcesText(f.Sources))
 	row("scope", scopeText(f.Scope))
 	tw.Flush()
+}
+
+// textWidth is where long values wrap in text output (the value column).
+const textWidth = 96
+
+// wrap splits s at newlines and then at spaces so no line exceeds width
+// (a single longer word stays whole).
+func wrap(s string, width int) []string {
+	var out []string
+	for _, para := range strings.Split(s, "\n") {
+		line := ""
+		for _, w := range strings.Fields(para) {
+			switch {
+			case line == "":
+				line = w
+			case len(line)+1+len(w) > width:
+				out = append(out, line)
+				line = w
+			default:
+				line += " " + w
+			}
+		}
+		out = append(out, line)
+	}
+	return out
 }
 
 func label(i int, s string) string {

@@ -182,3 +182,16 @@ func TestFindingJSONNames(t *testing.T) {
 
 // fileBase is the file name a rule lives in: "numa.disabled-at-boot" → "numa_disabled_at_boot".
 func fileBase(id string) string { return strings.NewReplacer(".", "_", "-", "_").Replace(id) }
+
+func TestKernel(t *testing.T) {
+	for _, c := range []struct {
+		in       string
+		maj, min int
+		ok       bool
+	}{{"5.14.0-427.el9.x86_64", 5, 14, true}, {"3.10", 3, 10, true}, {"6.18rc1", 6, 18, true}, {"-1.0", 0, 0, false}, {"4.", 0, 0, false}, {"", 0, 0, false}} {
+		maj, min, ok := Kernel(c.in)
+		if maj != c.maj || min != c.min || ok != c.ok {
+			t.Errorf("Kernel(%q) = %d.%d %v", c.in, maj, min, ok)
+		}
+	}
+}

@@ -160,6 +160,9 @@ func Kernel(release string) (major, minor int, ok bool) {
 	if i := strings.IndexFunc(rest, func(r rune) bool { return r < '0' || r > '9' }); i >= 0 {
 		b = rest[:i]
 	}
+	if !allDigits(a) || !allDigits(b) {
+		return 0, 0, false
+	}
 	x, err1 := strconv.Atoi(a)
 	y, err2 := strconv.Atoi(b)
 	if err1 != nil || err2 != nil {
@@ -276,4 +279,16 @@ func DefaultHugepages(s *snapshot.Snapshot) (snapshot.Hugepages, bool) {
 		}
 	}
 	return snapshot.Hugepages{}, false
+}
+
+func allDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
 }

@@ -1,0 +1,135 @@
+package report
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/dbhost/dbhost/internal/rules"
+)
+
+func sampleReports() []rules.Report {
+	src := []rules.Source{{Doc: rules.Seed000, Section: "Table 13"}}
+	a := rules.Report{Host: "db1", Workload: "oltp", DB: "oracle", Findings: []rules.Finding{
+		{ID: "numa.disabled-at-boot", Severity: "critical", Area: "numa", Title: "NUMA off", Setting: "cmdline:numa",
+			Current: "numa=off", Recommended: "no numa=", Evidence: "/proc/cmdline", Why: strings.Repeat("word ", 40),
+			Fix: rules.Fix{Runtime: []string{}, Persistent: []string{"grubby --update-kernel=ALL --remove-args=numa   (RHEL, Oracle Linux, SLES with grubby) and a long tail"}},
+			RebootRequired: true, Sources: src},
+		{ID: "memory.swappiness", Severity: "warning", Area: "memory", Title: "swappiness", Setting: "vm.swappiness",
+			Current: "60", Recommended: "10", Fix: rules.Fix{Runtime: []string{"sysctl -w vm.swappiness=10"}}, Sources: src},
+		{ID: "memory.dirty-ratios", Severity: "info", Area: "memory", Title: "dirty", Setting: "vm.dirty_ratio", Current: "20", Recommended: "40", Sources: src},
+	},
+		Passed:      []rules.Result{{ID: "memory.zone-reclaim", Reason: "vm.zone_reclaim_mode = 0"}},
+		CannotCheck: []rules.Result{{ID: "numa.db-memory-remote", Reason: "processes.numa: permission denied"}},
+	}
+	b := rules.Report{Host: "db2", Workload: "oltp", DB: "none", Findings: []rules.Finding{
+		{ID: "memory.swappiness", Severity: "warning", Area: "memory", Title: "swappiness", Setting: "vm.swappiness", Current: "30", Recommended: "10", Sources: src},
+	}, Passed: []rules.Result{{ID: "numa.disabled-at-boot", Reason: "ok"}}, CannotCheck: []rules.Result{{ID: "memory.dirty-ratios", Reason: "absent"}}}
+	return []rules.Report{a, b}
+}
+
+func TestFindingsJSONContract(t *testing.T) {
+	reps := sampleReports()
+	b, err := FindingsJSON(reps[:1], FindingsOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		SchemaVersion int                          `json:"schema_version"`
+		Hosts         []map[string]json.RawMessage `json:"hosts"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.SchemaVersion != FindingsSchemaVersion || len(doc.Hosts) != 1 || string(doc.Hosts[0]["host"]) != `"db1"` {
+		t.Fatalf("%s", b)
+	}
+	if _, ok := doc.Hosts[0]["passed"]; ok {
+		t.Fatalf("passed listed without --explain: %s", b)
+	}
+	var fs []map[string]any
+	if err := json.Unmarshal(doc.Hosts[0]["findings"], &fs); err != nil || len(fs) != 3 {
+		t.Fatalf("findings: %v %s", err, b)
+	}
+	for _, k := range []string{"id", "severity", "area", "title", "setting", "current", "recommended", "evidence", "why", "fix",
+		"reboot_required", "risk", "sources", "scope"} {
+		if _, ok := fs[0][k]; !ok {
+			t.Errorf("finding lacks %q", k)
+		}
+	}
+	b, _ = FindingsJSON(reps[:1], FindingsOptions{Explain: true})
+	if !strings.Contains(string(b), `"passed"`) || !strings.Contains(string(b), `"cannot_check"`) {
+		t.Fatalf("--explain lists missing: %s", b)
+	}
+	b, _ = FindingsJSON([]rules.Report{{Host: "x"}}, FindingsOptions{})
+	if !strings.Contains(string(b), `"findings": []`) {
+		t.Fatalf("no findings must be [], not null: %s", b)
+	}
+}
+
+func TestFindingsTextOneHost(t *testing.T) {
+	out := string(FindingsText(sampleReports()[:1], FindingsOptions{}))
+	if strings.Contains(out, "\x1b[") {
+		t.Fatal("colour without Color")
+	}
+	numa, mem := strings.Index(out, "\nNUMA\n"), strings.Index(out, "\nMEMORY\n")
+	if numa < 0 || mem < 0 || numa > mem {
+		t.Fatalf("areas not grouped worst first:\n%s", out)
+	}
+	if strings.Index(out, "[WARNING]") > strings.Index(out, "[INFO]") {
+		t.Fatalf("warning after info:\n%s", out)
+	}
+	for _, want := range []string{"1 critical, 1 warning, 1 info", "reboot       required",
+		"grubby --update-kernel=ALL --remove-args=numa   (RHEL, Oracle Linux, SLES with grubby) and a long tail",
+		"1 rule(s) could not check"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in:\n%s", want, out)
+		}
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "why") && len(l) > 20+textWidth {
+			t.Errorf("why not wrapped: %q", l)
+		}
+	}
+	col := string(FindingsText(sampleReports()[:1], FindingsOptions{Color: true, Explain: true}))
+	if !strings.Contains(col, ansiRed+"[CRITICAL]") || !strings.Contains(col, "Could not check") || !strings.Contains(col, "permission denied") {
+		t.Fatalf("colour/explain:\n%s", col)
+	}
+}
+
+func TestFindingsTextFleet(t *testing.T) {
+	out := string(FindingsText(sampleReports(), FindingsOptions{}))
+	lines := strings.Split(out, "\n")
+	find := func(prefix string) []string {
+		for _, l := range lines {
+			if strings.HasPrefix(l, prefix+" ") {
+				return strings.Fields(l)
+			}
+		}
+		t.Fatalf("no row %s in:\n%s", prefix, out)
+		return nil
+	}
+	if r := find("numa.disabled-at-boot"); r[1] != "critical" || r[2] != "ok" {
+		t.Fatalf("row %v", r)
+	}
+	if r := find("memory.dirty-ratios"); r[1] != "info" || r[2] != "?" {
+		t.Fatalf("row %v", r)
+	}
+	if r := find("memory.swappiness"); r[1] != "warning" || r[2] != "warning" {
+		t.Fatalf("row %v", r)
+	}
+	if !strings.Contains(out, "db2: vm.swappiness=30") {
+		t.Fatalf("per-host current values missing:\n%s", out)
+	}
+}
+
+func TestFindingsMarkdown(t *testing.T) {
+	out := string(FindingsMarkdown(sampleReports(), FindingsOptions{Explain: true}))
+	for _, want := range []string{"# Audit of 2 hosts", "| `numa.disabled-at-boot` | critical | ok |", "## Audit of db1",
+		"| critical | `numa.disabled-at-boot` | `cmdline:numa` | numa=off | no numa= |", "```sh\nsysctl -w vm.swappiness=10\n```",
+		"- **source**: 000_211b0b645b2f1cc8.txt, Table 13", "**Could not check**"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in:\n%s", want, out)
+		}
+	}
+}

@@ -1,0 +1,63 @@
+package rules
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/dbhost/dbhost/internal/snapshot"
+)
+
+// FuzzKernel: the kernel release parser never panics and only accepts a
+// release that starts with "major.minor" digits.
+func FuzzKernel(f *testing.F) {
+	for _, s := range []string{"5.14.0-427.el9.x86_64", "3.10.0", "6.18.44-fc-v769", "", "5", "x.y", "4.18-rc1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		maj, min, ok := Kernel(s)
+		if !ok {
+			return
+		}
+		if maj < 0 || min < 0 || !strings.HasPrefix(s, strings.SplitN(s, ".", 2)[0]+".") {
+			t.Fatalf("Kernel(%q) = %d.%d", s, maj, min)
+		}
+	})
+}
+
+// FuzzRunSnapshot: any snapshot a user can hand to --snapshot (parsed the
+// way the CLI parses it) runs through every rule, workload and database
+// without a rule crashing; findings always carry id, severity and sources.
+func FuzzRunSnapshot(f *testing.F) {
+	b, _ := json.Marshal(host())
+	f.Add(b)
+	s := host()
+	s.Host.CmdlineArgs["numa"] = "off"
+	s.Sysctl["kernel.numa_balancing"] = "1"
+	s.Memory.SysVShm = []snapshot.ShmSegment{{SizeBytes: 1 << 40, UID: 1}}
+	s.Cgroups.Groups = []snapshot.CgroupGroup{{Path: "/x", CPUs: ptr("0-3"), Mems: ptr("1")}}
+	b, _ = json.Marshal(s)
+	f.Add(b)
+	f.Add([]byte(`{"schema_version":1}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		snap, err := snapshot.Parse("fuzz.json", b)
+		if err != nil {
+			return
+		}
+		for _, w := range Workloads {
+			for _, db := range DBs {
+				rep := Run(&Input{Snap: snap, Workload: w, DB: db})
+				for _, c := range rep.CannotCheck {
+					if strings.Contains(c.Reason, "internal error") {
+						t.Fatalf("%s/%s: %s", w, db, c.Reason)
+					}
+				}
+				for _, f := range rep.Findings {
+					if f.ID == "" || SeverityRank(f.Severity) == 0 || len(f.Sources) == 0 {
+						t.Fatalf("incomplete finding %+v", f)
+					}
+				}
+			}
+		}
+	})
+}
