@@ -13,7 +13,7 @@ func sampleReports() []rules.Report {
 	a := rules.Report{Host: "db1", Workload: "oltp", DB: "oracle", Findings: []rules.Finding{
 		{ID: "numa.disabled-at-boot", Severity: "critical", Area: "numa", Title: "NUMA off", Setting: "cmdline:numa",
 			Current: "numa=off", Recommended: "no numa=", Evidence: "/proc/cmdline", Why: strings.Repeat("word ", 40),
-			Fix: rules.Fix{Runtime: []string{}, Persistent: []string{"grubby --update-kernel=ALL --remove-args=numa   (RHEL, Oracle Linux, SLES with grubby) and a long tail"}},
+			Fix:            rules.Fix{Runtime: []string{}, Persistent: []string{"grubby --update-kernel=ALL --remove-args=numa   (RHEL, Oracle Linux, SLES with grubby) and a long tail"}},
 			RebootRequired: true, Sources: src},
 		{ID: "memory.swappiness", Severity: "warning", Area: "memory", Title: "swappiness", Setting: "vm.swappiness",
 			Current: "60", Recommended: "10", Fix: rules.Fix{Runtime: []string{"sysctl -w vm.swappiness=10"}}, Sources: src},
