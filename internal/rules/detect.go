@@ -69,18 +69,15 @@ func engineDB(engine string) string {
 	return ""
 }
 
-// artifactDB maps an artifact kind to the database it belongs to.
+// artifactDB maps an artifact kind to the database it belongs to ("" for
+// kinds that belong to none: cgconfig.conf, datasource XML).
 func artifactDB(kind string) string {
-	k := strings.ToLower(kind)
-	switch {
-	case strings.Contains(k, "postgres"):
-		return DBPostgres
-	case strings.Contains(k, "mysql"), strings.Contains(k, "mariadb"), strings.Contains(k, "my.cnf"):
-		return DBMySQL
-	case strings.Contains(k, "oracle"), strings.Contains(k, "alert"), strings.Contains(k, "init"),
-		strings.Contains(k, "spfile"), strings.Contains(k, "pfile"), strings.Contains(k, "listener"),
-		strings.Contains(k, "tnsnames"), strings.Contains(k, "srvctl"):
+	switch artifacts.Kind(kind) {
+	case artifacts.KindAlertLog, artifacts.KindInit, artifacts.KindSpfile, artifacts.KindListener,
+		artifacts.KindTNSNames, artifacts.KindSrvctl:
 		return DBOracle
+	case artifacts.KindPGConf:
+		return DBPostgres
 	}
 	return ""
 }
