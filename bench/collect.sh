@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# bench/collect.sh — how long `dbhost collect` takes on this host, against the
+# manual way it replaces (lscpu; numactl --hardware; sysctl -a; and the /proc,
+# /sys and /etc reads a DBA does by hand), measured in the same run.
+#
+#   bench/collect.sh            # 20 runs of each
+#   bench/collect.sh -n 50      # 50 runs of each (or N=50 bench/collect.sh)
+#
+# It builds dbhost once (CGO_ENABLED=0, like the release binary), runs each
+# side twice to warm caches (not counted), then N times, alternating the two
+# so that background noise hits both alike, and prints both medians and the
+# ratio manual/dbhost. See bench/README.md for how to read it.
+set -euo pipefail
+export LC_ALL=C
+
+N=${N:-20}
+while getopts "n:h" opt; do
+	case $opt in
+	n) N=$OPTARG ;;
+	*) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+	esac
+done
+if ! [[ $N =~ ^[1-9][0-9]*$ ]]; then
+	echo "collect.sh: -n expects a positive count, got '$N'" >&2
+	exit 2
+fi
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/dbhost-bench.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+# The manual way needs numactl (and lscpu, sysctl: util-linux, procps).
+if ! command -v numactl >/dev/null 2>&1; then
+	echo "numactl is missing: installing it" >&2
+	if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
+	if command -v apt-get >/dev/null 2>&1; then
+		$sudo apt-get install -y numactl >&2
+	elif command -v dnf >/dev/null 2>&1; then
+		$sudo dnf install -y numactl >&2
+	elif command -v yum >/dev/null 2>&1; then
+		$sudo yum install -y numactl >&2
+	fi
+	command -v numactl >/dev/null 2>&1 || { echo "collect.sh: cannot install numactl" >&2; exit 1; }
+fi
+for c in lscpu sysctl; do
+	command -v "$c" >/dev/null 2>&1 || { echo "collect.sh: $c is missing (util-linux / procps)" >&2; exit 1; }
+done
+
+echo "building dbhost (CGO_ENABLED=0) ..." >&2
+(cd "$repo" && CGO_ENABLED=0 go build -trimpath -o "$work/dbhost" ./cmd/dbhost)
+dbhost=$work/dbhost
+
+# The manual way: the commands and file reads that the facts in a snapshot
+# stand for. Missing files (no cpufreq in a VM, no NIC device) are skipped
+# silently, as a shell glob with nothing to match would be.
+manual() {
+	shopt -s nullglob
+	lscpu
+	numactl --hardware
+	sysctl -a
+	uname -r
+	cat /proc/sys/kernel/hostname /etc/os-release /proc/cmdline /proc/meminfo /proc/vmstat \
+		/proc/sysvipc/shm /proc/interrupts /proc/stat /proc/mounts
+	cat /sys/devices/system/cpu/{online,possible}
+	cat /sys/devices/system/cpu/cpu*/topology/{physical_package_id,core_id,thread_siblings_list}
+	cat /sys/devices/system/node/{online,has_cpu,has_memory}
+	cat /sys/devices/system/node/node*/{cpulist,distance,meminfo}
+	cat /sys/devices/system/node/node*/hugepages/hugepages-*/{nr_hugepages,free_hugepages,surplus_hugepages}
+	cat /sys/kernel/mm/hugepages/hugepages-*/{nr_hugepages,free_hugepages,surplus_hugepages,resv_hugepages,nr_overcommit_hugepages}
+	cat /sys/kernel/mm/transparent_hugepage/{enabled,defrag,shmem_enabled} /sys/kernel/mm/transparent_hugepage/khugepaged/defrag
+	cat /sys/devices/system/cpu/cpu*/cpufreq/{scaling_driver,scaling_governor,scaling_min_freq,scaling_max_freq}
+	cat /sys/devices/system/cpu/cpuidle/current_driver /sys/devices/system/cpu/cpu*/cpuidle/state*/{name,latency,disable}
+	cat /sys/block/*/size /sys/block/*/queue/{scheduler,nr_requests,max_sectors_kb,rotational,nomerges,read_ahead_kb,write_cache}
+	cat /sys/block/*/device/queue_depth /sys/block/*/device/{vendor,model}
+	cat /sys/class/net/*/{mtu,speed,operstate,address} /sys/class/net/*/device/numa_node
+	cat /proc/irq/*/smp_affinity_list
+	cat /etc/security/limits.conf /etc/security/limits.d/*.conf /etc/sysctl.conf /etc/sysctl.d/*.conf
+	cat /sys/fs/cgroup/cpuset/cpuset.{cpus,mems} /sys/fs/cgroup/cpuset.cpus.effective
+	ps -eo pid,user,comm,psr,args
+}
+
+# now_us prints a monotonic-enough wall clock in microseconds.
+now_us() {
+	local t=$EPOCHREALTIME
+	echo $((10#${t%.*} * 1000000 + 10#${t#*.}))
+}
+
+# children_cpu_us prints the user+system CPU time of this shell's finished
+# children (bash's `times`, second line), in microseconds. It runs in the
+# current shell: a $(...) subshell would have children of its own.
+children_cpu_us() {
+	times >"$work/times"
+	local line u s
+	line=$(sed -n 2p "$work/times") # "0m0.123s 0m0.045s"
+	u=${line% *} s=${line#* }
+	echo $(($(dur_us "$u") + $(dur_us "$s")))
+}
+dur_us() { # "1m2.345s" -> microseconds
+	local d=${1%s} m sec frac
+	m=${d%%m*} sec=${d#*m}
+	frac=${sec#*.} sec=${sec%.*}
+	frac=${frac}000000
+	echo $(((10#$m * 60 + 10#$sec) * 1000000 + 10#${frac:0:6}))
+}
+
+# time_it NAME CMD...: appends the wall and CPU microseconds of one run.
+time_it() {
+	local name=$1 t0 t1 c0 c1
+	shift
+	children_cpu_us >"$work/c0"
+	t0=$(now_us)
+	"$@" >/dev/null 2>&1 || true
+	t1=$(now_us)
+	children_cpu_us >"$work/c1"
+	read -r c0 <"$work/c0"
+	read -r c1 <"$work/c1"
+	echo $((t1 - t0)) >>"$work/$name.us"
+	echo $((c1 - c0)) >>"$work/$name.cpu"
+}
+time_dbhost() { time_it dbhost "$dbhost" collect --format json -o /dev/null; }
+time_manual() { time_it manual manual; }
+
+# Sanity: dbhost must succeed here, or the numbers mean nothing.
+"$dbhost" collect --format json -o "$work/snapshot.json"
+
+for _ in 1 2; do # warm-up, not counted
+	"$dbhost" collect --format json -o /dev/null
+	manual >/dev/null 2>&1 || true
+done
+: >"$work/dbhost.us"
+: >"$work/manual.us"
+: >"$work/dbhost.cpu"
+: >"$work/manual.cpu"
+for ((i = 1; i <= N; i++)); do
+	if ((i % 2)); then
+		time_dbhost
+		time_manual
+	else
+		time_manual
+		time_dbhost
+	fi
+done
+
+median_ms() {
+	sort -n "$1" | awk '{ v[NR] = $1 } END {
+		if (NR % 2) m = v[(NR + 1) / 2]; else m = (v[NR / 2] + v[NR / 2 + 1]) / 2
+		printf "%.2f", m / 1000 }'
+}
+range_ms() {
+	sort -n "$1" | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.2f-%.2f", lo / 1000, hi / 1000 }'
+}
+
+d=$(median_ms "$work/dbhost.us")
+m=$(median_ms "$work/manual.us")
+dc=$(median_ms "$work/dbhost.cpu")
+mc=$(median_ms "$work/manual.cpu")
+echo "host: $(uname -n), $(nproc) CPUs, kernel $(uname -r), as $(id -un); load average $(cut -d' ' -f1-3 /proc/loadavg); $N runs each"
+printf "%-46s wall median %8s ms (range %s)   cpu median %7s ms\n" "dbhost collect --format json -o /dev/null" "$d" "$(range_ms "$work/dbhost.us")" "$dc"
+printf "%-46s wall median %8s ms (range %s)   cpu median %7s ms\n" "manual (lscpu; numactl; sysctl -a; cat ...)" "$m" "$(range_ms "$work/manual.us")" "$mc"
+awk -v d="$d" -v m="$m" -v dc="$dc" -v mc="$mc" 'BEGIN {
+	if (d > 0) printf "ratio manual/dbhost: wall %.1fx", m / d
+	if (dc > 0) printf ", cpu %.1fx", mc / dc
+	printf "\n" }'
+awk -v d="$d" 'BEGIN { printf "issue-2 target (2-core machine, idle): dbhost wall median <= 20 ms: %s\n", (d <= 20 ? "met" : "not met in this run") }'
