@@ -1,0 +1,336 @@
+package facts
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbhost/dbhost/internal/fixture"
+	"github.com/dbhost/dbhost/internal/snapshot"
+)
+
+// go test ./internal/facts -run Golden -update rewrites testdata/golden/*.json.
+var updateGolden = flag.Bool("update", false, "rewrite the golden snapshots in testdata/golden")
+
+var (
+	hostsDir  = filepath.Join("..", "..", "testdata", "hosts")
+	goldenDir = filepath.Join("..", "..", "testdata", "golden")
+	goldenNow = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+)
+
+// collectFixture collects a committed fixture host with a fixed time and a
+// source path that does not depend on the checkout location.
+func collectFixture(t testing.TB, f fixture.Fixture) *snapshot.Snapshot {
+	t.Helper()
+	dir := filepath.Join(hostsDir, f.Name, f.RootDir)
+	if _, err := os.Stat(dir); err != nil {
+		t.Fatalf("fixture tree missing (go run ./internal/fixture/cmd/genhosts): %v", err)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Collect(Root{Dir: abs, Sos: f.Sos}, Options{Version: "golden", Now: goldenNow, Path: "testdata/hosts/" + f.Name})
+}
+
+func TestGoldenSnapshots(t *testing.T) {
+	for _, f := range fixture.Fixtures() {
+		t.Run(f.Name, func(t *testing.T) {
+			s := collectFixture(t, f)
+			got, err := snapshot.Marshal(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			file := filepath.Join(goldenDir, f.Name+".json")
+			if *updateGolden {
+				if err := os.MkdirAll(goldenDir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(file, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatalf("no golden snapshot (go test ./internal/facts -run Golden -update): %v", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("snapshot of %s differs from %s (review, then -update):\n%s", f.Name, file, lineDiff(string(want), string(got), 15))
+			}
+			// A golden file must itself be a loadable snapshot that round-trips.
+			back, err := snapshot.Parse(file, want)
+			if err != nil {
+				t.Fatalf("golden file does not load: %v", err)
+			}
+			if again, _ := snapshot.Marshal(back); !bytes.Equal(again, want) {
+				t.Errorf("golden file does not round-trip through Load/Marshal")
+			}
+		})
+	}
+}
+
+// lineDiff shows the first differing lines of two texts.
+func lineDiff(want, got string, max int) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var out []string
+	for i := 0; i < len(w) || i < len(g); i++ {
+		var a, b string
+		if i < len(w) {
+			a = w[i]
+		}
+		if i < len(g) {
+			b = g[i]
+		}
+		if a != b {
+			out = append(out, fmt.Sprintf("line %d:\n  - %s\n  + %s", i+1, a, b))
+			if len(out) >= max {
+				out = append(out, "...")
+				break
+			}
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+func fixtureByName(t *testing.T, name string) fixture.Fixture {
+	t.Helper()
+	for _, f := range fixture.Fixtures() {
+		if f.Name == name {
+			return f
+		}
+	}
+	t.Fatalf("no fixture %s", name)
+	return fixture.Fixture{}
+}
+
+func nodeByID(t *testing.T, s *snapshot.Snapshot, id int) snapshot.Node {
+	t.Helper()
+	for _, n := range s.Topology.Nodes {
+		if n.ID == id {
+			return n
+		}
+	}
+	t.Fatalf("no node %d in %v", id, s.Topology.Nodes)
+	return snapshot.Node{}
+}
+
+func cpuByID(t *testing.T, s *snapshot.Snapshot, id int) snapshot.CPU {
+	t.Helper()
+	for _, c := range s.Topology.CPUs {
+		if c.ID == id {
+			return c
+		}
+	}
+	t.Fatalf("no cpu %d", id)
+	return snapshot.CPU{}
+}
+
+func eqInts(t *testing.T, what string, got, want []int) {
+	t.Helper()
+	if len(got) == 0 && len(want) == 0 {
+		return
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%s = %v, want %v", what, got, want)
+	}
+}
+
+func absentFact(s *snapshot.Snapshot, fact string) bool {
+	for _, a := range s.Absent {
+		if a.Fact == fact {
+			return true
+		}
+	}
+	return false
+}
+
+// The contract facts each fixture host exists for, asserted explicitly so a
+// wrong golden file cannot be blessed with -update unnoticed.
+func TestGoldenContract(t *testing.T) {
+	t.Run("laptop-2s", func(t *testing.T) {
+		s := collectFixture(t, fixtureByName(t, "laptop-2s"))
+		tp := s.Topology
+		if tp.Sockets != 2 || tp.Cores != 8 || tp.Threads != 16 || len(tp.Nodes) != 2 || !tp.NUMAEnabled {
+			t.Errorf("topology: sockets %d cores %d threads %d nodes %d", tp.Sockets, tp.Cores, tp.Threads, len(tp.Nodes))
+		}
+		eqInts(t, "node 0 cpus", nodeByID(t, s, 0).CPUs, []int{0, 1, 2, 3, 8, 9, 10, 11})
+		eqInts(t, "node 1 distances", nodeByID(t, s, 1).Distances, []int{21, 10})
+		c := cpuByID(t, s, 13)
+		if c.Node != 1 || c.Socket != 1 || c.Core != 1 {
+			t.Errorf("cpu 13 = %+v, want node 1 socket 1 core 1", c)
+		}
+		eqInts(t, "cpu 13 siblings", c.Siblings, []int{5, 13})
+		if tp.SMTActive == nil || !*tp.SMTActive {
+			t.Error("SMT not active")
+		}
+		if len(tp.NUMADisabled) != 0 {
+			t.Errorf("NUMADisabled = %v on a 2-node host", tp.NUMADisabled)
+		}
+		if s.Host.Hostname != "dev-2s" || s.Host.Kernel != "6.1.0-26-amd64" || s.Host.OS != "Debian GNU/Linux 12 (bookworm)" || s.Host.Virt.Guest {
+			t.Errorf("host = %+v", s.Host)
+		}
+		if n := nodeByID(t, s, 0); n.MemTotalKB == nil || *n.MemTotalKB != 65843000 {
+			t.Errorf("node 0 mem_total_kb = %v", n.MemTotalKB)
+		}
+	})
+	t.Run("interleaved-4n", func(t *testing.T) {
+		s := collectFixture(t, fixtureByName(t, "interleaved-4n"))
+		for n := 0; n < 4; n++ {
+			eqInts(t, fmt.Sprintf("node %d cpus", n), nodeByID(t, s, n).CPUs, []int{n, n + 4, n + 8, n + 12})
+		}
+		eqInts(t, "node 0 distances", nodeByID(t, s, 0).Distances, []int{10, 21, 31, 31})
+		eqInts(t, "node 2 distances", nodeByID(t, s, 2).Distances, []int{31, 31, 10, 21})
+		if c := cpuByID(t, s, 13); c.Node != 1 || c.Socket != 1 {
+			t.Errorf("cpu 13 = %+v, want node 1 socket 1", c)
+		}
+		hp := nodeByID(t, s, 1).Hugepages
+		if len(hp) == 0 || hp[0].SizeKB != 2048 || hp[0].Total != 6144 || hp[0].Free != 832 {
+			t.Errorf("node 1 hugepages = %+v, want 2048 kB 6144 total 832 free", hp)
+		}
+		if s.Topology.Sockets != 4 || len(s.Topology.NUMADisabled) != 0 {
+			t.Errorf("sockets %d, NUMADisabled %v", s.Topology.Sockets, s.Topology.NUMADisabled)
+		}
+	})
+	t.Run("odd-8n", func(t *testing.T) {
+		s := collectFixture(t, fixtureByName(t, "odd-8n"))
+		if len(s.Topology.Nodes) != 8 {
+			t.Fatalf("%d nodes", len(s.Topology.Nodes))
+		}
+		eqInts(t, "node 4 cpus", nodeByID(t, s, 4).CPUs, []int{0, 15})
+		if c := cpuByID(t, s, 0); c.Node != 4 {
+			t.Errorf("cpu 0 node = %d, want 4", c.Node)
+		}
+		if c := cpuByID(t, s, 15); c.Node != 4 {
+			t.Errorf("cpu 15 node = %d, want 4", c.Node)
+		}
+		eqInts(t, "node 4 distances", nodeByID(t, s, 4).Distances, []int{31, 31, 21, 21, 10, 12, 21, 21})
+		for _, n := range s.Topology.Nodes {
+			if len(n.CPUs) != 2 {
+				t.Errorf("node %d cpus %v, want 2", n.ID, n.CPUs)
+			}
+		}
+	})
+	t.Run("memoryless", func(t *testing.T) {
+		s := collectFixture(t, fixtureByName(t, "memoryless"))
+		n1, n2 := nodeByID(t, s, 1), nodeByID(t, s, 2)
+		if n1.HasMemory || !n1.HasCPU {
+			t.Errorf("node 1: has_memory %v has_cpu %v, want false true", n1.HasMemory, n1.HasCPU)
+		}
+		eqInts(t, "node 1 cpus", n1.CPUs, []int{4, 5, 6, 7, 12, 13, 14, 15})
+		if n2.HasCPU || !n2.HasMemory || len(n2.CPUs) != 0 {
+			t.Errorf("node 2: has_cpu %v has_memory %v cpus %v, want a CPU-less memory node", n2.HasCPU, n2.HasMemory, n2.CPUs)
+		}
+		if n2.MemTotalKB == nil || *n2.MemTotalKB != 134217728 {
+			t.Errorf("node 2 mem_total_kb = %v", n2.MemTotalKB)
+		}
+		if n1.MemTotalKB != nil && *n1.MemTotalKB != 0 {
+			t.Errorf("memoryless node 1 mem_total_kb = %d", *n1.MemTotalKB)
+		}
+	})
+	t.Run("numa-off", func(t *testing.T) {
+		s := collectFixture(t, fixtureByName(t, "numa-off"))
+		if len(s.Topology.NUMADisabled) == 0 {
+			t.Error("NUMADisabled empty on a numa=off 2-socket host")
+		}
+		if s.Topology.Sockets != 2 || len(s.Topology.Nodes) != 1 {
+			t.Errorf("sockets %d nodes %d, want 2 and 1", s.Topology.Sockets, len(s.Topology.Nodes))
+		}
+		eqInts(t, "node 0 cpus", nodeByID(t, s, 0).CPUs, []int{0, 1, 2, 3, 4, 5, 6, 7})
+		if v, ok := s.Host.CmdlineArgs["numa"]; !ok || v != "off" {
+			t.Errorf("cmdline numa = %q %v", v, ok)
+		}
+	})
+	t.Run("cgroup-v1", func(t *testing.T) {
+		s := collectFixture(t, fixtureByName(t, "cgroup-v1"))
+		eqInts(t, "node 1 cpus", nodeByID(t, s, 1).CPUs, []int{8, 9, 10, 11, 12, 13, 14, 15})
+		var pmon *snapshot.Process
+		for i := range s.Processes {
+			if s.Processes[i].PID == 2201 {
+				pmon = &s.Processes[i]
+			}
+		}
+		if pmon == nil {
+			t.Fatalf("ora_pmon_CDB1 (pid 2201) not among processes %+v", s.Processes)
+		}
+		if pmon.Engine != "oracle" || pmon.Comm != "ora_pmon_CDB1" {
+			t.Errorf("pmon engine %q comm %q", pmon.Engine, pmon.Comm)
+		}
+		eqInts(t, "pmon cpus_allowed", pmon.CPUsAllowed, []int{0, 1, 2, 3, 4, 5, 6, 7})
+		eqInts(t, "pmon mems_allowed", pmon.MemsAllowed, []int{1})
+		var found bool
+		for _, g := range s.Cgroups.Groups {
+			if g.Path == "/oracle" && g.Mems != nil {
+				found = true
+				if *g.Mems != "1" || g.CPUs == nil || *g.CPUs != "0-7" || g.Version != 1 {
+					t.Errorf("/oracle group = %+v", g)
+				}
+			}
+		}
+		if !found && !absentFact(s, "cgroups") {
+			t.Errorf("no v1 cpuset group /oracle in %+v", s.Cgroups.Groups)
+		}
+	})
+	t.Run("cgroup-v2", func(t *testing.T) {
+		s := collectFixture(t, fixtureByName(t, "cgroup-v2"))
+		if s.Cgroups.Version != "v2" {
+			t.Errorf("cgroups version %q, want v2", s.Cgroups.Version)
+		}
+		var post *snapshot.Process
+		for i := range s.Processes {
+			if s.Processes[i].PID == 812 {
+				post = &s.Processes[i]
+			}
+		}
+		if post == nil {
+			t.Fatalf("postmaster (pid 812) not among processes")
+		}
+		if post.Engine != "postgres" || post.Role != "postmaster" {
+			t.Errorf("postmaster engine %q role %q", post.Engine, post.Role)
+		}
+		eqInts(t, "postmaster cpus_allowed", post.CPUsAllowed, []int{2, 3, 4, 5, 6, 7})
+		if !strings.HasPrefix(post.Cgroup, "/db.slice") {
+			t.Errorf("postmaster cgroup %q, want under /db.slice", post.Cgroup)
+		}
+		var slice bool
+		for _, g := range s.Cgroups.Groups {
+			if g.Path == "/db.slice" && g.CPUs != nil && *g.CPUs == "2-7" {
+				slice = true
+			}
+		}
+		if !slice {
+			t.Errorf("no /db.slice cpuset group with cpus 2-7 in %+v", s.Cgroups.Groups)
+		}
+		if !s.Host.Virt.Guest || s.Host.Virt.Type != "kvm" {
+			t.Errorf("virt = %+v, want a kvm guest", s.Host.Virt)
+		}
+	})
+	t.Run("sosreport-db1", func(t *testing.T) {
+		s := collectFixture(t, fixtureByName(t, "sosreport-db1"))
+		if s.Source.Kind != "sosreport" {
+			t.Errorf("source kind %q", s.Source.Kind)
+		}
+		// CPU topology is copied (sys/devices/system/cpu); the NUMA layout
+		// must come from sos_commands/numa/numactl_--hardware.
+		if s.Topology.Sockets != 2 || s.Topology.Threads != 16 {
+			t.Errorf("sockets %d threads %d", s.Topology.Sockets, s.Topology.Threads)
+		}
+		if len(s.Topology.Nodes) == 2 {
+			eqInts(t, "node 1 cpus (numactl fallback)", nodeByID(t, s, 1).CPUs, []int{4, 5, 6, 7, 12, 13, 14, 15})
+			eqInts(t, "node 0 distances (numactl fallback)", nodeByID(t, s, 0).Distances, []int{10, 21})
+		} else if !absentFact(s, "topology.nodes") {
+			t.Errorf("%d nodes and no absence recorded for topology.nodes", len(s.Topology.Nodes))
+		}
+		if s.Host.Hostname != "" && s.Host.Hostname != "db1" {
+			t.Errorf("hostname %q", s.Host.Hostname)
+		}
+		if s.Host.Hostname == "" && !absentFact(s, "host.hostname") {
+			t.Error("no hostname and no absence")
+		}
+	})
+}
