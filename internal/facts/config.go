@@ -124,11 +124,12 @@ func parseSysctlConf(r io.Reader) ([]sysctlLine, []error) {
 		if rest, ok := strings.CutPrefix(k, "-"); ok {
 			ign, k = true, strings.TrimSpace(rest)
 		}
+		k = sysctlDotted(k)
 		if k == "" || strings.ContainsAny(k, " \t") {
 			errs = append(errs, parseErr(n, "expected a key before '=', got %q", trunc(line, 60)))
 			continue
 		}
-		out = append(out, sysctlLine{Line: n, Key: sysctlDotted(k), Value: strings.TrimSpace(v), IgnoreError: ign})
+		out = append(out, sysctlLine{Line: n, Key: k, Value: strings.TrimSpace(v), IgnoreError: ign})
 	}
 	if err := sc.Err(); err != nil {
 		errs = append(errs, parseErr(n+1, "%v", err))
