@@ -1,0 +1,57 @@
+package rules
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dbhost/dbhost/internal/snapshot"
+)
+
+// TestGoldenFixtures audits the committed fixture snapshots
+// (testdata/golden/*.json, generated from testdata/hosts by internal/fixture)
+// and checks that each fixture's story produces the findings a DBA expects,
+// and nothing contradicts it.
+func TestGoldenFixtures(t *testing.T) {
+	cases := []struct {
+		name, workload string
+		want, not      []string
+	}{
+		{"laptop-2s", WorkloadOLTP, []string{"memory.thp-enabled", "cpu.governor-not-performance", "cpu.deep-cstates-latency"}, []string{"numa.disabled-at-boot", "virt.guest"}},
+		{"interleaved-4n", WorkloadOLTP, []string{"numa.balancing-with-db-shm:info"}, []string{"numa.disabled-at-boot", "memory.hugepages-too-few"}},
+		{"numa-off", WorkloadMixed, []string{"numa.disabled-at-boot:critical"}, nil},
+		{"cgroup-v1", WorkloadOLTP, []string{"cgroup.cpuset-mems-not-local:critical", "numa.db-memory-remote"}, []string{"numa.disabled-at-boot"}},
+		{"cgroup-v2", WorkloadOLTP, []string{"virt.guest:info"}, []string{"cpu.governor-not-performance", "cpu.deep-cstates-latency", "cgroup.cpuset-mems-not-local"}},
+		{"sosreport-db1", WorkloadMixed, nil, []string{"numa.disabled-at-boot", "memory.hugepages-too-few"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := snapshot.Load(filepath.Join("..", "..", "testdata", "golden", c.name+".json"))
+			if err != nil {
+				t.Fatalf("fixture snapshot: %v", err)
+			}
+			db, _ := DetectDB(s, nil)
+			rep := Run(&Input{Snap: s, Workload: c.workload, DB: db})
+			got := map[string]string{}
+			for _, f := range rep.Findings {
+				got[f.ID] = f.Severity
+			}
+			for _, w := range c.want {
+				id, sev, _ := strings.Cut(w, ":")
+				if g, ok := got[id]; !ok || sev != "" && g != sev {
+					t.Errorf("want %s, got %v", w, got)
+				}
+			}
+			for _, n := range c.not {
+				if _, ok := got[n]; ok {
+					t.Errorf("%s fired: %+v", n, rep.Findings)
+				}
+			}
+			for _, cc := range rep.CannotCheck {
+				if strings.Contains(cc.Reason, "internal error") {
+					t.Error(cc.Reason)
+				}
+			}
+		})
+	}
+}
