@@ -86,7 +86,12 @@ func checkNUMADisabledAtBoot(in *Input) Outcome {
 	if socketsWhy != "" {
 		return CannotCheck("no numa=off on the boot line, but sockets are unknown: %s", socketsWhy)
 	}
-	if sockets > 1 && len(s.Topology.Nodes) > 0 && withCPU < sockets {
+	if len(s.Topology.Nodes) == 0 {
+		// No node directory: a kernel without CONFIG_NUMA, or a capture that
+		// left /sys/devices/system/node out. Not a fact to judge by.
+		return CannotCheck("no numa=off on the boot line, and %s", in.Reason("topology.nodes", "no NUMA nodes in the snapshot"))
+	}
+	if sockets > 1 && withCPU < sockets {
 		return Found(Finding{
 			Severity:    sev,
 			Setting:     "firmware:NUMA (node interleaving)",
@@ -109,6 +114,6 @@ func socketsText(s *snapshot.Snapshot, socketsWhy string, withCPU int) string {
 	if socketsWhy != "" {
 		return "sockets unknown (" + socketsWhy + ")"
 	}
-	return fmt.Sprintf("%d socket(s) (/sys/devices/system/cpu/cpuN/topology/physical_package_id), %d NUMA node(s) with CPUs (/sys/devices/system/node)",
+	return fmt.Sprintf("%d socket(s), %d NUMA node(s) with CPUs (physical_package_id of each CPU; /sys/devices/system/node)",
 		s.Topology.Sockets, withCPU)
 }

@@ -46,6 +46,12 @@ func TestNUMADisabledAtBoot(t *testing.T) {
 		s.Host.CmdlineArgs["numa"] = "off"
 		quiet(t, id, s, WorkloadOLTP, DBOracle)
 	})
+	t.Run("no node directory: cannot check, not passed", func(t *testing.T) {
+		s := host()
+		s.Topology.Nodes = nil
+		absent(s, "topology.nodes", "not present on this host")
+		cannot(t, id, s, WorkloadOLTP, DBOracle, "topology.nodes: not present on this host")
+	})
 	t.Run("no cmdline and no sockets: cannot check", func(t *testing.T) {
 		s := host()
 		absent(s, "host.cmdline", "permission denied")
