@@ -26,7 +26,8 @@ const (
 // pages of the line's "kernelpagesize_kB=" size. A mapping is
 //   - huge: the "huge" token (hugetlbfs, SysV SHM_HUGETLB), or a page size of
 //     1 MB or more;
-//   - shm: file=/SYSV..., file=/dev/shm/... or a memfd, not in hugepages;
+//   - shm: file=/SYSV..., file=/dev/shm/..., a memfd, or file=/dev/zero (a
+//     shared anonymous mapping: PostgreSQL's shared buffers), not in hugepages;
 //   - anon: an "anon=" token (private pages, also of file mappings), heap,
 //     stack, or no backing file at all;
 //   - file: any other file= mapping.
@@ -95,7 +96,7 @@ func parseNumaMaps(r io.Reader) ([]snapshot.NodeMem, error) {
 		if pageKB >= 1024 {
 			huge = true
 		}
-		shm := hasFile && (strings.HasPrefix(file, "/SYSV") || strings.HasPrefix(file, "/dev/shm/") || strings.HasPrefix(file, "/memfd:"))
+		shm := hasFile && (strings.HasPrefix(file, "/SYSV") || strings.HasPrefix(file, "/dev/shm/") || strings.HasPrefix(file, "/memfd:") || strings.HasPrefix(file, "/dev/zero"))
 		for node, cnt := range pages {
 			if cnt == 0 {
 				continue

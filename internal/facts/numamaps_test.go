@@ -17,6 +17,8 @@ func TestParseNumaMaps(t *testing.T) {
 7f2000000000 default file=/SYSV0052e2c1\040(deleted) dirty=10 N0=6 N1=4 kernelpagesize_kB=4
 7f3000000000 default file=/dev/shm/ora_ORCL_1 dirty=8 N0=8 kernelpagesize_kB=4
 7f4000000000 default anon=16 dirty=16 N0=16 kernelpagesize_kB=4
+7ff028827000 default file=/dev/zero\040(deleted) dirty=2699 mapmax=7 active=0 N0=2699 kernelpagesize_kB=4
+7ff028900000 default file=/anon_hugepage\040(deleted) huge dirty=3 N1=3 kernelpagesize_kB=2048
 7f5000000000 prefer (many):0-1 anon=1 dirty=1 N0=1 kernelpagesize_kB=4
 7f6000000000 default
 7ffc00000000 default stack anon=5 dirty=5 N0=5 kernelpagesize_kB=4
@@ -28,8 +30,8 @@ func TestParseNumaMaps(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []snapshot.NodeMem{
-		{Node: 0, AnonKB: (3 + 16 + 1 + 5) * 4, FileKB: 150 * 4, HugeKB: 2 * 2048, ShmKB: (6 + 8) * 4},
-		{Node: 1, AnonKB: 100 * 4, FileKB: 50 * 4, HugeKB: 2*2048 + 1048576, ShmKB: 4 * 4},
+		{Node: 0, AnonKB: (3 + 16 + 1 + 5) * 4, FileKB: 150 * 4, HugeKB: 2 * 2048, ShmKB: (6 + 8 + 2699) * 4},
+		{Node: 1, AnonKB: 100 * 4, FileKB: 50 * 4, HugeKB: (2+3)*2048 + 1048576, ShmKB: 4 * 4},
 	}
 	for i := range want {
 		w := &want[i]
