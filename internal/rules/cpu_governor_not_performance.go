@@ -79,7 +79,7 @@ func checkGovernor(in *Input) Outcome {
 		Current:     strings.Join(bad, "; "),
 		Recommended: "performance",
 		Evidence:    ev,
-		Why: "000 Table 3: with the performance governor and C-states limited to C1 (tuned latency-performance) throughput rose " +
+		Why: "000 Table 3 (a latency-sensitive message-passing benchmark): with the performance governor and C-states limited to C1 (tuned latency-performance) throughput rose " +
 			"30 % (867,725 → 1,131,823 TPS) and the average clock from 1.73 to 3.19 GHz, for 6 % more power under load " +
 			"(630 → 669 W) — but the idle power floor rose from 182 W to 578 W.",
 		Fix: Fix{
