@@ -256,6 +256,7 @@ var (
 	reTNS           = regexp.MustCompile(`(?i)\(\s*CONNECT_DATA\s*=`)
 	reListener      = regexp.MustCompile(`(?im)^\s*(?:SID_LIST_\w+|ADR_BASE_\w+|CONNECTION_RATE_\w+|INBOUND_CONNECT_TIMEOUT_\w+|VALID_NODE_CHECKING_REGISTRATION_\w+|SECURE_REGISTER_\w+|STARTUP_WAIT_TIME_\w+|LOGGING_\w+|TRACE_LEVEL_\w+|ENABLE_GLOBAL_DYNAMIC_ENDPOINT_\w+|USE_SID_AS_SERVICE_\w+|\w*LISTENER\w*)\s*=|\(\s*(?:RATE_LIMIT|SID_LIST|SID_DESC|GLOBAL_DBNAME|QUEUESIZE)\s*=`)
 	reOraPrefixed   = regexp.MustCompile(`(?m)^\s*(?:\*|[A-Za-z][\w$#+-]*)\.(?:"?[A-Za-z_][\w$#]*"?)\s*=`)
+	reOraStar       = regexp.MustCompile(`(?m)^\s*\*\.`)
 	reOraParam      = regexp.MustCompile(`(?im)^\s*(?:db_name|db_block_size|sga_target|sga_max_size|memory_target|memory_max_target|pga_aggregate_target|control_files|compatible|processes|undo_tablespace|undo_management|audit_file_dest|diagnostic_dest|db_recovery_file_dest|remote_login_passwordfile|use_large_pages|cpu_count|processor_group_name|filesystemio_options|disk_asynch_io|db_cache_size|shared_pool_size|instance_number|cluster_database|open_cursors|log_archive_dest_\d+|_enable_numa_support)\s*=`)
 	rePGParam       = regexp.MustCompile(`(?im)^\s*(?:shared_buffers|max_connections|listen_addresses|work_mem|maintenance_work_mem|effective_cache_size|huge_pages|huge_page_size|wal_level|wal_buffers|max_wal_size|min_wal_size|checkpoint_completion_target|datestyle|timezone|log_timezone|lc_messages|lc_monetary|lc_numeric|lc_time|default_text_search_config|dynamic_shared_memory_type|data_directory|hba_file|ident_file|unix_socket_directories|ssl|random_page_cost|effective_io_concurrency|autovacuum\w*|log_line_prefix|log_destination|logging_collector|synchronous_commit|fsync|full_page_writes|include_dir|include_if_exists|port|max_worker_processes|max_parallel_workers\w*|shared_preload_libraries|cluster_name)\s*(?:=|\s+['\w-])`)
 )
@@ -277,17 +278,13 @@ func Recognize(b []byte) Kind {
 		return KindAlertLog
 	case reSrvctl.Match(b) && reSrvctl2.Match(b):
 		return KindSrvctl
-	case reNetTree.Match(b) || reListener.Match(b) && !reOraParam.Match(b) && !rePGParam.Match(b):
-		if reTNS.Match(b) {
-			return KindTNSNames
-		}
-		if reListener.Match(b) {
-			return KindListener
-		}
-		if reNetTree.Match(b) {
-			// Bare DESCRIPTION/ADDRESS trees without CONNECT_DATA: a listener.
-			return KindListener
-		}
+	case reTNS.Match(b) && reNetTree.Match(b):
+		// CONNECT_DATA is only in connect descriptors (tnsnames.ora).
+		return KindTNSNames
+	case (reNetTree.Match(b) || reListener.Match(b)) && !reOraParam.Match(b) && !reOraStar.Match(b) && !rePGParam.Match(b):
+		// An init.ora may hold an ADDRESS list (local_listener): the Oracle
+		// parameter lines above rule that out.
+		return KindListener
 	}
 	if reCgconfig.Match(b) {
 		return KindCgconfig
