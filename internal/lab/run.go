@@ -199,7 +199,7 @@ func run1(ctx context.Context, a *Assets, s *Scenario, r *Result) error {
 	os.WriteFile(filepath.Join(r.Dir, "qemu.cmd"), []byte(shellQuote(append([]string{a.QEMU}, args...))+"\n"), 0o644)
 	timeout := time.Duration(s.TimeoutSec) * time.Second
 	if timeout <= 0 {
-		timeout = 120 * time.Second
+		timeout = 180 * time.Second
 	}
 	start := time.Now()
 	err = runQEMU(ctx, a.QEMU, args, filepath.Join(r.Dir, "qemu.log"), timeout)

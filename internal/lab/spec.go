@@ -56,7 +56,7 @@ type Scenario struct {
 	Guest string
 	// Check, when set, judges the result beyond the topology (e.g. Guest's output).
 	Check func(r *Result) error
-	// TimeoutSec bounds the VM's wall time (default 120).
+	// TimeoutSec bounds the VM's wall time (default 180: TCG on 2 busy cores).
 	TimeoutSec int
 }
 
