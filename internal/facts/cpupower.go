@@ -157,9 +157,12 @@ func (r *sysReader) read(p string) (string, error) {
 		}
 		n += m
 		if n < len(r.buf) {
-			// A short read of a regular file or a sysfs attribute (whose
-			// whole text, at most a page, comes in the first read) is the
-			// end: skip the read that would return 0, a third of the cost.
+			// A short read of a regular file, a sysfs attribute (one record
+			// of at most a page, all of it in the first read) or a /proc/sys
+			// value is the end: skip the read that would return 0, a third
+			// of the cost. Not so for seq_file /proc files of many records
+			// (/proc/vmstat, /proc/sysvipc/shm), which may return short reads
+			// before the end: do not read those with sysReader.
 			break
 		}
 	}

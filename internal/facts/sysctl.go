@@ -131,14 +131,15 @@ func collapseSpace(s string) string {
 
 func readSysctl(c *Collector) {
 	vals := make(map[string]string, len(SysctlKeys))
+	rd := newSysReader(c.Root) // /proc/sys values come whole in one read
 	for _, key := range SysctlKeys {
 		p := SysctlPath(key)
-		b, err := c.Root.ReadFile(p)
+		s, err := rd.read(p)
 		if err != nil {
 			c.Absent("sysctl."+key, p, err)
 			continue
 		}
-		vals[key] = collapseSpace(string(b))
+		vals[key] = collapseSpace(s)
 	}
 	// Sysctl is this reader's own part of the snapshot; fill it in one go.
 	if c.Snap.Sysctl == nil {
