@@ -150,11 +150,15 @@ func runAudit(c *cobra.Command, src *sourceFlags, out *outputFlags, f *auditFlag
 func auditSnapshots(snaps []*snapshot.Snapshot, f *auditFlags, set *artifacts.Set) []rules.Report {
 	reps := make([]rules.Report, 0, len(snaps))
 	for _, s := range snaps {
-		db := f.db
+		db, src := f.db, "--db "+f.db
 		if db == "auto" {
-			db, _ = rules.DetectDB(s, set)
+			var ev string
+			db, ev = rules.DetectDB(s, set)
+			src = "detected: " + ev
 		}
-		reps = append(reps, rules.Run(&rules.Input{Snap: s, Workload: f.workload, DB: db, Artifacts: set}))
+		rep := rules.Run(&rules.Input{Snap: s, Workload: f.workload, DB: db, Artifacts: set})
+		rep.DBSource = src
+		reps = append(reps, rep)
 	}
 	return reps
 }

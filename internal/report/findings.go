@@ -137,6 +137,11 @@ func byArea(fs []rules.Finding) (areas []string, groups map[string][]rules.Findi
 func hostText(b *bytes.Buffer, r rules.Report, o FindingsOptions, p painter) {
 	fmt.Fprintf(b, "%s %s (workload %s, database %s): %s\n", p.paint(ansiBold, "Audit of"), p.paint(ansiBold, orDash(r.Host)),
 		r.Workload, r.DB, counts(r))
+	if r.DBSource != "" {
+		fmt.Fprintf(b, "Database: %s\n", r.DBSource)
+	}
+	fmt.Fprintf(b, "Rules: %d with findings, %d passed, %d could not check, %d not applicable\n",
+		rulesWithFindings(r), len(r.Passed), len(r.CannotCheck), len(r.NotApplicable))
 	areas, groups := byArea(r.Findings)
 	for _, a := range areas {
 		fmt.Fprintf(b, "\n%s\n", p.paint(ansiBold, strings.ToUpper(a)))
@@ -151,6 +156,14 @@ func hostText(b *bytes.Buffer, r rules.Report, o FindingsOptions, p painter) {
 	} else if n := len(r.CannotCheck); n > 0 {
 		fmt.Fprintf(b, "\n%d rule(s) could not check (facts absent); --explain lists them with the reason.\n", n)
 	}
+}
+
+func rulesWithFindings(r rules.Report) int {
+	ids := map[string]bool{}
+	for _, f := range r.Findings {
+		ids[f.ID] = true
+	}
+	return len(ids)
 }
 
 func findingText(b *bytes.Buffer, f rules.Finding, p painter) {

@@ -22,7 +22,7 @@ func DetectDB(s *snapshot.Snapshot, set *artifacts.Set) (db, evidence string) {
 				continue
 			}
 			count[e]++
-			if example[e] == "" {
+			if example[e] == "" || mainRole(p.Role) {
 				example[e] = p.Comm
 			}
 		}
@@ -80,4 +80,9 @@ func artifactDB(kind string) string {
 		return DBPostgres
 	}
 	return ""
+}
+
+// mainRole is the process that names an instance best in evidence.
+func mainRole(role string) bool {
+	return role == "pmon" || role == "postmaster" || role == "server"
 }

@@ -17,9 +17,11 @@ type Result struct {
 
 // Report is one host's audit.
 type Report struct {
-	Host     string    `json:"host"`
-	Workload string    `json:"workload"`
-	DB       string    `json:"db"`
+	Host     string `json:"host"`
+	Workload string `json:"workload"`
+	DB       string `json:"db"`
+	// DBSource says how DB was chosen: "--db oracle", or what --db auto found.
+	DBSource string    `json:"db_source,omitempty"`
 	Findings []Finding `json:"findings"`
 	// Passed, CannotCheck and NotApplicable are shown under --explain.
 	Passed        []Result `json:"passed,omitempty"`
