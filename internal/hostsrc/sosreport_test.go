@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -26,7 +27,7 @@ type entry struct {
 	mode int64
 }
 
-func tarBytes(t *testing.T, ents []entry) []byte {
+func tarBytes(t testing.TB, ents []entry) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
@@ -448,4 +449,103 @@ func TestLoadSosreport(t *testing.T) {
 		t.Errorf("hostname = %q, want db1 (from proc/sys/kernel/hostname)", s.Host.Hostname)
 	}
 	assertEmptyDir(t, tmp)
+}
+
+func FuzzEntryParts(f *testing.F) {
+	for _, s := range []string{top + "proc/meminfo", "./sys/block/sda", "/etc/passwd", "a/../../b", "a//b/./c/", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		parts, err := entryParts(name)
+		if err != nil {
+			return
+		}
+		for _, p := range parts {
+			if p == "" || p == "." || p == ".." || strings.Contains(p, "/") {
+				t.Fatalf("entryParts(%q) = %q", name, parts)
+			}
+		}
+	})
+}
+
+// FuzzSymlinkTarget: an accepted target, resolved lexically from the link's
+// directory, never leaves the tree and never is the tree itself.
+func FuzzSymlinkTarget(f *testing.F) {
+	for _, c := range [][2]string{
+		{"sys/block/sda", "../devices/pci/sda"}, {"hostname", "sos_commands/host/hostname"},
+		{"sys/block/sda", "/sys/devices/x"}, {"sys/a/x", "y/../../etc"}, {"a", "../../.."},
+	} {
+		f.Add(c[0], c[1])
+	}
+	f.Fuzz(func(t *testing.T, link, target string) {
+		parts, err := entryParts(link)
+		if err != nil || len(parts) == 0 {
+			return
+		}
+		rel, ok := symlinkTarget(parts, target)
+		if !ok {
+			return
+		}
+		if strings.HasPrefix(rel, "/") {
+			t.Fatalf("absolute result %q", rel)
+		}
+		full := path.Join(append([]string{"/tree"}, parts[:len(parts)-1]...)...)
+		res := path.Join(full, rel)
+		if !strings.HasPrefix(res, "/tree/") {
+			t.Fatalf("symlinkTarget(%q, %q) = %q resolves to %q, outside /tree", link, target, rel, res)
+		}
+	})
+}
+
+// FuzzOpenSosreport feeds arbitrary archive bytes (seeded with real small
+// archives): no panic, an InputError or a tree whose symlinks stay inside,
+// and nothing left in the temporary directory either way.
+func FuzzOpenSosreport(f *testing.F) {
+	raw := tarBytes(f, sosEntries()[:12])
+	f.Add(raw)
+	f.Add(tarBytes(f, []entry{{name: top + "sys/x", link: "../../.."}, {name: top + "sys/y", body: "1"}}))
+	var gz bytes.Buffer
+	w := gzip.NewWriter(&gz)
+	w.Write(raw)
+	w.Close()
+	f.Add(gz.Bytes())
+	tmp := f.TempDir()
+	// Small caps keep each run fast (a few mutated header bytes can ask for
+	// the full caps of zeros); the cap logic is the same.
+	oldTotal, oldFile := sosMaxTotal, sosMaxFile
+	sosMaxTotal, sosMaxFile = 4<<20, 1<<20
+	f.Cleanup(func() { sosMaxTotal, sosMaxFile = oldTotal, oldFile })
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d, err := os.MkdirTemp(tmp, "case")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer os.RemoveAll(d)
+		p := filepath.Join(d, "in.tar")
+		os.WriteFile(p, data, 0o644)
+		t.Setenv("TMPDIR", d)
+		dir, cleanup, err := OpenSosreport(p)
+		if err != nil {
+			cleanup()
+			var ie *InputError
+			if !errors.As(err, &ie) {
+				t.Fatalf("error %v (%T) is not an InputError", err, err)
+			}
+		} else {
+			realDir, _ := filepath.EvalSymlinks(dir)
+			filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+				if err == nil && fi.Mode()&os.ModeSymlink != 0 {
+					if r, err := filepath.EvalSymlinks(p); err == nil && r != realDir && !strings.HasPrefix(r, realDir+"/") {
+						t.Fatalf("symlink %s resolves outside the tree: %s", p, r)
+					}
+				}
+				return nil
+			})
+			cleanup()
+		}
+		ents, _ := os.ReadDir(d)
+		if len(ents) != 1 { // only in.tar
+			t.Fatalf("left behind: %v", ents)
+		}
+	})
 }
