@@ -21,6 +21,11 @@ func TestLabScenarios(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
+	unlock, err := Lock(ctx, filepath.Join(repo, ".cache", "lab"), os.Stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
 	a, err := Prepare(ctx, PrepareOptions{CacheDir: filepath.Join(repo, ".cache", "lab"), RepoDir: repo, Log: os.Stderr})
 	var un *Unavailable
 	if errors.As(err, &un) {

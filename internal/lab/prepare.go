@@ -17,6 +17,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
+	"time"
 )
 
 // Unavailable means the lab cannot run on this machine (a package or tool is
@@ -75,6 +77,40 @@ func Prepare(ctx context.Context, o PrepareOptions) (*Assets, error) {
 		return nil, err
 	}
 	return a, nil
+}
+
+// Lock takes the cache directory's lock (flock on <dir>/lock), waiting while
+// another lab run in the same checkout holds it, so that two runs never share
+// run directories or half-written files. The lock dies with the process.
+func Lock(ctx context.Context, dir string, log io.Writer) (unlock func(), err error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	said := false
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			f.Close()
+			return nil, fmt.Errorf("locking %s: %v", f.Name(), err)
+		}
+		if !said && log != nil {
+			fmt.Fprintf(log, "lab: waiting for another lab run (lock %s)\n", f.Name())
+			said = true
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, ctx.Err()
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
 }
 
 // checkStatic accepts an ELF executable without a program interpreter.

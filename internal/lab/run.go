@@ -278,7 +278,8 @@ func runQEMU(ctx context.Context, qemu string, args []string, logPath string, ti
 	cmd := exec.Command(qemu, args...)
 	cmd.Stdin = nil
 	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Own process group (killed as a whole); SIGKILL if this process dies first.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		return err
 	}

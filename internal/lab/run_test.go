@@ -257,3 +257,22 @@ func TestRunQEMUCancelled(t *testing.T) {
 		t.Fatalf("want interrupted, got %v", err)
 	}
 }
+
+func TestLockExcludes(t *testing.T) {
+	dir := t.TempDir()
+	unlock, err := Lock(context.Background(), dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 700*time.Millisecond)
+	defer cancel()
+	if _, err := Lock(ctx, dir, nil); err == nil {
+		t.Fatal("a second lock was granted while the first is held")
+	}
+	unlock()
+	u2, err := Lock(context.Background(), dir, nil)
+	if err != nil {
+		t.Fatalf("lock after unlock: %v", err)
+	}
+	u2()
+}

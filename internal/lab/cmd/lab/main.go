@@ -57,6 +57,12 @@ func main() {
 	repo, _ := os.Getwd()
 	cacheDir, _ := filepath.Abs(*cache)
 
+	unlock, err := lab.Lock(ctx, cacheDir, os.Stdout)
+	if err != nil {
+		fmt.Printf("FAIL lab: %v\n", err)
+		os.Exit(1)
+	}
+	defer unlock()
 	t0 := time.Now()
 	a, err := lab.Prepare(ctx, lab.PrepareOptions{CacheDir: cacheDir, RepoDir: repo, Log: os.Stdout})
 	var un *lab.Unavailable
@@ -66,6 +72,7 @@ func main() {
 	}
 	if err != nil {
 		fmt.Printf("FAIL lab preparation: %v\n", err)
+		unlock()
 		os.Exit(1)
 	}
 	fmt.Printf("lab: kernel %s, dbhost %s, prepared in %.1fs\n", a.KernelPackage, a.DBHostSHA, time.Since(t0).Seconds())
@@ -97,6 +104,7 @@ func main() {
 	fmt.Printf("lab: %.1fs in all\n", time.Since(t0).Seconds())
 	fmt.Printf("%d passed, %d failed\n", passed, failed)
 	if failed > 0 || ctx.Err() != nil {
+		unlock()
 		os.Exit(1)
 	}
 }
