@@ -56,8 +56,17 @@ func checkHugepagesTooFew(in *Input) Outcome {
 		}
 		ev = append(ev, sga.evidence)
 	}
-	shm, shmWhy := in.DBSharedMemory()
 	committed, _ := in.HugepagesCommittedKB()
+	if pg := pgSharedBuffers(in, committed); pg != nil {
+		if pg.needKB > needKB {
+			needKB = pg.needKB
+		}
+		if pg.missingKB > missingKB {
+			missingKB = pg.missingKB
+		}
+		ev = append(ev, pg.evidence)
+	}
+	shm, shmWhy := in.DBSharedMemory()
 	if shmWhy == "" && shm.TotalKB > 0 {
 		notHuge := shm.NotHugeKB
 		if shm.UnknownKB > 0 && committed < shm.TotalKB {
@@ -76,7 +85,7 @@ func checkHugepagesTooFew(in *Input) Outcome {
 		if shmWhy != "" {
 			return CannotCheck("%s", shmWhy)
 		}
-		return NotApplicable("no database shared memory found (no SysV segment of the database, no alert log SGA dump)")
+		return NotApplicable("no database shared memory found (no SysV segment of the database, no alert log SGA dump, no postgresql.conf shared_buffers)")
 	}
 	if missingKB < pool.SizeKB {
 		return Passed("database shared memory %s is in hugepages (pool %d x %s, %d free)", KB(needKB), pool.Total, KB(pool.SizeKB), pool.Free)
@@ -90,6 +99,12 @@ func checkHugepagesTooFew(in *Input) Outcome {
 		pool.SizeKB, pool.Total, pool.Free, pool.Reserved, pool.Surplus))
 	nodes := dbNodes(in)
 	ev = append(ev, perNodePools(s, nodes, pool.SizeKB))
+	// A database bound to some nodes can use only those nodes' free pages (001:
+	// a cgroup's SGA exhausted one node's pool while others had pages free).
+	if free, ok := freeOnNodes(s, nodes, pool.SizeKB); ok && len(nodes) < NodeCount(s) && free < avail {
+		ev = append(ev, fmt.Sprintf("the database may allocate only on node(s) %s: %d free pages there", List(nodes), free))
+		avail = free
+	}
 	f := Finding{
 		Evidence: strings.Join(ev, "; "),
 		Why: "000: with the SGA in 2 MB hugepages Oracle TPM rose 13 %, system time fell 7 % and the page tables shrank from " +
@@ -105,22 +120,37 @@ func checkHugepagesTooFew(in *Input) Outcome {
 		f.Fix = Fix{Runtime: []string{}, Persistent: []string{dbHugeFix(in.DB)}}
 		return Found(f)
 	}
-	target := pool.Total + missingPages - avail
+	extra := missingPages - avail
+	target := pool.Total + extra
 	f.Setting = setting
 	f.Current = fmt.Sprintf("%d pages of %s (%d free); database shared memory %s, %s not in hugepages", pool.Total, KB(pool.SizeKB), pool.Free, KB(needKB), KB(missingKB))
-	f.Recommended = fmt.Sprintf("vm.nr_hugepages ≥ %d (%d more)", target, target-pool.Total)
-	perNode := ceilDiv(target, int64(len(nodes)))
-	if len(nodes) > 1 || len(nodes) == 1 && NodeCount(s) > 1 {
-		f.Recommended += fmt.Sprintf("; per node on %s: %d each", nodeNames(nodes), perNode)
-	}
+	f.Recommended = fmt.Sprintf("vm.nr_hugepages ≥ %d (%d more)", target, extra)
 	f.Fix = SysctlFix("vm.nr_hugepages", fmt.Sprint(target))
 	if NodeCount(s) > 1 {
+		// Per node: each of the database's nodes gets an even share of the
+		// extra pages on top of what it has (the kernel spreads a global
+		// nr_hugepages over every node, which misses a node-bound database).
+		share := ceilDiv(extra, int64(len(nodes)))
+		var per, echo, bootArg []string
 		for _, n := range nodes {
-			f.Fix.Runtime = append(f.Fix.Runtime, fmt.Sprintf("echo %d > /sys/devices/system/node/node%d/hugepages/hugepages-%dkB/nr_hugepages", perNode, n, pool.SizeKB))
+			total, ok := nodeTotal(s, n, pool.SizeKB)
+			if !ok {
+				per, echo = nil, nil
+				break
+			}
+			per = append(per, fmt.Sprintf("node%d %d", n, total+share))
+			echo = append(echo, fmt.Sprintf("echo %d > /sys/devices/system/node/node%d/hugepages/hugepages-%dkB/nr_hugepages", total+share, n, pool.SizeKB))
+			bootArg = append(bootArg, fmt.Sprintf("%d:%d", n, total+share))
+		}
+		if per != nil {
+			f.Recommended += "; per node: " + strings.Join(per, ", ")
+			f.Fix.Runtime = echo
+			f.Fix.Persistent = append(f.Fix.Persistent, fmt.Sprintf("per-node pools at boot: kernel arguments hugepagesz=%dK hugepages=%s (node format, Linux 5.16+), or the echo lines above in a boot unit",
+				pool.SizeKB, strings.Join(bootArg, ",")))
 		}
 	}
 	if in.DB == DBOracle {
-		f.Fix.Persistent = append(f.Fix.Persistent, fmt.Sprintf("/etc/security/limits.d/99-oracle.conf: oracle soft memlock %d and hard memlock %d (kB, at least the SGA)", target*pool.SizeKB, target*pool.SizeKB))
+		f.Fix.Persistent = append(f.Fix.Persistent, fmt.Sprintf("/etc/security/limits.d/99-oracle.conf: oracle soft memlock %d / oracle hard memlock %d (kB, at least the SGA)", needKB, needKB))
 	}
 	return Found(f)
 }
@@ -209,13 +239,6 @@ func perNodePools(s *snapshot.Snapshot, nodes []int, sizeKB int64) string {
 	return "per node: " + strings.Join(parts, ", ")
 }
 
-func nodeNames(nodes []int) string {
-	if len(nodes) == 1 {
-		return fmt.Sprintf("node %d", nodes[0])
-	}
-	return "nodes " + List(nodes)
-}
-
 func dbHugeSetting(db string) (setting, current, recommended string) {
 	switch db {
 	case DBOracle:
@@ -249,4 +272,91 @@ func sortedInts(a []int) []int {
 		}
 	}
 	return a
+}
+
+// freeOnNodes sums the free pages of one size on the given nodes; ok false
+// when a node's pool is unknown.
+func freeOnNodes(s *snapshot.Snapshot, nodes []int, sizeKB int64) (int64, bool) {
+	var free int64
+	for _, id := range nodes {
+		found := false
+		for _, n := range s.Topology.Nodes {
+			if n.ID != id {
+				continue
+			}
+			for _, h := range n.Hugepages {
+				if h.SizeKB == sizeKB {
+					free += h.Free
+					found = true
+				}
+			}
+		}
+		if !found {
+			return 0, false
+		}
+	}
+	return free, true
+}
+
+type pgNeed struct {
+	needKB, missingKB int64
+	evidence          string
+}
+
+// pgSharedBuffers is PostgreSQL's shared memory need from the last
+// postgresql.conf given (shared_buffers, a lower bound of the segment; 15+
+// reports the exact page count as shared_memory_size_in_huge_pages), and how
+// much of it is not in hugepages: the postmaster's hugepage memory from
+// numa_maps when read, else the hugepages in use on the host.
+func pgSharedBuffers(in *Input, committedKB int64) *pgNeed {
+	if in.Artifacts == nil || in.DB != DBPostgres && in.DB != DBNone || len(in.Artifacts.PGConfs) == 0 {
+		return nil
+	}
+	c := in.Artifacts.PGConfs[len(in.Artifacts.PGConfs)-1]
+	b, ok, err := c.SharedBuffersBytes()
+	if !ok || err != nil || b <= 0 {
+		return nil
+	}
+	need := b / 1024
+	set, _ := c.Setting("shared_buffers")
+	ev := fmt.Sprintf("%s:%d: shared_buffers = %s (%s, a lower bound of the shared memory)", set.File, set.Line, set.Value, KB(need))
+	if hp, ok := c.HugePages(); ok {
+		ev += "; huge_pages = " + hp
+	}
+	inHuge, read := int64(0), false
+	for _, p := range in.Snap.Processes {
+		if engineDB(p.Engine) != DBPostgres || len(p.NUMA) == 0 {
+			continue
+		}
+		var h int64
+		for _, m := range p.NUMA {
+			h += m.HugeKB
+		}
+		if h > inHuge {
+			inHuge, read = h, true
+		}
+	}
+	if !read {
+		inHuge = committedKB
+	}
+	var missing int64
+	if inHuge < need {
+		missing = need - inHuge
+	}
+	return &pgNeed{needKB: need, missingKB: missing, evidence: ev}
+}
+
+// nodeTotal is one node's pool size (pages of sizeKB).
+func nodeTotal(s *snapshot.Snapshot, node int, sizeKB int64) (int64, bool) {
+	for _, n := range s.Topology.Nodes {
+		if n.ID != node {
+			continue
+		}
+		for _, h := range n.Hugepages {
+			if h.SizeKB == sizeKB {
+				return h.Total, true
+			}
+		}
+	}
+	return 0, false
 }

@@ -22,8 +22,10 @@ func TestHugepagesTooFew(t *testing.T) {
 	}
 	t.Run("no pool for a 24 GiB SGA: page count per node", func(t *testing.T) {
 		f := fires(t, id, sga(false, 0, 0), WorkloadOLTP, DBOracle)
-		if f.Setting != "vm.nr_hugepages" || f.Recommended != "vm.nr_hugepages ≥ 12288 (12288 more); per node on nodes 0-1: 6144 each" ||
-			f.Fix.Runtime[0] != "sysctl -w vm.nr_hugepages=12288" || len(f.Fix.Runtime) != 3 || !strings.Contains(f.Why, "13 %") {
+		if f.Setting != "vm.nr_hugepages" || f.Recommended != "vm.nr_hugepages ≥ 12288 (12288 more); per node: node0 6144, node1 6144" ||
+			f.Fix.Runtime[1] != "echo 6144 > /sys/devices/system/node/node1/hugepages/hugepages-2048kB/nr_hugepages" ||
+			f.Fix.Persistent[0] != SysctlDropIn+": vm.nr_hugepages = 12288" || !strings.Contains(f.Fix.Persistent[1], "hugepages=0:6144,1:6144") ||
+			!strings.Contains(f.Fix.Persistent[2], "memlock 25165824") || !strings.Contains(f.Why, "13 %") {
 			t.Fatalf("%+v", f)
 		}
 	})
@@ -46,6 +48,36 @@ func TestHugepagesTooFew(t *testing.T) {
 		rep := RunRules([]Rule{r}, &Input{Snap: s, Workload: WorkloadOLTP, DB: DBOracle, Artifacts: set})
 		if len(rep.Findings) != 1 || !strings.Contains(rep.Findings[0].Evidence, "alert_ORCL.log:42") ||
 			!strings.HasPrefix(rep.Findings[0].Recommended, "vm.nr_hugepages ≥ 20000") {
+			t.Fatalf("%+v", rep)
+		}
+	})
+	t.Run("bound to a node whose pool is exhausted", func(t *testing.T) {
+		s := sga(false, 30000, 12300) // globally enough free pages ...
+		s.Processes[0].MemsAllowed = []int{0}
+		s.Topology.Nodes[0].Hugepages[0].Free = 0 // ... but none on node 0, where the instance may allocate
+		s.Topology.Nodes[1].Hugepages[0].Free = 12300
+		f := fires(t, id, s, WorkloadOLTP, DBOracle)
+		// node 0 has 15000 pages, all used: it needs the SGA's 12288 more; node 1 is left alone.
+		if f.Setting != "vm.nr_hugepages" || !strings.Contains(f.Evidence, "only on node(s) 0: 0 free pages") ||
+			f.Recommended != "vm.nr_hugepages ≥ 42288 (12288 more); per node: node0 27288" || len(f.Fix.Runtime) != 1 {
+			t.Fatalf("%+v", f)
+		}
+	})
+	t.Run("postgresql.conf shared_buffers without hugepages", func(t *testing.T) {
+		s := host()
+		s.Memory.Hugepages = []snapshot.Hugepages{{SizeKB: 2048, Default: true}}
+		c, errs := artifacts.ParsePGConf([]byte("# tuned by hand\nshared_buffers = 8GB\nhuge_pages = try\n"))
+		if len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		c.File = "postgresql.conf"
+		for i := range c.Entries {
+			c.Entries[i].File = "postgresql.conf"
+		}
+		r, _ := Lookup(id)
+		rep := RunRules([]Rule{r}, &Input{Snap: s, Workload: WorkloadOLTP, DB: DBPostgres, Artifacts: &artifacts.Set{PGConfs: []*artifacts.PGConf{c}}})
+		if len(rep.Findings) != 1 || !strings.Contains(rep.Findings[0].Evidence, "postgresql.conf:2: shared_buffers = 8GB") ||
+			!strings.HasPrefix(rep.Findings[0].Recommended, "vm.nr_hugepages ≥ 4096") {
 			t.Fatalf("%+v", rep)
 		}
 	})
