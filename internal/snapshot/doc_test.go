@@ -1,0 +1,48 @@
+package snapshot
+
+import (
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestSchemaDocumented fails when a JSON field of the Snapshot is missing from
+// docs/snapshot.md, so the schema document cannot fall behind the types.
+func TestSchemaDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/snapshot.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The doc writes list elements as nodes[].id; compare without the brackets.
+	text := strings.ReplaceAll(string(doc), "[]", "")
+	var missing []string
+	var walk func(tp reflect.Type, prefix string, seen map[reflect.Type]bool)
+	walk = func(tp reflect.Type, prefix string, seen map[reflect.Type]bool) {
+		for tp.Kind() == reflect.Pointer || tp.Kind() == reflect.Slice || tp.Kind() == reflect.Map {
+			tp = tp.Elem()
+		}
+		if tp.Kind() != reflect.Struct || seen[tp] || tp.PkgPath() != reflect.TypeOf(Snapshot{}).PkgPath() {
+			return
+		}
+		seen[tp] = true
+		for i := 0; i < tp.NumField(); i++ {
+			f := tp.Field(i)
+			name := strings.Split(f.Tag.Get("json"), ",")[0]
+			if name == "" || name == "-" {
+				continue
+			}
+			// A field is documented when its name appears in backquotes,
+			// either as its full dotted path or (in a table of a section) alone.
+			if !strings.Contains(text, "`"+prefix+name+"`") && !strings.Contains(text, "`"+name+"`") &&
+				!strings.Contains(text, ", "+name+"`") && !strings.Contains(text, "`"+name+"`,") {
+				missing = append(missing, prefix+name)
+			}
+			walk(f.Type, prefix+name+".", seen)
+		}
+	}
+	walk(reflect.TypeOf(Snapshot{}), "", map[reflect.Type]bool{})
+	if len(missing) > 0 {
+		t.Errorf("docs/snapshot.md does not document: %s", strings.Join(missing, ", "))
+	}
+}
