@@ -15,11 +15,12 @@ func init() {
 			{Doc: Seed003, Section: "Tuned: Throughput Profiles - RHEL7 (dirty_ratio 40, dirty_background_ratio 10)"},
 			{Doc: Seed003, Section: "Tuned: Latency Profiles - RHEL7 (dirty_ratio 10, dirty_background_ratio 3)"},
 			{Doc: Seed003, Section: "dirty_ratio and dirty_background_ratio"},
+			{Doc: Seed003, Section: "Tuned: Virtualization Profiles - RHEL7 (virtual-guest dirty_ratio 30, inherits throughput-performance)"},
 		},
 		Scope: Scope{
 			Kernels: "all; vm.dirty_bytes / vm.dirty_background_bytes override the ratios when non-zero",
 			Distros: "RHEL 7 tuned profiles; the same values on any distribution",
-			Note:    "oltp, dss, mixed → throughput-performance; latency → latency-performance",
+			Note:    "oltp, dss, mixed → throughput-performance (virtual-guest in a VM: dirty_ratio 30); latency → latency-performance",
 		},
 		Check: checkDirtyRatios,
 	})
@@ -30,15 +31,20 @@ type dirtyProfile struct {
 	ratio, background int64
 }
 
-func dirtyProfileFor(workload string) dirtyProfile {
-	if workload == WorkloadLatency {
+func dirtyProfileFor(workload string, guest bool) dirtyProfile {
+	switch {
+	case workload == WorkloadLatency:
 		return dirtyProfile{"latency-performance", 10, 3}
+	case guest:
+		// virtual-guest sets dirty_ratio 30 and inherits the background
+		// ratio 10 from throughput-performance.
+		return dirtyProfile{"virtual-guest", 30, 10}
 	}
 	return dirtyProfile{"throughput-performance", 40, 10}
 }
 
 func checkDirtyRatios(in *Input) Outcome {
-	p := dirtyProfileFor(in.Workload)
+	p := dirtyProfileFor(in.Workload, in.Snap.Host.Virt.Guest)
 	var fs []Finding
 	var notes []string
 	for _, k := range []struct {
@@ -62,7 +68,7 @@ func checkDirtyRatios(in *Input) Outcome {
 			Current:     fmt.Sprint(v),
 			Recommended: fmt.Sprintf("%d (tuned %s, workload %s)", k.want, p.name, in.Workload),
 			Evidence:    in.SysctlEvidence(k.ratio, fmt.Sprint(v)),
-			Why:         dirtyWhy(in.Workload),
+			Why:         dirtyWhy(p),
 			Fix:         SysctlFix(k.ratio, fmt.Sprint(k.want)),
 			Risk: "A higher dirty_ratio holds more unwritten data in memory (longer fsync/checkpoint bursts, more lost on a crash " +
 				"of the page cache owner); databases using direct I/O are little affected either way.",
@@ -74,10 +80,14 @@ func checkDirtyRatios(in *Input) Outcome {
 	return Passed("%v (profile %s)", notes, p.name)
 }
 
-func dirtyWhy(workload string) string {
-	if workload == WorkloadLatency {
+func dirtyWhy(p dirtyProfile) string {
+	switch p.name {
+	case "latency-performance":
 		return "003: latency-performance sets dirty_ratio 10 and dirty_background_ratio 3, so writeback starts early and " +
 			"no process is stalled by a large synchronous flush."
+	case "virtual-guest":
+		return "003: in a guest the tuned virtual-guest profile sets dirty_ratio 30 and inherits dirty_background_ratio 10 " +
+			"from throughput-performance."
 	}
 	return "003: throughput-performance sets dirty_ratio 40 and dirty_background_ratio 10: under page cache pressure, start " +
 		"background flushing early and delay the point where writing processes must write synchronously."

@@ -21,6 +21,12 @@ func TestDirtyRatios(t *testing.T) {
 	s.Sysctl["vm.dirty_bytes"] = "1073741824"
 	quiet(t, id, s, WorkloadDSS, DBNone)
 
+	vm := host()
+	vm.Host.Virt.Guest = true
+	if f := fires(t, id, vm, WorkloadOLTP, DBNone); f.Setting != "vm.dirty_ratio" || !strings.HasPrefix(f.Recommended, "30 (tuned virtual-guest") {
+		t.Fatalf("guest: %+v", f)
+	}
+
 	gone := host()
 	delete(gone.Sysctl, "vm.dirty_ratio")
 	absent(gone, "sysctl.vm.dirty_ratio", "not present on this host")
