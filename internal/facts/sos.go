@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"sort"
 	"strconv"
 	"strings"
@@ -27,6 +28,7 @@ const (
 	sosSysctlA  = "/sos_commands/kernel/sysctl_-a"
 	sosNumactl  = "/sos_commands/numa/numactl_--hardware"
 	sosLscpu    = "/sos_commands/processor/lscpu"
+	sosLscpuAE  = "/sos_commands/processor/lscpu_-ae"
 	sosHostname = "/hostname"
 	sosUname    = "/uname"
 	sosUnameA   = "/sos_commands/kernel/uname_-a"
@@ -504,15 +506,168 @@ func parseLscpu(r io.Reader) (*lscpuInfo, error) {
 	return info, nil
 }
 
+// lscpuCPU is one row of `lscpu -ae`; -1 for a column that is missing or "-".
+type lscpuCPU struct {
+	ID, Node, Socket, Core int
+	Online                 *bool // nil when there is no ONLINE column
+}
+
+// parseLscpuExtended parses `lscpu -ae` ("CPU NODE SOCKET CORE
+// L1d:L1i:L2:L3 ONLINE MAXMHZ MINMHZ" and one row per CPU). Columns are found
+// by the header, which differs between machines (no NODE without NUMA, BOOK
+// and DRAWER on s390x). Rows are returned sorted by CPU id.
+func parseLscpuExtended(r io.Reader) ([]lscpuCPU, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	col := map[string]int{}
+	var header []string
+	var out []lscpuCPU
+	seen := map[int]bool{}
+	n := 0
+	for sc.Scan() {
+		n++
+		f := strings.Fields(sc.Text())
+		if len(f) == 0 {
+			continue
+		}
+		if header == nil {
+			for i, h := range f {
+				if _, dup := col[h]; dup {
+					return nil, parseErr(n, "column %q twice in the header", trunc(h, 20))
+				}
+				col[h] = i
+			}
+			if _, ok := col["CPU"]; !ok {
+				return nil, parseErr(n, "expected a header with a CPU column (lscpu -e), got %q", trunc(sc.Text(), 60))
+			}
+			header = f
+			continue
+		}
+		if len(f) != len(header) {
+			return nil, parseErr(n, "%d fields for %d columns", len(f), len(header))
+		}
+		num := func(name string) (int, error) {
+			i, ok := col[name]
+			if !ok || f[i] == "-" {
+				return -1, nil
+			}
+			v, err := strconv.Atoi(f[i])
+			if err != nil || v < 0 || v > 1<<16 {
+				return 0, parseErr(n, "%s: expected a number, got %q", name, trunc(f[i], 20))
+			}
+			return v, nil
+		}
+		var cp lscpuCPU
+		var err error
+		if cp.ID, err = num("CPU"); err != nil {
+			return nil, err
+		}
+		if cp.ID < 0 || seen[cp.ID] {
+			return nil, parseErr(n, "expected a new CPU id, got %q", trunc(f[col["CPU"]], 20))
+		}
+		seen[cp.ID] = true
+		for name, dst := range map[string]*int{"NODE": &cp.Node, "SOCKET": &cp.Socket, "CORE": &cp.Core} {
+			if *dst, err = num(name); err != nil {
+				return nil, err
+			}
+		}
+		if i, ok := col["ONLINE"]; ok {
+			switch f[i] {
+			case "yes":
+				cp.Online = new(bool)
+				*cp.Online = true
+			case "no":
+				cp.Online = new(bool)
+			default:
+				return nil, parseErr(n, "ONLINE: expected yes or no, got %q", trunc(f[i], 20))
+			}
+		}
+		out = append(out, cp)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, parseErr(n+1, "%v", err)
+	}
+	if len(out) == 0 {
+		return nil, parseErr(0, "no CPU rows")
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, nil
+}
+
+// cpusFromLscpuExtended fills per-CPU node, socket, core and SMT siblings from
+// `lscpu -ae` rows: it creates the CPUs when there are none, and otherwise
+// completes those whose socket is unknown. It reports whether every online
+// CPU now has a socket and core.
+func cpusFromLscpuExtended(t *snapshot.Topology, rows []lscpuCPU) bool {
+	if len(t.CPUs) == 0 {
+		t.CPUs = make([]snapshot.CPU, 0, len(rows))
+		for _, r := range rows {
+			online := r.Online != nil && *r.Online
+			if r.Online == nil {
+				online = contains(t.CPUsOnline, r.ID)
+			}
+			t.CPUs = append(t.CPUs, snapshot.CPU{ID: r.ID, Online: online, Node: -1, Socket: -1, Core: -1, Siblings: []int{}})
+		}
+	}
+	byID := map[int]lscpuCPU{}
+	for _, r := range rows {
+		byID[r.ID] = r
+	}
+	siblings := map[[2]int][]int{}
+	for _, r := range rows {
+		if r.Socket >= 0 && r.Core >= 0 {
+			k := [2]int{r.Socket, r.Core}
+			siblings[k] = append(siblings[k], r.ID) // rows are sorted by id
+		}
+	}
+	complete := true
+	for i := range t.CPUs {
+		cp := &t.CPUs[i]
+		r, ok := byID[cp.ID]
+		if cp.Socket < 0 && ok && r.Socket >= 0 && r.Core >= 0 {
+			cp.Socket, cp.Core = r.Socket, r.Core
+			cp.Siblings = append([]int{}, siblings[[2]int{r.Socket, r.Core}]...)
+		}
+		if cp.Node < 0 && ok && r.Node >= 0 {
+			cp.Node = r.Node
+		}
+		if cp.Online && cp.Socket < 0 {
+			complete = false
+		}
+	}
+	return complete
+}
+
+// recountTopology recomputes sockets, cores and threads from the CPUs.
+func recountTopology(t *snapshot.Topology) {
+	sockets := map[int]bool{}
+	cores := map[[3]int]bool{}
+	t.Threads = 0
+	for _, cp := range t.CPUs {
+		if cp.Socket >= 0 {
+			sockets[cp.Socket] = true
+			if cp.Core >= 0 {
+				cores[[3]int{cp.Socket, cp.Die, cp.Core}] = true
+			}
+		}
+		if cp.Online {
+			t.Threads++
+		}
+	}
+	t.Sockets, t.Cores = len(sockets), len(cores)
+}
+
 // sosTopology fills nodes from numactl --hardware (or lscpu's node lines),
-// and CPUs, sockets and cores from lscpu, when /sys copies were missing.
+// and CPUs, sockets and cores from lscpu -ae (per CPU) or lscpu's summary,
+// when /sys copies were missing.
 func sosTopology(c *Collector) {
 	t := &c.Snap.Topology
 	needNodes := len(t.Nodes) == 0 && c.IsAbsent("topology.nodes")
 	needCPUs := len(t.CPUs) == 0 && c.IsAbsent("topology.cpus")
 	needOnline := len(t.CPUsOnline) == 0 && c.IsAbsent("topology.cpus_online")
+	needSocket := c.IsAbsent("topology.cpus.socket") // CPUs without topology
 	needSockets := t.Sockets == 0
-	if !needNodes && !needCPUs && !needOnline && !needSockets {
+	if !needNodes && !needCPUs && !needOnline && !needSocket && !needSockets {
 		return
 	}
 
@@ -520,6 +675,11 @@ func sosTopology(c *Collector) {
 	b, lerr := c.Root.ReadFile(sosLscpu)
 	if lerr == nil {
 		lscpu, lerr = parseLscpu(bytes.NewReader(b))
+	}
+	var ae []lscpuCPU
+	b, aerr := c.Root.ReadFile(sosLscpuAE)
+	if aerr == nil {
+		ae, aerr = parseLscpuExtended(bytes.NewReader(b))
 	}
 
 	if needNodes {
@@ -544,73 +704,103 @@ func sosTopology(c *Collector) {
 		}
 	}
 
-	if lscpu == nil {
-		if needCPUs {
-			c.Absent("topology.cpus", sosLscpu, lerr)
-		}
-		if needOnline {
-			c.Absent("topology.cpus_online", sosLscpu, lerr)
-		}
-		assignNodes(t)
-		return
-	}
 	if needOnline {
-		if lscpu.Online != nil {
+		switch {
+		case lscpu != nil && lscpu.Online != nil:
 			t.CPUsOnline = lscpu.Online
 			c.Resolve("topology.cpus_online")
-		} else {
-			c.AbsentReason("topology.cpus_online", sosLscpu, "no \"On-line CPU(s) list\" line")
-		}
-	}
-	if needCPUs {
-		ids := append(append([]int{}, lscpu.Online...), lscpu.Offline...)
-		if len(ids) == 0 && lscpu.CPUs != nil {
-			for i := 0; i < *lscpu.CPUs; i++ {
-				ids = append(ids, i)
-			}
-		}
-		sort.Ints(ids)
-		ids = dedupInts(ids)
-		if len(ids) == 0 {
-			c.AbsentReason("topology.cpus", sosLscpu, "no CPU list or count")
-		} else {
-			online := lscpu.Online
-			if online == nil {
-				online = t.CPUsOnline
-			}
-			t.CPUs = make([]snapshot.CPU, 0, len(ids))
-			t.Threads = 0
-			for _, id := range ids {
-				cp := snapshot.CPU{ID: id, Node: -1, Socket: -1, Core: -1, Siblings: []int{}}
-				cp.Online = online != nil && contains(online, id)
-				if cp.Online {
-					t.Threads++
+		case ae != nil && ae[0].Online != nil:
+			t.CPUsOnline = []int{}
+			for _, r := range ae {
+				if *r.Online {
+					t.CPUsOnline = append(t.CPUsOnline, r.ID)
 				}
-				t.CPUs = append(t.CPUs, cp)
 			}
-			c.Resolve("topology.cpus")
-			c.AbsentReason("topology.cpus.socket", sosLscpu, "per-CPU socket, core and SMT siblings are not in lscpu's summary (no /sys/devices/system/cpu copy)")
+			c.Resolve("topology.cpus_online")
+		case lscpu != nil:
+			c.AbsentReason("topology.cpus_online", sosLscpu, "no \"On-line CPU(s) list\" line")
+		default:
+			c.Absent("topology.cpus_online", sosLscpu, lerr)
 		}
 	}
-	if needSockets && lscpu.Sockets != nil && *lscpu.Sockets > 0 {
+
+	perCPU, usedAE := false, false // socket and core of every online CPU known
+	switch {
+	case needCPUs && ae != nil:
+		perCPU, usedAE = cpusFromLscpuExtended(t, ae), true
+		c.Resolve("topology.cpus")
+	case needCPUs && lscpu != nil:
+		cpusFromLscpu(c, t, lscpu)
+	case needCPUs:
+		c.Absent("topology.cpus", sosLscpu, lerr)
+	case needSocket && ae != nil:
+		perCPU, usedAE = cpusFromLscpuExtended(t, ae), true
+	}
+	if usedAE {
+		if perCPU {
+			c.Resolve("topology.cpus.socket")
+		} else {
+			c.AbsentReason("topology.cpus.socket", sosLscpuAE, "lscpu -ae does not give the socket and core of every online CPU")
+		}
+		recountTopology(t)
+	} else if needCPUs && len(t.CPUs) > 0 {
+		if aerr != nil && !errors.Is(aerr, fs.ErrNotExist) {
+			c.Absent("topology.cpus.socket", sosLscpuAE, aerr)
+		}
+		c.AbsentReason("topology.cpus.socket", sosLscpu, "per-CPU socket, core and SMT siblings are not in lscpu's summary (no /sys/devices/system/cpu copy, no lscpu -ae)")
+	}
+	if t.Sockets == 0 && lscpu != nil && lscpu.Sockets != nil && *lscpu.Sockets > 0 {
 		t.Sockets = *lscpu.Sockets
 		if t.Cores == 0 && lscpu.CoresPerSocket != nil {
 			t.Cores = *lscpu.Sockets * *lscpu.CoresPerSocket
 		}
 	}
-	if t.Threads == 0 && lscpu.Online != nil {
+	if t.Threads == 0 && lscpu != nil && lscpu.Online != nil {
 		t.Threads = len(lscpu.Online)
 	}
 	assignNodes(t)
-	if needCPUs && len(t.Nodes) == 0 {
+	if len(t.Nodes) == 0 && lscpu != nil {
+		// No node list at all: lscpu's node lines still say where each CPU is.
 		for i := range t.CPUs {
 			for id, cpus := range lscpu.NodeCPUs {
-				if contains(cpus, t.CPUs[i].ID) {
+				if t.CPUs[i].Node < 0 && contains(cpus, t.CPUs[i].ID) {
 					t.CPUs[i].Node = id
 				}
 			}
 		}
 	}
+}
+
+// cpusFromLscpu makes CPU entries from lscpu's summary: ids and online state
+// only (socket and core stay unknown).
+func cpusFromLscpu(c *Collector, t *snapshot.Topology, l *lscpuInfo) {
+	ids := append(append([]int{}, l.Online...), l.Offline...)
+	if len(ids) == 0 && l.CPUs != nil {
+		for i := 0; i < *l.CPUs; i++ {
+			ids = append(ids, i)
+		}
+	}
+	sort.Ints(ids)
+	ids = dedupInts(ids)
+	if len(ids) == 0 {
+		c.AbsentReason("topology.cpus", sosLscpu, "no CPU list or count")
+		return
+	}
+	online := l.Online
+	if online == nil {
+		online = t.CPUsOnline
+	}
+	t.CPUs = make([]snapshot.CPU, 0, len(ids))
+	t.Threads = 0
+	for _, id := range ids {
+		cp := snapshot.CPU{ID: id, Node: -1, Socket: -1, Core: -1, Siblings: []int{}}
+		cp.Online = contains(online, id)
+		if cp.Online {
+			t.Threads++
+		}
+		t.CPUs = append(t.CPUs, cp)
+	}
+	c.Resolve("topology.cpus")
 }
 
 // nodesFromNumactl turns numactl's nodes into snapshot nodes. numactl shows

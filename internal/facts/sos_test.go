@@ -479,3 +479,129 @@ func FuzzParseUname(f *testing.F) {
 		}
 	})
 }
+
+// lscpu -ae of a 2-socket SMT host (Intel numbering: siblings are n and n+4),
+// CPU 7 offline.
+const lscpuAETwoSockets = `CPU NODE SOCKET CORE L1d:L1i:L2:L3 ONLINE    MAXMHZ    MINMHZ       MHZ
+  0    0      0    0 0:0:0:0          yes 3700.0000 1000.0000 1200.0000
+  1    1      1    1 1:1:1:1          yes 3700.0000 1000.0000 1200.0000
+  2    0      0    2 2:2:2:0          yes 3700.0000 1000.0000 1200.0000
+  3    1      1    3 3:3:3:1          yes 3700.0000 1000.0000 1200.0000
+  4    0      0    0 0:0:0:0          yes 3700.0000 1000.0000 1200.0000
+  5    1      1    1 1:1:1:1          yes 3700.0000 1000.0000 1200.0000
+  6    0      0    2 2:2:2:0          yes 3700.0000 1000.0000 1200.0000
+  7    -      -    - -                 no -         -         -
+`
+
+const lscpuAEMachine = `CPU NODE SOCKET CORE ONLINE
+  0    0      0    0    yes
+  1    0      0    1    yes
+`
+
+func TestParseLscpuExtended(t *testing.T) {
+	got, err := parseLscpuExtended(strings.NewReader(lscpuAETwoSockets))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 8 || got[3].Node != 1 || got[3].Socket != 1 || got[3].Core != 3 || !*got[3].Online {
+		t.Errorf("rows = %+v", got)
+	}
+	if r := got[7]; r.Node != -1 || r.Socket != -1 || r.Core != -1 || *r.Online {
+		t.Errorf("offline row = %+v", r)
+	}
+	// No NODE column (kernel without NUMA), columns in another order, no ONLINE.
+	got, err = parseLscpuExtended(strings.NewReader("CORE SOCKET CPU\n1 0 1\n0 0 0\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[0].ID != 0 || got[1].Core != 1 || got[1].Node != -1 || got[1].Online != nil {
+		t.Errorf("reordered columns: %+v", got)
+	}
+	for in, want := range map[string]string{
+		"":                       "no CPU rows",
+		"NODE SOCKET\n0 0\n":     "CPU column",
+		"CPU SOCKET\n0 0\n0 1\n": "line 3",
+		"CPU SOCKET\n0 0 7\n":    "3 fields for 2 columns",
+		"CPU SOCKET\n0 x\n":      "SOCKET: expected a number",
+		"CPU ONLINE\n0 maybe\n":  "ONLINE: expected yes or no",
+		"CPU CPU\n0 0\n":         "twice",
+		"CPU NODE SOCKET CORE ONLINE\n- 0 0 0 yes\n": "new CPU id",
+	} {
+		if _, err := parseLscpuExtended(strings.NewReader(in)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("parseLscpuExtended(%q) error = %v, want it to mention %q", in, err, want)
+		}
+	}
+}
+
+// With lscpu -ae, CPUs get their socket, core and SMT siblings; no socket absence.
+func TestSosCPUsFromLscpuExtended(t *testing.T) {
+	d := t.TempDir()
+	sosWriteTree(t, d, map[string]string{
+		"sos_commands/processor/lscpu":         lscpuTwoSockets,
+		"sos_commands/processor/lscpu_-ae":     lscpuAETwoSockets,
+		"sos_commands/numa/numactl_--hardware": numactlTwoNodes,
+	})
+	s := Collect(Root{Dir: d, Sos: true}, Options{Now: sosNow})
+	topo := s.Topology
+	if topo.Sockets != 2 || topo.Cores != 4 || topo.Threads != 7 || len(topo.CPUs) != 8 {
+		t.Errorf("sockets %d cores %d threads %d cpus %d", topo.Sockets, topo.Cores, topo.Threads, len(topo.CPUs))
+	}
+	c5 := topo.CPUs[5]
+	if c5.Socket != 1 || c5.Core != 1 || !reflect.DeepEqual(c5.Siblings, []int{1, 5}) || c5.Node != 1 || !c5.Online {
+		t.Errorf("cpu 5 = %+v", c5)
+	}
+	if c7 := topo.CPUs[7]; c7.Online || c7.Socket != -1 {
+		t.Errorf("cpu 7 = %+v", c7)
+	}
+	if len(sosAbsent(s, "topology.cpus.socket")) != 0 || len(sosAbsent(s, "topology.cpus")) != 0 {
+		t.Errorf("absences: %+v", s.Absent)
+	}
+	if len(topo.NUMADisabled) != 0 {
+		t.Errorf("numa_disabled = %v", topo.NUMADisabled)
+	}
+
+	// CPU directories copied without their topology/ subdirectories: lscpu -ae completes them.
+	d = t.TempDir()
+	files := map[string]string{
+		"sys/devices/system/cpu/online":    "0-1\n",
+		"sos_commands/processor/lscpu_-ae": lscpuAEMachine,
+	}
+	for _, id := range []string{"0", "1"} {
+		files["sys/devices/system/cpu/cpu"+id+"/online"] = "1\n"
+	}
+	sosWriteTree(t, d, files)
+	s = Collect(Root{Dir: d, Sos: true}, Options{Now: sosNow})
+	if s.Topology.Sockets != 1 || s.Topology.Cores != 2 || s.Topology.CPUs[1].Core != 1 || len(sosAbsent(s, "topology.cpus.socket")) != 0 {
+		t.Errorf("completed topology: %+v, absences %+v", s.Topology, sosAbsent(s, "topology.cpus.socket"))
+	}
+}
+
+func FuzzParseLscpuExtended(f *testing.F) {
+	for _, s := range []string{lscpuAETwoSockets, lscpuAEMachine, "CORE SOCKET CPU\n1 0 1\n0 0 0\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		rows, err := parseLscpuExtended(strings.NewReader(s))
+		if err != nil {
+			if _, ok := err.(*ParseError); !ok {
+				t.Fatalf("error %T is not a *ParseError", err)
+			}
+			return
+		}
+		for i, r := range rows {
+			if r.ID < 0 || (i > 0 && rows[i-1].ID >= r.ID) {
+				t.Fatalf("rows not sorted by unique id: %+v", rows)
+			}
+			if r.Node < -1 || r.Socket < -1 || r.Core < -1 {
+				t.Fatalf("bad row %+v", r)
+			}
+		}
+		var topo snapshot.Topology
+		cpusFromLscpuExtended(&topo, rows)
+		for _, cp := range topo.CPUs {
+			if cp.Socket >= 0 && !contains(cp.Siblings, cp.ID) {
+				t.Fatalf("cpu %d not among its siblings %v", cp.ID, cp.Siblings)
+			}
+		}
+	})
+}
