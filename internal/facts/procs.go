@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"unicode/utf8"
 
 	"github.com/dbhost/dbhost/internal/cpulist"
@@ -422,22 +422,48 @@ func (pp *procProblems) record(c *Collector) {
 
 // vanished reports an error that means the process exited during the scan.
 func vanished(err error) bool {
-	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, errESRCH)
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ESRCH)
 }
 
-var errESRCH = errors.New("no such process")
-
-func (c *Collector) readProcFile(p string) ([]byte, error) {
-	f, err := os.Open(c.Root.Path(p))
+// readProcFile reads a /proc file with plain system calls: os.Open's
+// poller registration and Stat cost more than the read itself, and a scan
+// opens a file per process. Files are read up to maxProcFileBytes; with
+// oneRead, a single read (enough for comm, at most 16 bytes).
+func (c *Collector) readProcFile(p string, oneRead bool) ([]byte, error) {
+	fd, err := syscall.Open(c.Root.Path(p), syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
 	if err != nil {
-		return nil, err
+		return nil, &fs.PathError{Op: "open", Path: p, Err: err}
 	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxProcFileBytes))
-	if err != nil && strings.Contains(err.Error(), "no such process") {
-		return nil, fmt.Errorf("%w", errESRCH)
+	defer syscall.Close(fd)
+	size := 4096
+	if oneRead {
+		size = 256
 	}
-	return b, err
+	buf := make([]byte, 0, size)
+	for {
+		if len(buf) == cap(buf) {
+			if len(buf) >= maxProcFileBytes {
+				break
+			}
+			buf = append(buf, 0)[:len(buf)]
+		}
+		end := min(cap(buf), maxProcFileBytes)
+		n, err := syscall.Read(fd, buf[len(buf):end])
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, &fs.PathError{Op: "read", Path: p, Err: err}
+		}
+		if n <= 0 {
+			break
+		}
+		buf = buf[:len(buf)+n]
+		if oneRead {
+			break
+		}
+	}
+	return buf, nil
 }
 
 func readProcesses(c *Collector) {
@@ -491,7 +517,7 @@ func scanProcesses(c *Collector) ([]snapshot.Process, daemonScan) {
 	var cands []cand
 	for _, pid := range pids {
 		dir := "/proc/" + strconv.Itoa(pid)
-		b, err := c.readProcFile(dir + "/comm")
+		b, err := c.readProcFile(dir+"/comm", true)
 		if err != nil {
 			if !vanished(err) {
 				pp.add("processes", "/proc/PID/comm", pid, err)
@@ -508,7 +534,7 @@ func scanProcesses(c *Collector) ([]snapshot.Process, daemonScan) {
 			continue
 		case strings.HasPrefix(comm, "python") && !ds.tund:
 			// tuned run as "python3 /usr/sbin/tuned".
-			if cb, err := c.readProcFile(dir + "/cmdline"); err == nil {
+			if cb, err := c.readProcFile(dir+"/cmdline", false); err == nil {
 				for i, a := range cmdlineArgs(cb) {
 					if i > 0 && i < 4 && (a == "tuned" || strings.HasSuffix(a, "/tuned")) {
 						ds.tund = true
@@ -536,7 +562,7 @@ func scanProcesses(c *Collector) ([]snapshot.Process, daemonScan) {
 	for _, cd := range cands {
 		dir := "/proc/" + strconv.Itoa(cd.pid)
 		var args []string
-		if b, err := c.readProcFile(dir + "/cmdline"); err == nil {
+		if b, err := c.readProcFile(dir+"/cmdline", false); err == nil {
 			args = cmdlineArgs(b)
 		} else if vanished(err) {
 			continue
@@ -550,7 +576,7 @@ func scanProcesses(c *Collector) ([]snapshot.Process, daemonScan) {
 				continue
 			}
 		}
-		b, err := c.readProcFile(dir + "/status")
+		b, err := c.readProcFile(dir+"/status", false)
 		if err != nil {
 			if !vanished(err) {
 				pp.add("processes.status", "/proc/PID/status", cd.pid, err)
@@ -573,7 +599,7 @@ func scanProcesses(c *Collector) ([]snapshot.Process, daemonScan) {
 		if st.Mems == nil {
 			pp.add("processes.mems_allowed", "/proc/PID/status", cd.pid, parseErr(0, "no Mems_allowed_list line"))
 		}
-		if b, err := c.readProcFile(dir + "/stat"); err != nil {
+		if b, err := c.readProcFile(dir+"/stat", false); err != nil {
 			if !vanished(err) {
 				pp.add("processes.last_cpu", "/proc/PID/stat", cd.pid, err)
 			}
@@ -582,7 +608,7 @@ func scanProcesses(c *Collector) ([]snapshot.Process, daemonScan) {
 		} else {
 			p.LastCPU = &cpu
 		}
-		if b, err := c.readProcFile(dir + "/cgroup"); err != nil {
+		if b, err := c.readProcFile(dir+"/cgroup", false); err != nil {
 			if !vanished(err) {
 				pp.add("processes.cgroup", "/proc/PID/cgroup", cd.pid, err)
 			}
@@ -661,7 +687,7 @@ func readMainNumaMaps(c *Collector, procs []snapshot.Process, pp *procProblems) 
 			continue
 		}
 		read++
-		b, err := c.readProcFile("/proc/" + strconv.Itoa(p.PID) + "/numa_maps")
+		b, err := c.readProcFile("/proc/"+strconv.Itoa(p.PID)+"/numa_maps", false)
 		if err != nil {
 			pp.add("processes.numa", "/proc/PID/numa_maps", p.PID, err)
 			continue

@@ -432,3 +432,23 @@ func FuzzClassifyProcess(f *testing.F) {
 		}
 	})
 }
+
+func TestReadProcFile(t *testing.T) {
+	big := strings.Repeat("7f0000000000 default anon=1 N0=1 kernelpagesize_kB=4\n", 3000) // ~160 kB
+	c := newTestCollector(t, map[string]string{"/proc/1/numa_maps": big, "/proc/1/comm": "bash\n",
+		"/proc/2/huge": strings.Repeat("x", maxProcFileBytes+5000)})
+	b, err := c.readProcFile("/proc/1/numa_maps", false)
+	if err != nil || string(b) != big {
+		t.Errorf("read %d of %d bytes, %v", len(b), len(big), err)
+	}
+	if b, err := c.readProcFile("/proc/1/comm", true); err != nil || string(b) != "bash\n" {
+		t.Errorf("comm %q %v", b, err)
+	}
+	if b, err := c.readProcFile("/proc/2/huge", false); err != nil || len(b) != maxProcFileBytes {
+		t.Errorf("huge file: %d bytes, %v", len(b), err)
+	}
+	_, err = c.readProcFile("/proc/3/comm", true)
+	if !vanished(err) || Reason(err) != "not present on this host" {
+		t.Errorf("missing file: %v (%s)", err, Reason(err))
+	}
+}
