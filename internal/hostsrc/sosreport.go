@@ -11,10 +11,13 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/signal"
 	"path"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
+	"syscall"
 
 	"github.com/ulikunitz/xz"
 )
@@ -63,7 +66,11 @@ func OpenSosreport(p string) (dir string, cleanup func(), err error) {
 	if err != nil {
 		return "", noop, fmt.Errorf("sosreport %s: cannot create a temporary directory: %w", p, err)
 	}
-	cleanup = func() { os.RemoveAll(tmp) }
+	stop := removeOnSignal(tmp)
+	cleanup = func() {
+		stop()
+		os.RemoveAll(tmp)
+	}
 	if err := extractSosArchive(p, tmp); err != nil {
 		cleanup()
 		return "", noop, err
@@ -73,6 +80,33 @@ func OpenSosreport(p string) (dir string, cleanup func(), err error) {
 		return "", noop, &InputError{File: p, Msg: "archive holds no sosreport: no sos_commands/, proc/ or sys/ at its top or under one sosreport-*/ directory; " + sosExpected}
 	}
 	return tmp, cleanup, nil
+}
+
+// removeOnSignal removes dir when the process is interrupted (SIGINT,
+// SIGTERM) before stop is called, then lets the signal end the process as it
+// would have: a sosreport unpacked into /tmp can be hundreds of megabytes.
+func removeOnSignal(dir string) (stop func()) {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case sig := <-ch:
+			os.RemoveAll(dir)
+			signal.Stop(ch)
+			if p, err := os.FindProcess(os.Getpid()); err == nil {
+				p.Signal(sig) // default action again, unless someone else listens
+			}
+		case <-done:
+		}
+	}()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			signal.Stop(ch)
+			close(done)
+		})
+	}
 }
 
 // reasonOf strips the path an *fs.PathError repeats.
