@@ -195,3 +195,31 @@ func TestKernel(t *testing.T) {
 		}
 	}
 }
+
+func TestOracleParam(t *testing.T) {
+	ini, errs := artifacts.ParseInit([]byte("*.sga_target=24G\nORCL1.cpu_count=8\n*.cpu_count=4\n"))
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	ini.File = "initORCL.ora"
+	alert := &artifacts.AlertLog{File: "alert_ORCL.log", Startups: []*artifacts.Startup{{SID: "ORCL1",
+		Params: map[string]string{"use_large_pages": "ONLY"}, ParamLine: map[string]int{"use_large_pages": 77}}}}
+	in := &Input{Snap: host(), Artifacts: &artifacts.Set{Params: []*artifacts.InitParams{ini}, AlertLogs: []*artifacts.AlertLog{alert}}}
+	for _, c := range []struct{ sid, name, want, where string }{
+		{"", "SGA_TARGET", "24G", "initORCL.ora:1"},
+		{"ORCL1", "cpu_count", "8", "initORCL.ora:2"},
+		{"", "cpu_count", "4", "initORCL.ora:3"},
+		{"ORCL1", "use_large_pages", "ONLY", "alert_ORCL.log:77"},
+	} {
+		v, where, ok := in.OracleParam(c.sid, c.name)
+		if !ok || v != c.want || where != c.where {
+			t.Errorf("OracleParam(%q, %q) = %q %q %v", c.sid, c.name, v, where, ok)
+		}
+	}
+	if _, _, ok := in.OracleParam("", "memory_target"); ok {
+		t.Error("unset parameter found")
+	}
+	if _, _, ok := (&Input{Snap: host()}).OracleParam("", "x"); ok {
+		t.Error("no artifacts, found")
+	}
+}

@@ -19,6 +19,13 @@
 //		return Found(Finding{Setting: ..., Current: ..., Recommended: ..., Evidence: ..., Why: ..., Fix: ...})
 //	}
 //
+// Shared helpers (helpers.go, helpers_db.go), each returning the fact or the
+// reason it is absent: in.Sysctl / SysctlInt / SysctlEvidence, SysctlFix;
+// NodeOfCPU, NodesOfCPUs, Distance, NodeCount; in.DBProcesses,
+// in.DBSharedMemory, in.HugepagesCommittedKB, DefaultHugepages;
+// in.OracleParam (init.ora/spfile, else the alert log, with file:line);
+// AddKernelArgFix / RemoveKernelArgFix; KB, List, Kernel.
+//
 // A check writes only what it found: the engine fills ID, Area, Title,
 // Severity, Sources and Scope of each Finding from its Rule when the check left
 // them empty. Findings come from facts only: when a needed fact is absent the
