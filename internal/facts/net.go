@@ -1,6 +1,7 @@
 package facts
 
 import (
+	"bytes"
 	"net"
 	"os"
 	"path"
@@ -15,6 +16,7 @@ import (
 func init() {
 	register("net", StageSources, readNet)
 	register("net-irqs", StageDerived, deriveNetIRQs)
+	register("net-sos", StageSos, sosNetConf)
 }
 
 const (
@@ -284,6 +286,39 @@ func deriveNetIRQs(c *Collector) {
 			}
 		}
 		sort.Ints(it.IRQs)
+	}
+}
+
+// sosNetConf: a sosreport keeps no /proc/sys/net copy, but its
+// sos_commands/kernel/sysctl_-a has net.ipv4.conf.<if>.{arp_filter,rp_filter}.
+func sosNetConf(c *Collector) {
+	const fact, sysctlA = "network.interfaces.arp_filter", "/sos_commands/kernel/sysctl_-a"
+	if !c.Root.Sos || !c.IsAbsent(fact) {
+		return
+	}
+	b, err := c.Root.ReadFile(sysctlA)
+	if err != nil {
+		return
+	}
+	m, err := ParseSysctlA(bytes.NewReader(b))
+	if err != nil {
+		c.Absent(fact, sysctlA, err)
+		return
+	}
+	found := false
+	ifs := c.Snap.Network.Interfaces
+	for i := range ifs {
+		// sysctl(8) prints a '.' in an interface name as '/'.
+		key := "net.ipv4.conf." + strings.ReplaceAll(ifs[i].Name, ".", "/")
+		if v, err := strconv.ParseInt(m[key+".arp_filter"], 10, 64); err == nil {
+			ifs[i].ArpFilter, found = &v, true
+		}
+		if v, err := strconv.ParseInt(m[key+".rp_filter"], 10, 64); err == nil {
+			ifs[i].RpFilter, found = &v, true
+		}
+	}
+	if found {
+		c.Resolve(fact)
 	}
 }
 

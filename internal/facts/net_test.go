@@ -259,3 +259,32 @@ func bContains(s, sub string) bool {
 	}
 	return false
 }
+
+func TestSosNetConf(t *testing.T) {
+	b := newBTree(t)
+	b.netIf("eth0", "virtual", bNetAttrs("1", "2", "2", "1500", "", "up"))
+	b.netIf("eth0.7", "virtual", bNetAttrs("1", "3", "2", "1500", "", "up"))
+	b.file("/sos_commands/kernel/sysctl_-a", "net.ipv4.conf.eth0.arp_filter = 1\nnet.ipv4.conf.eth0.rp_filter = 2\nnet.ipv4.conf.eth0/7.rp_filter = 1\n")
+	s := &snapshot.Snapshot{Sysctl: map[string]string{}}
+	c := &Collector{Root: Root{Dir: b.dir, Sos: true}, Snap: s}
+	readNet(c)
+	if !c.IsAbsent("network.interfaces.arp_filter") {
+		t.Fatalf("expected the file reader to record the absence: %v", s.Absent)
+	}
+	sosNetConf(c)
+	ifs := s.Network.Interfaces
+	if *ifs[0].ArpFilter != 1 || *ifs[0].RpFilter != 2 || ifs[1].ArpFilter != nil || *ifs[1].RpFilter != 1 {
+		t.Errorf("interfaces %s", bDump(ifs))
+	}
+	if c.IsAbsent("network.interfaces.arp_filter") {
+		t.Errorf("absence not resolved: %v", s.Absent)
+	}
+	// Not a sosreport: nothing happens.
+	s2 := &snapshot.Snapshot{}
+	c2 := &Collector{Root: Root{Dir: b.dir}, Snap: s2}
+	readNet(c2)
+	sosNetConf(c2)
+	if s2.Network.Interfaces[0].ArpFilter != nil {
+		t.Errorf("sysctl -a used outside a sosreport")
+	}
+}
