@@ -162,7 +162,7 @@ func ParseAlertLog(b []byte) (*AlertLog, []error) {
 		ln := strings.TrimRight(raw, "\r")
 		t := strings.TrimSpace(ln)
 
-		if (inParams || sga != nil) && reAlertTime.MatchString(t) {
+		if (inParams || sga != nil) && isAlertTime(t) {
 			// 12.2+ stamps nearly every line; a stamp does not end a block.
 			lastTime = t
 			continue
@@ -189,9 +189,9 @@ func ParseAlertLog(b []byte) (*AlertLog, []error) {
 
 		if sga != nil {
 			sgaLines++
-			if reAlertStars.MatchString(t) || reAlertStart.MatchString(t) || sgaLines > maxSGABlock {
+			if isStars(t) || strings.Contains(t, "Starting ORACLE instance") || sgaLines > maxSGABlock {
 				sga = nil
-				if reAlertStars.MatchString(t) {
+				if isStars(t) {
 					continue
 				}
 			} else {
@@ -201,15 +201,18 @@ func ParseAlertLog(b []byte) (*AlertLog, []error) {
 			}
 		}
 
-		if reAlertTime.MatchString(t) {
+		if isAlertTime(t) {
 			lastTime = t
 			continue
 		}
-		if m := reAlertStart.FindStringSubmatch(t); m != nil {
-			cur = &Startup{Line: n, Time: lastTime, Mode: strings.TrimSpace(m[1])}
-			a.Startups = append(a.Startups, cur)
-			inParams, sga, expectVersion = false, nil, false
-			continue
+		// Cheap checks guard each regexp: most lines of a big log match none.
+		if strings.Contains(t, "Starting ORACLE instance") {
+			if m := reAlertStart.FindStringSubmatch(t); m != nil {
+				cur = &Startup{Line: n, Time: lastTime, Mode: strings.TrimSpace(m[1])}
+				a.Startups = append(a.Startups, cur)
+				inParams, sga, expectVersion = false, nil, false
+				continue
+			}
 		}
 		if expectVersion {
 			expectVersion = false
@@ -218,16 +221,20 @@ func ParseAlertLog(b []byte) (*AlertLog, []error) {
 				continue
 			}
 		}
-		if m := reAlertBanner.FindStringSubmatch(t); m != nil {
-			s := get(n)
-			s.Banner = t
-			s.Version = m[1]
-			expectVersion = true
-			continue
+		if strings.HasPrefix(t, "Oracle Database ") {
+			if m := reAlertBanner.FindStringSubmatch(t); m != nil {
+				s := get(n)
+				s.Banner = t
+				s.Version = m[1]
+				expectVersion = true
+				continue
+			}
 		}
-		if m := reAlertSID.FindStringSubmatch(t); m != nil {
-			get(n).SID = m[1]
-			continue
+		if strings.HasPrefix(t, "ORACLE") || strings.HasPrefix(t, "Instance name") {
+			if m := reAlertSID.FindStringSubmatch(t); m != nil {
+				get(n).SID = m[1]
+				continue
+			}
 		}
 		if strings.Contains(t, "System parameters with non-default values") {
 			get(n)
@@ -470,4 +477,40 @@ func unquoteAlert(v string) string {
 		return v[1 : len(v)-1]
 	}
 	return v
+}
+
+// isAlertTime is reAlertTime with a cheap pre-check (most lines are not stamps).
+func isAlertTime(t string) bool {
+	if len(t) < 19 || len(t) > 48 {
+		return false
+	}
+	c := t[0]
+	if !(c >= '0' && c <= '9' || c == 'M' || c == 'T' || c == 'W' || c == 'F' || c == 'S') {
+		return false
+	}
+	return reAlertTime.MatchString(t)
+}
+
+// isStars is a line of three or more '*' only.
+func isStars(t string) bool {
+	return len(t) >= 3 && strings.Trim(t, "*") == ""
+}
+
+// shiftLines adds off to every line number (the log was read from line off+1).
+func (a *AlertLog) shiftLines(off int) {
+	for _, s := range a.Startups {
+		s.Line += off
+		for k := range s.ParamLine {
+			s.ParamLine[k] += off
+		}
+		if s.SGA != nil {
+			s.SGA.Line += off
+		}
+		if s.LargePages != nil {
+			s.LargePages.Line += off
+		}
+		if s.NUMA != nil {
+			s.NUMA.Line += off
+		}
+	}
 }

@@ -58,6 +58,8 @@ type Set struct {
 type File struct {
 	Path string `json:"path"`
 	Kind Kind   `json:"kind"`
+	// Note says when only part of a very large file was read.
+	Note string `json:"note,omitempty"`
 }
 
 // Cgconfig is one cgconfig.conf (libcgroup) file.
@@ -116,9 +118,9 @@ func (l *errList) list() []error {
 	return l.errs
 }
 
-// maxFileSize bounds what Load reads of one artifact (alert logs can be big;
-// beyond this only the first part is parsed and an error says so).
-const maxFileSize = 256 << 20
+// maxFileSize bounds what Load reads of one artifact. Of a larger alert log
+// it reads the end (the most recent startups), of anything else the start.
+var maxFileSize int64 = 64 << 20 // a variable for tests
 
 // Load reads, recognises (by content) and parses each file. It keeps going
 // after an unreadable, unrecognised or malformed file: everything it could
@@ -127,13 +129,14 @@ func Load(paths []string) (*Set, []error) {
 	s := &Set{}
 	var errs []error
 	for _, p := range paths {
-		b, err := readLimited(p)
+		r, err := readArtifact(p)
 		if err != nil {
 			s.Files = append(s.Files, File{Path: p})
 			errs = append(errs, &Error{File: p, Msg: readReason(err)})
 			continue
 		}
-		errs = append(errs, s.add(p, b, true)...)
+		errs = append(errs, s.add(p, r.b, true, r.kind, r.lineOffset)...)
+		s.Files[len(s.Files)-1].Note = r.note
 	}
 	return s, errs
 }
@@ -141,17 +144,30 @@ func Load(paths []string) (*Set, []error) {
 // Add recognises and parses one artifact's content (as Load does for a file,
 // but without following includes) and adds it to the Set.
 func (s *Set) Add(path string, b []byte) []error {
-	return s.add(path, b, false)
+	return s.add(path, b, false, "", 0)
 }
 
-func (s *Set) add(path string, b []byte, fromDisk bool) []error {
-	k := Recognize(b)
+// add parses b as kind (recognised when ""). lineOffset is the number of
+// lines before b in the file (when only the end of a big file was read).
+func (s *Set) add(path string, b []byte, fromDisk bool, kind Kind, lineOffset int) []error {
+	k := kind
+	if k == "" {
+		k = Recognize(b)
+	}
 	s.Files = append(s.Files, File{Path: path, Kind: k})
 	var errs []error
 	switch k {
 	case KindAlertLog:
 		a, e := ParseAlertLog(b)
 		a.File = path
+		if lineOffset > 0 {
+			a.shiftLines(lineOffset)
+			for _, x := range e {
+				if pe, ok := x.(*Error); ok && pe.Line > 0 {
+					pe.Line += lineOffset
+				}
+			}
+		}
 		s.AlertLogs = append(s.AlertLogs, a)
 		errs = e
 	case KindInit, KindSpfile:
@@ -229,6 +245,87 @@ func readLimited(p string) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(f, maxFileSize))
 }
 
+type artifactRead struct {
+	b          []byte
+	kind       Kind // forced kind ("" = recognise b)
+	lineOffset int
+	note       string
+}
+
+// readArtifact reads a file whole, or of a file over maxFileSize the last
+// maxFileSize bytes when it is an alert log (line numbers kept right by
+// counting the lines skipped), else the first maxFileSize bytes.
+func readArtifact(p string) (artifactRead, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return artifactRead{}, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return artifactRead{}, err
+	}
+	if st.IsDir() {
+		return artifactRead{}, errors.New("is a directory")
+	}
+	size := st.Size()
+	if size <= maxFileSize || !st.Mode().IsRegular() {
+		b, err := io.ReadAll(io.LimitReader(f, maxFileSize))
+		return artifactRead{b: b}, err
+	}
+	head := make([]byte, sniffLen)
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return artifactRead{}, err
+	}
+	head = head[:n]
+	tailStart := size - maxFileSize
+	tail := make([]byte, maxFileSize)
+	n, err = f.ReadAt(tail, tailStart)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return artifactRead{}, err
+	}
+	tail = tail[:n]
+	if Recognize(head) != KindAlertLog && Recognize(tail) != KindAlertLog {
+		n, err = f.ReadAt(tail, 0)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return artifactRead{}, err
+		}
+		return artifactRead{b: tail[:n], note: fmt.Sprintf("%d MiB: only the first %d MiB were read", size>>20, maxFileSize>>20)}, nil
+	}
+	// Start the tail at a line boundary and count the lines before it.
+	cut := bytes.IndexByte(tail, '\n') + 1
+	tail = tail[cut:]
+	lines, err := countLines(f, tailStart+int64(cut))
+	if err != nil {
+		return artifactRead{}, err
+	}
+	return artifactRead{b: tail, kind: KindAlertLog, lineOffset: lines,
+		note: fmt.Sprintf("%d MiB: only the last %d MiB (from line %d, the most recent startups) were read", size>>20, maxFileSize>>20, lines+1)}, nil
+}
+
+// countLines counts the newlines in the first n bytes of f.
+func countLines(f *os.File, n int64) (int, error) {
+	buf := make([]byte, 1<<20)
+	lines := 0
+	for off := int64(0); off < n; {
+		k := int64(len(buf))
+		if n-off < k {
+			k = n - off
+		}
+		m, err := f.ReadAt(buf[:k], off)
+		lines += bytes.Count(buf[:m], []byte{'\n'})
+		off += int64(m)
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			return 0, err
+		}
+	}
+	return lines, nil
+}
+
 func readReason(err error) string {
 	switch {
 	case errors.Is(err, os.ErrNotExist):
@@ -248,7 +345,7 @@ const sniffLen = 1 << 20
 
 var (
 	reXMLDatasource = regexp.MustCompile(`<(?:[\w-]+:)?(?:datasources|datasource|xa-datasource|local-tx-datasource|no-tx-datasource)[\s>/]`)
-	reAlert         = regexp.MustCompile(`(?m)Starting ORACLE instance|Dump of system resources acquired for SHARED GLOBAL AREA|System parameters with non-default values|^\s*Large Pages Information|NUMA system with \d+ nodes detected|Oracle NUMA support (?:not )?enabled|^\s*Total Shared Global Region in Large Pages`)
+	reAlert         = regexp.MustCompile(`(?m)Starting ORACLE instance|Dump of system resources acquired for SHARED GLOBAL AREA|System parameters with non-default values|^\s*Large Pages Information|NUMA system with \d+ nodes detected|Oracle NUMA support (?:not )?enabled|^\s*Total Shared Global Region in Large Pages|Thread \d+ advanced to log sequence|Completed: ALTER DATABASE|Shutting down instance`)
 	reSrvctl        = regexp.MustCompile(`(?m)^\s*Service name:\s*\S`)
 	reSrvctl2       = regexp.MustCompile(`(?m)^\s*(?:Preferred instances|Available instances|Server pool|Cardinality|Management policy):`)
 	reCgconfig      = regexp.MustCompile(`(?m)^\s*(?:group\s+[^\s{]+\s*\{|mount\s*\{|template\s+[^\s{]+\s*\{)`)
@@ -262,11 +359,23 @@ var (
 )
 
 // Recognize says what an artifact is from its content, or "" when it is none
-// of the known kinds. Only the first MiB is examined.
+// of the known kinds. Only the first MiB is examined (and the last MiB for an
+// alert log).
 func Recognize(b []byte) Kind {
 	if len(b) > sniffLen {
-		b = b[:sniffLen]
+		if k := recognize(b[:sniffLen]); k != "" {
+			return k
+		}
+		// A long alert log may start with months of log switches.
+		if k := recognize(b[len(b)-sniffLen:]); k == KindAlertLog {
+			return k
+		}
+		return ""
 	}
+	return recognize(b)
+}
+
+func recognize(b []byte) Kind {
 	if len(bytes.TrimSpace(b)) == 0 {
 		return ""
 	}

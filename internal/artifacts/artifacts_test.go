@@ -148,3 +148,50 @@ func FuzzRecognize(f *testing.F) {
 		}
 	})
 }
+
+func TestLoadBigAlertLogReadsTheEnd(t *testing.T) {
+	old := maxFileSize
+	maxFileSize = 4096
+	defer func() { maxFileSize = old }()
+	dir := t.TempDir()
+	var sb strings.Builder
+	sb.WriteString("Starting ORACLE instance (normal)\nNUMA system with 2 nodes detected\n")
+	for sb.Len() < 20000 {
+		sb.WriteString("Thread 1 advanced to log sequence 42 (LGWR switch)\n")
+	}
+	prefix := strings.Count(sb.String(), "\n")
+	last := string(readTestdata(t, "alert_cdb19.log"))
+	sb.WriteString(last[:strings.Index(last, "\n")+1]) // the timestamp
+	sb.WriteString("Starting ORACLE instance (restrict)\nOracle NUMA support not enabled\n")
+	p := filepath.Join(dir, "alert_BIG.log")
+	if err := os.WriteFile(p, []byte(sb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, errs := Load([]string{p})
+	noErrors(t, errs)
+	if len(s.AlertLogs) != 1 || !strings.Contains(s.Files[0].Note, "only the last") {
+		t.Fatalf("files = %+v", s.Files)
+	}
+	st := s.AlertLogs[0].Last()
+	if st == nil || st.Mode != "restrict" || st.Line != prefix+2 || st.NUMA == nil || st.NUMA.Line != prefix+3 {
+		t.Fatalf("last startup = %+v (want line %d)", st, prefix+2)
+	}
+
+	// A big file of another kind: its start is read.
+	var pg strings.Builder
+	pg.WriteString("shared_buffers = 8GB\n")
+	for pg.Len() < 10000 {
+		pg.WriteString("# comment line\n")
+	}
+	p2 := filepath.Join(dir, "postgresql.conf")
+	if err := os.WriteFile(p2, []byte(pg.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, _ = Load([]string{p2})
+	if len(s.PGConfs) != 1 || !strings.Contains(s.Files[0].Note, "only the first") {
+		t.Fatalf("files = %+v", s.Files)
+	}
+	if v, _ := s.PGConfs[0].Get("shared_buffers"); v != "8GB" {
+		t.Errorf("shared_buffers = %q", v)
+	}
+}
