@@ -115,6 +115,9 @@ func readBlockDevice(c *Collector, name string) snapshot.BlockDevice {
 	scsi := c.Root.Exists(dir + "/device/scsi_device")
 	d := snapshot.BlockDevice{Name: name, Kind: blockKind(name, target, scsi)}
 	quiet := quietKind(d.Kind)
+	// Bio-based queues (md, most dm targets, zram) have no I/O scheduler and
+	// no request pool: no scheduler or nr_requests file is normal there.
+	bioBased := quiet || d.Kind == "dm" || d.Kind == "md"
 	// important reads a fact a DBA looks at: its absence is recorded unless
 	// the device kind never has it.
 	important := func(field, p string) *int64 {
@@ -132,7 +135,7 @@ func readBlockDevice(c *Collector, name string) snapshot.BlockDevice {
 		d.Rotational = &r
 	}
 	if s, err := readAttr(c.Root, q+"/scheduler"); err != nil {
-		if !quiet {
+		if !bioBased {
 			c.Absent(fact+".scheduler", q+"/scheduler", err)
 		}
 	} else if sel, all, err := parseScheduler(s); err != nil {
@@ -140,7 +143,11 @@ func readBlockDevice(c *Collector, name string) snapshot.BlockDevice {
 	} else {
 		d.Scheduler, d.Schedulers = &sel, all
 	}
-	d.NrRequests = important("nr_requests", q+"/nr_requests")
+	if bioBased {
+		d.NrRequests = attrInt(c, "", q+"/nr_requests")
+	} else {
+		d.NrRequests = important("nr_requests", q+"/nr_requests")
+	}
 	d.MaxSectorsKB = important("max_sectors_kb", q+"/max_sectors_kb")
 	d.MaxHWSectorsKB = attrInt(c, "", q+"/max_hw_sectors_kb")
 	d.Nomerges = important("nomerges", q+"/nomerges")
@@ -148,7 +155,7 @@ func readBlockDevice(c *Collector, name string) snapshot.BlockDevice {
 	d.LogicalBlockSize = attrInt(c, "", q+"/logical_block_size")
 	if s, err := readAttr(c.Root, q+"/write_cache"); err == nil && s != "" {
 		d.WriteCache = &s
-	} else if !quiet && d.Kind != "dm" && d.Kind != "md" {
+	} else if !bioBased {
 		if err == nil {
 			err = parseErr(1, "empty file")
 		}

@@ -60,7 +60,9 @@ func bStorageTree(t *testing.T) *bTree {
 	// A multipath dm device: bio-based, lone "none", no write_cache file.
 	q := bSSDQueue("none\n")
 	delete(q, "write_cache")
+	delete(q, "nr_requests")
 	dm := b.sysDev("dm-0", "virtual/block", "2097152\n", q)
+	b.sysDev("md0", "virtual/block", "4194304\n", map[string]string{"rotational": "0\n", "max_sectors_kb": "512\n", "nomerges": "0\n", "read_ahead_kb": "8192\n"})
 	b.files(dm+"/dm", map[string]string{"name": "mpatha\n", "uuid": "mpath-3600508b400105e210000900000490000\n"}).
 		mkdir(dm + "/slaves/sda").mkdir(dm + "/slaves/sdb")
 	// loop and zram: few queue files, no SCSI files — nothing absent.
@@ -81,7 +83,7 @@ func TestReadBlock(t *testing.T) {
 	for _, d := range devs {
 		names = append(names, d.Name)
 	}
-	if want := []string{"dm-0", "loop0", "nvme0n1", "sda", "vda", "zram0"}; !reflect.DeepEqual(names, want) {
+	if want := []string{"dm-0", "loop0", "md0", "nvme0n1", "sda", "vda", "zram0"}; !reflect.DeepEqual(names, want) {
 		t.Fatalf("devices %v, want %v", names, want)
 	}
 	sda := snapshot.BlockDevice{
@@ -92,10 +94,10 @@ func TestReadBlock(t *testing.T) {
 		QueueDepth: bI64(32), CacheType: bStrP("write back"), Vendor: "ATA", Model: "Samsung SSD 860",
 		NUMANode: bIntP(1), Holders: []string{"dm-0"},
 	}
-	if !reflect.DeepEqual(devs[3], sda) {
-		t.Errorf("sda:\n got %s\nwant %s", bDump(devs[3]), bDump(sda))
+	if !reflect.DeepEqual(devs[4], sda) {
+		t.Errorf("sda:\n got %s\nwant %s", bDump(devs[4]), bDump(sda))
 	}
-	nv := devs[2]
+	nv := devs[3]
 	if nv.Kind != "nvme" || *nv.Scheduler != "none" || nv.Model != "INTEL SSDPE2KX040T8" || nv.NUMANode == nil || *nv.NUMANode != 0 || nv.QueueDepth != nil {
 		t.Errorf("nvme0n1: %s", bDump(nv))
 	}
@@ -104,13 +106,16 @@ func TestReadBlock(t *testing.T) {
 		*dm.Scheduler != "none" || !reflect.DeepEqual(dm.Schedulers, []string{"none"}) || dm.WriteCache != nil || dm.NUMANode != nil || dm.Holders != nil {
 		t.Errorf("dm-0: %s", bDump(dm))
 	}
+	if md := devs[2]; md.Kind != "md" || md.Scheduler != nil || md.NrRequests != nil || *md.ReadAheadKB != 8192 {
+		t.Errorf("md0: %s", bDump(md))
+	}
 	if l := devs[1]; l.Kind != "loop" || l.SizeBytes == nil || *l.SizeBytes != 0 || l.NrRequests != nil {
 		t.Errorf("loop0: %s", bDump(l))
 	}
-	if z := devs[5]; z.Kind != "zram" || z.Scheduler != nil || *z.SizeBytes != 16777216*512 {
+	if z := devs[6]; z.Kind != "zram" || z.Scheduler != nil || *z.SizeBytes != 16777216*512 {
 		t.Errorf("zram0: %s", bDump(z))
 	}
-	if v := devs[4]; v.Kind != "virtio" || v.NUMANode != nil || v.CacheType == nil || *v.CacheType != "write back" || v.QueueDepth != nil {
+	if v := devs[5]; v.Kind != "virtio" || v.NUMANode != nil || v.CacheType == nil || *v.CacheType != "write back" || v.QueueDepth != nil {
 		t.Errorf("vda: %s", bDump(v))
 	}
 	if len(s.Absent) != 0 {

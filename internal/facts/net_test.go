@@ -288,3 +288,13 @@ func TestSosNetConf(t *testing.T) {
 		t.Errorf("sysctl -a used outside a sosreport")
 	}
 }
+
+func FuzzUeventValue(f *testing.F) {
+	f.Add("DEVTYPE=vlan\nINTERFACE=bond0.200\nIFINDEX=7\n", "DEVTYPE")
+	f.Fuzz(func(t *testing.T, uevent, key string) {
+		v := ueventValue(uevent, key)
+		if v != "" && !bContains(uevent, key+"="+v) {
+			t.Fatalf("value %q for %q not in %q", v, key, uevent)
+		}
+	})
+}
