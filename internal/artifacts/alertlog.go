@@ -29,6 +29,14 @@ type Startup struct {
 	Banner  string `json:"banner,omitempty"`
 	Version string `json:"version,omitempty"` // "12.1.0.2.0", or "19.3.0.0.0" from the "Version" line of 18c+
 	SID     string `json:"sid,omitempty"`     // ORACLE_SID / instance name line, else the instance_name parameter
+	// ParamSource is where the parameters came from ("server-side spfile
+	// /u01/.../spfileORCL.ora", "client-side pfile ..."), from "Using parameter settings in ...".
+	ParamSource string `json:"param_source,omitempty"`
+	// CPUs, Cores, Sockets are "Initial number of CPU is N", "Number of
+	// processor cores in the system is N", "Number of processor sockets in the system is N".
+	CPUs    *int `json:"cpus,omitempty"`
+	Cores   *int `json:"cores,omitempty"`
+	Sockets *int `json:"sockets,omitempty"`
 	// Params is the "System parameters with non-default values" block, names
 	// lower-cased, quotes kept off; a name repeated on several lines (control_files)
 	// has its values joined with ", ".
@@ -121,6 +129,7 @@ var (
 	reLPSize        = regexp.MustCompile(`Large Page size\s*=\s*(\d+)\s*([KMGT]?B)`)
 	reLPSGASize     = regexp.MustCompile(`Total Shared Global Region size is\s*(\d+)\s*([KMGT]?B)`)
 	reLPRequired    = regexp.MustCompile(`unused Large Pages by\s+at\s*least\s+(\d+)`)
+	reAlertCount    = regexp.MustCompile(`^(?:Initial number of CPU is|Number of processor cores in the system is|Number of processor sockets in the system is)\s+(\d+)`)
 	reNUMANodes     = regexp.MustCompile(`NUMA system with (\d+) nodes? detected`)
 	reNUMASupport   = regexp.MustCompile(`NUMA support (not )?enabled`)
 	reNUMAMap       = regexp.MustCompile(`OS NUMA node (\d+)\s*(?:\((\d+) cpus?\))?\s*mapped to Oracle NUMA node (\d+)`)
@@ -233,6 +242,26 @@ func ParseAlertLog(b []byte) (*AlertLog, []error) {
 		if strings.HasPrefix(t, "ORACLE") || strings.HasPrefix(t, "Instance name") {
 			if m := reAlertSID.FindStringSubmatch(t); m != nil {
 				get(n).SID = m[1]
+				continue
+			}
+		}
+		if strings.HasPrefix(t, "Using parameter settings in ") {
+			get(n).ParamSource = strings.TrimPrefix(t, "Using parameter settings in ")
+			continue
+		}
+		if strings.HasPrefix(t, "Initial number of CPU") || strings.HasPrefix(t, "Number of processor") {
+			if m := reAlertCount.FindStringSubmatch(t); m != nil {
+				if v, err := strconv.Atoi(m[1]); err == nil {
+					s := get(n)
+					switch {
+					case strings.HasPrefix(t, "Initial"):
+						s.CPUs = &v
+					case strings.Contains(t, "cores"):
+						s.Cores = &v
+					default:
+						s.Sockets = &v
+					}
+				}
 				continue
 			}
 		}

@@ -42,6 +42,12 @@ func TestAlertLogTwoStartups(t *testing.T) {
 	if first.Version != "11.2.0.4.0" || !strings.Contains(first.Banner, "11g Enterprise Edition") {
 		t.Errorf("version %q banner %q", first.Version, first.Banner)
 	}
+	if first.CPUs == nil || *first.CPUs != 240 || first.Cores == nil || *first.Cores != 120 || first.Sockets == nil || *first.Sockets != 8 {
+		t.Errorf("cpus/cores/sockets = %v %v %v", first.CPUs, first.Cores, first.Sockets)
+	}
+	if first.ParamSource != "server-side spfile /u01/app/oracle/product/11.2.0/dbhome_1/dbs/spfileORCL.ora" {
+		t.Errorf("param source = %q", first.ParamSource)
+	}
 	lp := first.LargePages
 	if lp == nil {
 		t.Fatal("no Large Pages information")
@@ -123,6 +129,9 @@ func TestAlertLog19cStampedLines(t *testing.T) {
 		t.Fatalf("startups = %d", len(a.Startups))
 	}
 	s := a.Last()
+	if s.CPUs == nil || *s.CPUs != 2 || s.Sockets == nil || *s.Sockets != 1 {
+		t.Errorf("cpus %v sockets %v", s.CPUs, s.Sockets)
+	}
 	if s.Time != "2023-06-01T08:00:01.123456+00:00" || s.Version != "19.18.0.0.0" {
 		t.Errorf("time %q version %q", s.Time, s.Version)
 	}

@@ -66,6 +66,22 @@ func (p *InitParams) GetBytes(sid, name string) (n int64, ok bool, err error) {
 	return n, true, err
 }
 
+// Bool is Get read as an Oracle boolean (TRUE/FALSE, also YES/NO, ON/OFF,
+// case-insensitive); ok is false when the parameter is not set or not a boolean.
+func (p *InitParams) Bool(sid, name string) (v, ok bool) {
+	s, set := p.Get(sid, name)
+	if !set {
+		return false, false
+	}
+	switch strings.ToUpper(strings.TrimSpace(s)) {
+	case "TRUE", "YES", "ON":
+		return true, true
+	case "FALSE", "NO", "OFF":
+		return false, true
+	}
+	return false, false
+}
+
 // SIDs lists the instance SIDs that have their own settings (not "*"), sorted.
 func (p *InitParams) SIDs() []string {
 	var out []string

@@ -55,6 +55,12 @@ func TestParseInitPfile(t *testing.T) {
 	if _, ok, err := p.GetBytes("*", "db_name"); !ok || err == nil {
 		t.Error("GetBytes of a non-size must fail")
 	}
+	if v, ok := p.Bool("BDT12c1_1", "cluster_database"); !v || !ok {
+		t.Error("cluster_database=true is a RAC database")
+	}
+	if _, ok := p.Bool("*", "db_name"); ok {
+		t.Error("db_name is not a boolean")
+	}
 	if got := p.SIDs(); strings.Join(got, " ") != "BDT12c1_1 BDT12c1_2" {
 		t.Errorf("SIDs = %v", got)
 	}

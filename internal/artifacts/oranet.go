@@ -177,6 +177,25 @@ func (c *NetConfig) Listeners() []string {
 	return out
 }
 
+// CRSManaged says whether the file looks managed by Oracle Clusterware (RAC
+// or Restart): SCAN listener entries or the parameters CRS writes. evidence
+// names what was seen. Seed 002: on RAC, listener.ora is rewritten by CRS
+// and RATE_LIMIT is not supported.
+func (c *NetConfig) CRSManaged() (bool, string) {
+	if c == nil {
+		return false, ""
+	}
+	for _, name := range c.Order {
+		switch {
+		case strings.HasPrefix(name, "LISTENER_SCAN"):
+			return true, "SCAN listener entry " + name
+		case strings.HasPrefix(name, "ENABLE_GLOBAL_DYNAMIC_ENDPOINT_"):
+			return true, name + " (written by Oracle Clusterware)"
+		}
+	}
+	return false, ""
+}
+
 // maxNetDepth bounds nesting (real files use fewer than 8 levels).
 const maxNetDepth = 64
 

@@ -43,6 +43,9 @@ func TestParseListenerOra(t *testing.T) {
 	if len(c.RateLimits("LISTENER_SCAN1")) != 0 {
 		t.Error("the SCAN listener has no rate limit")
 	}
+	if crs, ev := c.CRSManaged(); !crs || ev != "SCAN listener entry LISTENER_SCAN1" {
+		t.Errorf("CRSManaged = %v %q", crs, ev)
+	}
 	if q := c.QueueSizes("LISTENER"); len(q) != 1 || q[0].Value != "1024" {
 		t.Errorf("queuesize = %+v", q)
 	}
@@ -80,6 +83,9 @@ func TestParseTNSNames(t *testing.T) {
 	fm := c.Entry("BDT_PREF").Find("FAILOVER_MODE")
 	if len(fm) != 1 || fm[0].Child("retries").Value != "180" {
 		t.Errorf("failover mode = %+v", fm)
+	}
+	if crs, _ := c.CRSManaged(); crs {
+		t.Error("a plain tnsnames.ora is not CRS-managed")
 	}
 	if ad := c.Addresses("ORCL"); len(ad) != 1 || ad[0].Host != "db1" {
 		t.Errorf("orcl = %+v", ad)
