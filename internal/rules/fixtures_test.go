@@ -18,7 +18,7 @@ func TestGoldenFixtures(t *testing.T) {
 		want, not      []string
 	}{
 		{"laptop-2s", WorkloadOLTP, []string{"memory.thp-enabled", "cpu.governor-not-performance", "cpu.deep-cstates-latency"}, []string{"numa.disabled-at-boot", "virt.guest"}},
-		{"interleaved-4n", WorkloadOLTP, []string{"numa.balancing-with-db-shm:info"}, []string{"numa.disabled-at-boot", "memory.hugepages-too-few"}},
+		{"interleaved-4n", WorkloadOLTP, []string{"numa.balancing-with-db-shm:info", "numa.cpu-irq-imbalance"}, []string{"numa.disabled-at-boot", "memory.hugepages-too-few"}},
 		{"numa-off", WorkloadMixed, []string{"numa.disabled-at-boot:critical"}, nil},
 		{"cgroup-v1", WorkloadOLTP, []string{"cgroup.cpuset-mems-not-local:critical", "numa.db-memory-remote"}, []string{"numa.disabled-at-boot"}},
 		{"cgroup-v2", WorkloadOLTP, []string{"virt.guest:info"}, []string{"cpu.governor-not-performance", "cpu.deep-cstates-latency", "cgroup.cpuset-mems-not-local"}},
