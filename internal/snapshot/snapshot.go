@@ -248,8 +248,10 @@ type IdleState struct {
 type Storage struct {
 	Devices []BlockDevice `json:"devices"`
 	Mounts  []Mount       `json:"mounts"`
-	// Multipath is /etc/multipath.conf parsed into section → key → value
-	// (defaults and devices only), when present.
+	// MultipathConf is /etc/multipath.conf parsed into section → key → value,
+	// when present: "defaults", "overrides", and one "devices[N]" per
+	// devices { device { ... } } block in file order (N from 0). Quotes are
+	// removed; the last occurrence of a key in a block wins.
 	MultipathConf map[string]map[string]string `json:"multipath_conf,omitempty"`
 }
 
