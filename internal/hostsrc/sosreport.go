@@ -14,6 +14,7 @@ import (
 	"os/signal"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -35,9 +36,17 @@ var (
 	sosMaxFile int64 = 64 << 20
 )
 
-// sosTopDirs are the top-level directories extracted; top-level files
-// (hostname, uname, date, version.txt, ...) are extracted too.
-var sosTopDirs = map[string]bool{"proc": true, "sys": true, "etc": true, "sos_commands": true}
+// sosKeep lists the paths (below the report's top directory) that are
+// extracted, with everything under them: the copies the fact readers read
+// and the command outputs. Top-level files (hostname, uname, date,
+// version.txt, and the lib -> usr/lib link of merged-/usr systems) are
+// extracted too. Everything else (var/log, usr/share, sos_logs, sos_reports)
+// is skipped.
+var sosKeep = [][]string{
+	{"proc"}, {"sys"}, {"etc"}, {"sos_commands"},
+	{"run", "sysctl.d"}, {"usr", "lib", "sysctl.d"}, {"usr", "local", "lib", "sysctl.d"}, {"lib", "sysctl.d"},
+	{"usr", "lib", "os-release"}, {"usr", "lib", "tuned"},
+}
 
 // OpenSosreport returns the directory of an unpacked sosreport (unpacking an
 // archive into a temporary directory first) and a cleanup function, which is
@@ -271,7 +280,7 @@ func extractSosArchive(p, dir string) error {
 				continue
 			}
 			if total+hdr.Size > sosMaxTotal {
-				return &InputError{File: p, Msg: fmt.Sprintf("more than %d MiB in proc/, sys/, etc/ and sos_commands/: refusing to unpack it (is this a sosreport?)", sosMaxTotal>>20)}
+				return &InputError{File: p, Msg: fmt.Sprintf("more than %d MiB in proc/, sys/, etc/, sos_commands/ and the other parts dbhost reads: refusing to unpack it (is this a sosreport?)", sosMaxTotal>>20)}
 			}
 			n, err := writeFile(root, name, tr, hdr.Size)
 			total += n
@@ -372,11 +381,15 @@ func entryParts(name string) ([]string, error) {
 // wanted says whether an entry (components below the report's top) is one
 // the fact readers may use.
 func wanted(parts []string, typ byte) bool {
-	if len(parts) == 1 {
-		// top-level files and symlinks: hostname, uname, date, version.txt, ...
-		return typ != tar.TypeDir || sosTopDirs[parts[0]]
+	if len(parts) == 1 && typ != tar.TypeDir {
+		return true // top-level files and symlinks: hostname, uname, date, ...
 	}
-	return sosTopDirs[parts[0]]
+	for _, k := range sosKeep {
+		if len(parts) >= len(k) && slices.Equal(parts[:len(k)], k) {
+			return true
+		}
+	}
+	return false
 }
 
 // symlinkTarget validates a symlink at parts (components below the top) with

@@ -141,6 +141,10 @@ func sosEntries() []entry {
 		{name: top + "uname", body: "Linux db1 5.14.0-362.el9.x86_64 #1 SMP x86_64 GNU/Linux\n"},
 		{name: top + "etc/localtime", link: "/usr/share/zoneinfo/UTC"},
 		{name: top + "etc/os-release-hard", hard: top + "uname"},
+		{name: top + "usr/lib/sysctl.d/50-default.conf", body: "kernel.sysrq = 16\n"},
+		{name: top + "usr/lib/os-release", body: "ID=rhel\n"},
+		{name: top + "lib", link: "usr/lib"},
+		{name: top + "usr/share/doc/big.txt", body: "doc\n"},
 		{name: top + "var/log/messages", body: strings.Repeat("log line\n", 1000)},
 		{name: top + "sos_logs/sos.log", body: "x"},
 		// Links that would leave the tree: dropped, the rest of the archive kept.
@@ -216,7 +220,14 @@ func checkTree(t *testing.T, dir string) {
 	if got := read("etc/os-release-hard"); !strings.HasPrefix(got, "Linux db1") {
 		t.Errorf("hard link = %q", got)
 	}
-	for _, p := range []string{"var", "sos_logs", "sys/evil", "sys/a/b/x", "sys/d/x/e", "etc/x/e"} {
+	// Other parts the readers use, also through the merged-/usr lib link.
+	if got := read("lib/sysctl.d/50-default.conf"); got != "kernel.sysrq = 16\n" {
+		t.Errorf("lib/sysctl.d/50-default.conf = %q", got)
+	}
+	if got := read("usr/lib/os-release"); got != "ID=rhel\n" {
+		t.Errorf("usr/lib/os-release = %q", got)
+	}
+	for _, p := range []string{"var", "usr/share", "sos_logs", "sys/evil", "sys/a/b/x", "sys/d/x/e", "etc/x/e"} {
 		if _, err := os.Lstat(filepath.Join(dir, p)); err == nil {
 			t.Errorf("%s was extracted; it should have been skipped", p)
 		}
