@@ -313,21 +313,29 @@ func TestReadBlockScales(t *testing.T) {
 	if d := s.Storage.Devices[63]; *d.QueueDepth != 64 || *d.CacheType != "write through" {
 		t.Errorf("last device %s", bDump(d))
 	}
+	if testing.Short() {
+		return
+	}
 	small := tree(8)
-	per := func(b *bTree, n int) time.Duration {
-		best := time.Duration(1 << 62)
+	// Fastest of several alternating runs (the least disturbed on a shared
+	// machine); a ratio over the bound is measured again before failing:
+	// noise passes on a retry, a quadratic step (8x here) never does.
+	var pb, ps time.Duration
+	for attempt := 0; attempt < 3; attempt++ {
+		pb, ps = time.Duration(1<<62), time.Duration(1<<62)
 		for r := 0; r < 5; r++ {
 			t0 := time.Now()
-			b.collect(readBlock)
-			if d := time.Since(t0) / time.Duration(n); d < best {
-				best = d
-			}
+			big.collect(readBlock)
+			pb = min(pb, time.Since(t0)/64)
+			t0 = time.Now()
+			small.collect(readBlock)
+			ps = min(ps, time.Since(t0)/8)
 		}
-		return best
+		if pb <= 3*ps {
+			return
+		}
 	}
-	if pb, ps := per(big, 64), per(small, 8); pb > 4*ps+time.Millisecond {
-		t.Errorf("per-disk cost grows: %v per disk at 64, %v at 8", pb, ps)
-	}
+	t.Errorf("per-disk cost grows with the number of disks: %v per disk at 64, %v at 8", pb, ps)
 }
 
 func FuzzParseMultipathConf(f *testing.F) {
