@@ -159,10 +159,25 @@ func FuzzParseInit(f *testing.F) {
 		if len(errs) > maxErrors+1 {
 			t.Fatalf("%d errors", len(errs))
 		}
+		// The last entry of each (SID, name) is what BySID holds.
+		last := map[[2]string]string{}
 		for _, e := range p.Entries {
-			if v, ok := p.BySID[e.SID][e.Name]; !ok || e.Line < 1 || (v != e.Value && !strings.Contains(string(b), e.Name)) {
-				t.Fatalf("entry %+v not in BySID", e)
+			if e.Line < 1 || e.Name != strings.ToLower(e.Name) || e.Value != strings.Join(e.Values, ",") {
+				t.Fatalf("entry %+v", e)
 			}
+			last[[2]string{e.SID, e.Name}] = e.Value
+		}
+		n := 0
+		for sid, m := range p.BySID {
+			for name, v := range m {
+				n++
+				if w, ok := last[[2]string{sid, name}]; !ok || w != v {
+					t.Fatalf("BySID[%q][%q] = %q, last entry %q", sid, name, v, w)
+				}
+			}
+		}
+		if n != len(last) {
+			t.Fatalf("BySID has %d settings, entries %d", n, len(last))
 		}
 	})
 }
