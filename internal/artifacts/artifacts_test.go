@@ -1,6 +1,7 @@
 package artifacts
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -84,6 +85,9 @@ func TestLoad(t *testing.T) {
 	if s.Datasources[1].File != "testdata/standalone.xml" || s.Services[0].File != "testdata/srvctl_config_service.txt" ||
 		s.Listeners[0].Kind != KindListener || s.AlertLogs[0].File != "testdata/alert_ORCL.log" {
 		t.Error("File not set on parsed artifacts")
+	}
+	if _, err := json.Marshal(s); err != nil {
+		t.Errorf("the Set must marshal to JSON: %v", err)
 	}
 	// The malformed pfile still contributes what it could parse.
 	if v, _ := s.Params[2].Get("", "sga_target"); v != "2G" {
