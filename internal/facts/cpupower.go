@@ -3,9 +3,11 @@ package facts
 import (
 	"errors"
 	"io/fs"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/dbhost/dbhost/internal/cpulist"
@@ -31,13 +33,59 @@ var cmdlinePowerArgs = []string{
 }
 
 // readCPUPower fills Snapshot.CPUPower. It runs after the host reader, so the
-// parsed kernel command line is available. Per-CPU files are read once each;
-// failures of the same file on many CPUs are recorded as one absence.
+// parsed kernel command line is available. Per-CPU files are read once each,
+// by a few workers that each take a contiguous share of the CPUs and of the
+// cpufreq policies (a 240-CPU host has ~30 files per CPU); failures of the
+// same file on many CPUs are recorded as one absence.
 func readCPUPower(c *Collector) {
 	p := &c.Snap.CPUPower
 	cpus := powerCPUs(c)
-	ab := newPowerAbsences(newSysReader(c.Root), len(cpus))
-	p.Cpufreq = readCpufreq(c, cpus, ab)
+	online := make(map[int]bool, len(cpus))
+	for _, id := range cpus {
+		online[id] = true
+	}
+	names, _ := c.Root.ReadDirNames(sysCPUFreq)
+	policies := numberedEntries(names, "policy")
+	rd := newSysReader(c.Root)
+	// energy_perf_bias is x86-only: probe the first CPU before reading all.
+	epb := false
+	if len(cpus) == 0 {
+		c.AbsentReason("cpu_power.energy_perf_bias", sysCPU+"/online", "no online CPUs known")
+	} else if _, err := rd.read(epbPath(cpus[0])); err != nil {
+		c.Absent("cpu_power.energy_perf_bias", epbPath(cpus[0]), err)
+	} else {
+		epb = true
+	}
+
+	parts := make([]powerPart, powerWorkers(len(cpus)))
+	var wg sync.WaitGroup
+	for i := range parts {
+		cl, ch := chunk(len(cpus), len(parts), i)
+		pl, ph := chunk(len(policies), len(parts), i)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			parts[i].read(c.Root, cpus[cl:ch], policies[pl:ph], len(policies) > 0, online, epb)
+		}()
+	}
+	wg.Wait()
+	ab := newPowerAbsences(nil, len(cpus))
+	p.Cpufreq = mergeCpufreq(c, cpus, parts, ab)
+	epbVals := map[int]string{}
+	without, firstMissing := 0, ""
+	for i := range parts {
+		pp := &parts[i]
+		p.Cpuidle = append(p.Cpuidle, pp.idle...)
+		if pp.noIdle > 0 && without == 0 {
+			firstMissing = pp.firstNoIdle
+		}
+		without += pp.noIdle
+		for id, v := range pp.epb {
+			epbVals[id] = v
+		}
+		ab.merge(pp.ab)
+	}
+
 	p.IntelPstate = readIntelPstate(c)
 	p.CpuidleDriver = c.String("cpu_power.cpuidle_driver", sysCPUIdle+"/current_driver")
 	if s, err := c.Root.ReadString(sysCPUIdle + "/current_governor"); err == nil {
@@ -47,14 +95,138 @@ func readCPUPower(c *Collector) {
 	} else {
 		c.Absent("cpu_power.cpuidle_governor", sysCPUIdle+"/current_governor", err)
 	}
-	p.Cpuidle = readCpuidle(c, cpus, p.CpuidleDriver, ab)
+	if without > 0 {
+		reason := "not present on this host: no cpuidle states"
+		if p.CpuidleDriver != nil {
+			reason += " (cpuidle driver " + strconv.Quote(*p.CpuidleDriver) + ")"
+		}
+		if len(p.Cpuidle) > 0 {
+			reason = strconv.Itoa(without) + " of " + strconv.Itoa(len(cpus)) + " online CPUs have no cpuidle states"
+		}
+		c.AbsentReason("cpu_power.cpuidle", firstMissing, reason)
+	}
 	if c.Snap.Host.Cmdline == "" && c.IsAbsent("host.cmdline") {
 		c.AbsentReason("cpu_power.cmdline_limits", "/proc/cmdline", "kernel command line unknown (see host.cmdline)")
 	} else {
 		p.CmdlineLimits = cmdlineLimits(c.Snap.Host.CmdlineArgs)
 	}
-	p.EnergyPerfBias = readEPB(c, ab.rd, cpus)
+	if epb {
+		s := summarizeByCPU(epbVals)
+		p.EnergyPerfBias = &s
+	}
 	ab.flush(c)
+}
+
+// powerCPUsPerWorker is how many CPUs make another worker worthwhile.
+var powerCPUsPerWorker = 64
+
+// powerWorkers is the number of workers for n CPUs: at most GOMAXPROCS and 4.
+func powerWorkers(n int) int {
+	w := min(runtime.GOMAXPROCS(0), 4, (n+powerCPUsPerWorker-1)/powerCPUsPerWorker)
+	return max(w, 1)
+}
+
+// chunk returns the bounds of share i of n items split into w shares.
+func chunk(n, w, i int) (lo, hi int) { return n * i / w, n * (i + 1) / w }
+
+func epbPath(cpu int) string { return sysCPU + "/cpu" + strconv.Itoa(cpu) + "/power/energy_perf_bias" }
+
+// powerPart is what one worker read for its share of CPUs and policies.
+type powerPart struct {
+	ab          *powerAbsences
+	freq        []snapshot.CPUFreq // unsorted; a CPU may appear twice (merge keeps the first)
+	idle        []snapshot.CPUIdle // in CPU order
+	noIdle      int
+	firstNoIdle string
+	epb         map[int]string
+}
+
+func (pp *powerPart) read(root Root, cpus, policies []int, havePolicies bool, online map[int]bool, epb bool) {
+	rd := newSysReader(root)
+	pp.ab = newPowerAbsences(rd, len(cpus))
+	// cpufreq: the policyN directories of this share (Linux 4.3+), each read
+	// once and given to the online CPUs it covers; else the per-CPU
+	// cpuN/cpufreq directories of this share's CPUs.
+	for _, pid := range policies {
+		dir := sysCPUFreq + "/policy" + strconv.Itoa(pid)
+		var members []int
+		s, err := rd.read(dir + "/affected_cpus")
+		if err == nil {
+			members, err = cpulist.Parse(strings.Join(strings.Fields(s), ","))
+		}
+		if err != nil {
+			members = []int{pid} // the policy is named after its first CPU
+		}
+		var f *snapshot.CPUFreq
+		for _, id := range members {
+			if !online[id] {
+				continue // an inactive policy has no online CPU
+			}
+			if f == nil {
+				v := readPolicy(pp.ab, dir)
+				f = &v
+			}
+			g := *f
+			g.CPU = id
+			pp.freq = append(pp.freq, g)
+		}
+	}
+	if !havePolicies {
+		for _, id := range cpus {
+			dir := sysCPU + "/cpu" + strconv.Itoa(id) + "/cpufreq"
+			if !root.Exists(dir) {
+				continue
+			}
+			f := readPolicy(pp.ab, dir)
+			f.CPU = id
+			pp.freq = append(pp.freq, f)
+		}
+	}
+	for _, id := range cpus {
+		if states := readIdleStates(pp.ab, id); len(states) > 0 {
+			pp.idle = append(pp.idle, snapshot.CPUIdle{CPU: id, States: states})
+		} else {
+			if pp.noIdle == 0 {
+				pp.firstNoIdle = sysCPU + "/cpu" + strconv.Itoa(id) + "/cpuidle"
+			}
+			pp.noIdle++
+		}
+	}
+	if epb {
+		pp.epb = make(map[int]string, len(cpus))
+		for _, id := range cpus {
+			s, err := rd.read(epbPath(id))
+			if err != nil {
+				pp.ab.add("cpu_power.energy_perf_bias", epbPath(id), err)
+				s = "unreadable"
+			}
+			pp.epb[id] = s
+		}
+	}
+}
+
+// mergeCpufreq joins the workers' cpufreq entries: one per online CPU (the
+// first policy that claims a CPU wins), sorted by CPU.
+func mergeCpufreq(c *Collector, cpus []int, parts []powerPart, ab *powerAbsences) []snapshot.CPUFreq {
+	covered := map[int]bool{}
+	var out []snapshot.CPUFreq
+	for i := range parts {
+		for _, f := range parts[i].freq {
+			if !covered[f.CPU] {
+				covered[f.CPU] = true
+				out = append(out, f)
+			}
+		}
+	}
+	if len(out) == 0 {
+		c.AbsentReason("cpu_power.cpufreq", sysCPUFreq, "not present on this host: no cpufreq policy (no frequency scaling driver: usual in VMs, or P-states left to the firmware)")
+		return nil
+	}
+	if missing := len(cpus) - len(covered); missing > 0 {
+		c.AbsentReason("cpu_power.cpufreq", sysCPUFreq, strconv.Itoa(missing)+" of "+strconv.Itoa(len(cpus))+" online CPUs have no cpufreq policy")
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].CPU < out[j].CPU })
+	return out
 }
 
 // powerCPUs returns the online CPU ids: from the topology reader (StageBase)
@@ -104,6 +276,19 @@ func (a *powerAbsences) add(fact, path string, err error) {
 		a.order = append(a.order, fact)
 	}
 	e.n++
+}
+
+// merge folds another worker's absences into a (a's first path stays first).
+func (a *powerAbsences) merge(b *powerAbsences) {
+	for _, f := range b.order {
+		e := b.facts[f]
+		if mine := a.facts[f]; mine != nil {
+			mine.n += e.n
+			continue
+		}
+		a.facts[f] = &powerAbsence{n: e.n, path: e.path, err: e.err}
+		a.order = append(a.order, f)
+	}
 }
 
 func (a *powerAbsences) flush(c *Collector) {
@@ -182,7 +367,7 @@ func parseSysUint(s string) (int64, error) {
 }
 
 // sysUint reads a sysfs integer; on failure it folds the absence into ab.
-func sysUint(c *Collector, ab *powerAbsences, fact, p string) *int64 {
+func sysUint(ab *powerAbsences, fact, p string) *int64 {
 	s, err := ab.rd.read(p)
 	if err == nil {
 		var v int64
@@ -195,7 +380,7 @@ func sysUint(c *Collector, ab *powerAbsences, fact, p string) *int64 {
 }
 
 // sysText reads a one-line sysfs file; on failure it folds the absence into ab.
-func sysText(c *Collector, ab *powerAbsences, fact, p string) (string, bool) {
+func sysText(ab *powerAbsences, fact, p string) (string, bool) {
 	s, err := ab.rd.read(p)
 	if err != nil {
 		ab.add(fact, p, err)
@@ -205,18 +390,18 @@ func sysText(c *Collector, ab *powerAbsences, fact, p string) (string, bool) {
 }
 
 // readPolicy reads one cpufreq policy directory.
-func readPolicy(c *Collector, ab *powerAbsences, dir string) snapshot.CPUFreq {
+func readPolicy(ab *powerAbsences, dir string) snapshot.CPUFreq {
 	var f snapshot.CPUFreq
-	f.Driver, _ = sysText(c, ab, "cpu_power.cpufreq.driver", dir+"/scaling_driver")
-	f.Governor, _ = sysText(c, ab, "cpu_power.cpufreq.governor", dir+"/scaling_governor")
-	if s, ok := sysText(c, ab, "cpu_power.cpufreq.available_governors", dir+"/scaling_available_governors"); ok {
+	f.Driver, _ = sysText(ab, "cpu_power.cpufreq.driver", dir+"/scaling_driver")
+	f.Governor, _ = sysText(ab, "cpu_power.cpufreq.governor", dir+"/scaling_governor")
+	if s, ok := sysText(ab, "cpu_power.cpufreq.available_governors", dir+"/scaling_available_governors"); ok {
 		f.Governors = strings.Fields(s)
 	}
-	f.MinKHz = sysUint(c, ab, "cpu_power.cpufreq.min_khz", dir+"/scaling_min_freq")
-	f.MaxKHz = sysUint(c, ab, "cpu_power.cpufreq.max_khz", dir+"/scaling_max_freq")
-	f.CurKHz = sysUint(c, ab, "cpu_power.cpufreq.cur_khz", dir+"/scaling_cur_freq")
-	f.HWMinKHz = sysUint(c, ab, "cpu_power.cpufreq.hw_min_khz", dir+"/cpuinfo_min_freq")
-	f.HWMaxKHz = sysUint(c, ab, "cpu_power.cpufreq.hw_max_khz", dir+"/cpuinfo_max_freq")
+	f.MinKHz = sysUint(ab, "cpu_power.cpufreq.min_khz", dir+"/scaling_min_freq")
+	f.MaxKHz = sysUint(ab, "cpu_power.cpufreq.max_khz", dir+"/scaling_max_freq")
+	f.CurKHz = sysUint(ab, "cpu_power.cpufreq.cur_khz", dir+"/scaling_cur_freq")
+	f.HWMinKHz = sysUint(ab, "cpu_power.cpufreq.hw_min_khz", dir+"/cpuinfo_min_freq")
+	f.HWMaxKHz = sysUint(ab, "cpu_power.cpufreq.hw_max_khz", dir+"/cpuinfo_max_freq")
 	// energy_performance_preference exists only with HWP (intel_pstate,
 	// amd-pstate active): its absence elsewhere is normal and not recorded.
 	if s, err := ab.rd.read(dir + "/energy_performance_preference"); err == nil {
@@ -225,68 +410,6 @@ func readPolicy(c *Collector, ab *powerAbsences, dir string) snapshot.CPUFreq {
 		ab.add("cpu_power.cpufreq.energy_performance_preference", dir+"/energy_performance_preference", err)
 	}
 	return f
-}
-
-// readCpufreq reads the cpufreq policies: the policyN directories of
-// /sys/devices/system/cpu/cpufreq (Linux 4.3+; each read once and given to
-// the online CPUs it covers), else the per-CPU cpuN/cpufreq directories.
-func readCpufreq(c *Collector, cpus []int, ab *powerAbsences) []snapshot.CPUFreq {
-	online := map[int]bool{}
-	for _, id := range cpus {
-		online[id] = true
-	}
-	var out []snapshot.CPUFreq
-	names, _ := c.Root.ReadDirNames(sysCPUFreq)
-	policies := numberedEntries(names, "policy")
-	covered := map[int]bool{}
-	for _, pid := range policies {
-		dir := sysCPUFreq + "/policy" + strconv.Itoa(pid)
-		var members []int
-		s, err := ab.rd.read(dir + "/affected_cpus")
-		if err == nil {
-			members, err = cpulist.Parse(strings.Join(strings.Fields(s), ","))
-		}
-		if err != nil {
-			members = []int{pid} // the policy is named after its first CPU
-		}
-		var mine []int
-		for _, id := range members {
-			if online[id] && !covered[id] {
-				mine = append(mine, id)
-			}
-		}
-		if len(mine) == 0 {
-			continue // an inactive policy (all its CPUs offline)
-		}
-		f := readPolicy(c, ab, dir)
-		for _, id := range mine {
-			covered[id] = true
-			g := f
-			g.CPU = id
-			out = append(out, g)
-		}
-	}
-	if len(policies) == 0 {
-		for _, id := range cpus {
-			dir := sysCPU + "/cpu" + strconv.Itoa(id) + "/cpufreq"
-			if !c.Root.Exists(dir) {
-				continue
-			}
-			f := readPolicy(c, ab, dir)
-			f.CPU = id
-			covered[id] = true
-			out = append(out, f)
-		}
-	}
-	if len(out) == 0 {
-		c.AbsentReason("cpu_power.cpufreq", sysCPUFreq, "not present on this host: no cpufreq policy (no frequency scaling driver, common in VMs)")
-		return nil
-	}
-	if missing := len(cpus) - len(covered); missing > 0 {
-		c.AbsentReason("cpu_power.cpufreq", sysCPUFreq, strconv.Itoa(missing)+" online CPUs have no cpufreq policy")
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].CPU < out[j].CPU })
-	return out
 }
 
 func readIntelPstate(c *Collector) *snapshot.IntelPstate {
@@ -307,63 +430,40 @@ func readIntelPstate(c *Collector) *snapshot.IntelPstate {
 	return ip
 }
 
-// readCpuidle reads every C-state of every online CPU. States are probed
-// (state0, state1, ...) rather than listed, which saves a directory read per CPU.
-func readCpuidle(c *Collector, cpus []int, driver *string, ab *powerAbsences) []snapshot.CPUIdle {
-	var out []snapshot.CPUIdle
-	without := 0
-	firstMissing := ""
-	for _, id := range cpus {
-		base := sysCPU + "/cpu" + strconv.Itoa(id) + "/cpuidle/state"
-		var states []snapshot.IdleState
-		for i := 0; i < maxIdleStat; i++ {
-			dir := base + strconv.Itoa(i)
-			name, err := ab.rd.read(dir + "/name")
-			if errors.Is(err, fs.ErrNotExist) {
-				break
-			}
-			if err != nil {
-				ab.add("cpu_power.cpuidle.states", dir+"/name", err)
-				continue
-			}
-			st := snapshot.IdleState{Index: i, Name: name}
-			if s, err := ab.rd.read(dir + "/desc"); err == nil {
-				st.Desc = s
-			} else {
-				ab.add("cpu_power.cpuidle.desc", dir+"/desc", err)
-			}
-			lat := sysUint(c, ab, "cpu_power.cpuidle.states", dir+"/latency")
-			res := sysUint(c, ab, "cpu_power.cpuidle.states", dir+"/residency")
-			if lat == nil || res == nil {
-				continue // a state without its latency is no use; recorded above
-			}
-			st.LatencyUS, st.ResidencyUS = *lat, *res
-			// "disable" appeared in Linux 3.9; older kernels cannot disable states.
-			if d := sysUint(c, ab, "cpu_power.cpuidle.disable", dir+"/disable"); d != nil {
-				st.Disabled = *d != 0
-			}
-			states = append(states, st)
+// readIdleStates reads every C-state of one CPU. States are probed (state0,
+// state1, ...) rather than listed, which saves a directory read per CPU.
+func readIdleStates(ab *powerAbsences, id int) []snapshot.IdleState {
+	base := sysCPU + "/cpu" + strconv.Itoa(id) + "/cpuidle/state"
+	var states []snapshot.IdleState
+	for i := 0; i < maxIdleStat; i++ {
+		dir := base + strconv.Itoa(i)
+		name, err := ab.rd.read(dir + "/name")
+		if errors.Is(err, fs.ErrNotExist) {
+			break
 		}
-		if len(states) == 0 {
-			if without == 0 {
-				firstMissing = sysCPU + "/cpu" + strconv.Itoa(id) + "/cpuidle"
-			}
-			without++
+		if err != nil {
+			ab.add("cpu_power.cpuidle.states", dir+"/name", err)
 			continue
 		}
-		out = append(out, snapshot.CPUIdle{CPU: id, States: states})
-	}
-	if without > 0 {
-		reason := "not present on this host: no cpuidle states"
-		if driver != nil {
-			reason += " (cpuidle driver " + strconv.Quote(*driver) + ")"
+		st := snapshot.IdleState{Index: i, Name: name}
+		if s, err := ab.rd.read(dir + "/desc"); err == nil {
+			st.Desc = s
+		} else {
+			ab.add("cpu_power.cpuidle.desc", dir+"/desc", err)
 		}
-		if len(out) > 0 {
-			reason = strconv.Itoa(without) + " of " + strconv.Itoa(len(cpus)) + " online CPUs have no cpuidle states"
+		lat := sysUint(ab, "cpu_power.cpuidle.states", dir+"/latency")
+		res := sysUint(ab, "cpu_power.cpuidle.states", dir+"/residency")
+		if lat == nil || res == nil {
+			continue // a state without its latency is no use; recorded above
 		}
-		c.AbsentReason("cpu_power.cpuidle", firstMissing, reason)
+		st.LatencyUS, st.ResidencyUS = *lat, *res
+		// "disable" appeared in Linux 3.9; older kernels cannot disable states.
+		if d := sysUint(ab, "cpu_power.cpuidle.disable", dir+"/disable"); d != nil {
+			st.Disabled = *d != 0
+		}
+		states = append(states, st)
 	}
-	return out
+	return states
 }
 
 // cmdlineLimits picks the C-/P-state arguments out of the parsed command
@@ -379,31 +479,6 @@ func cmdlineLimits(args map[string]string) map[string]string {
 		}
 	}
 	return out
-}
-
-// readEPB reads cpuN/power/energy_perf_bias (x86, Linux 5.2+) of the online
-// CPUs: the value when all agree, else a summary such as
-// "mixed: 6 on CPUs 0-3; 0 on CPUs 4-7".
-func readEPB(c *Collector, rd *sysReader, cpus []int) *string {
-	if len(cpus) == 0 {
-		c.AbsentReason("cpu_power.energy_perf_bias", sysCPU+"/online", "no online CPUs known")
-		return nil
-	}
-	vals := make(map[int]string, len(cpus))
-	for i, id := range cpus {
-		p := sysCPU + "/cpu" + strconv.Itoa(id) + "/power/energy_perf_bias"
-		s, err := rd.read(p)
-		if err != nil {
-			if i == 0 {
-				c.Absent("cpu_power.energy_perf_bias", p, err)
-				return nil
-			}
-			s = "unreadable"
-		}
-		vals[id] = s
-	}
-	s := summarizeByCPU(vals)
-	return &s
 }
 
 // summarizeByCPU gives the common value of a per-CPU map, or

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"reflect"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -323,5 +324,56 @@ func TestSysReader(t *testing.T) {
 	}
 	if _, err := r.read("/dir"); err == nil || !strings.Contains(Reason(err), "is a directory") {
 		t.Errorf("dir: %v", err)
+	}
+}
+
+// Several workers must give exactly what one worker gives: same entries in
+// the same order, same absences with the same counts and first paths.
+func TestReadCPUPowerWorkers(t *testing.T) {
+	files := powerTreeA(9, true)
+	files["/sys/devices/system/cpu/cpufreq/policy0/affected_cpus"] = "0 1\n" // shared policy
+	delete(files, "/sys/devices/system/cpu/cpufreq/policy1/scaling_driver")
+	files["/sys/devices/system/cpu/cpufreq/policy5/scaling_max_freq"] = "fast\n"
+	files["/sys/devices/system/cpu/cpufreq/policy7/scaling_max_freq"] = "fast\n"
+	files["/sys/devices/system/cpu/cpu8/cpuidle/state1/latency"] = "x\n"
+	files["/sys/devices/system/cpu/cpu6/power/energy_perf_bias"] = "6\n"
+	for i := 0; i < 3; i++ {
+		delete(files, "/sys/devices/system/cpu/cpu3/cpuidle/state"+strconv.Itoa(i)+"/name")
+	}
+	root := fakeRootA(t, files)
+	run := func(perWorker, procs int) *snapshot.Snapshot {
+		defer func(old int) { powerCPUsPerWorker = old }(powerCPUsPerWorker)
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		powerCPUsPerWorker = perWorker
+		c := collectorA(root)
+		c.Snap.Host.Cmdline = "x"
+		readCPUPower(c)
+		return c.Snap
+	}
+	one := run(64, 1)
+	many := run(1, 4)
+	if !reflect.DeepEqual(one.CPUPower, many.CPUPower) {
+		t.Errorf("workers differ:\none  %+v\nmany %+v", one.CPUPower, many.CPUPower)
+	}
+	if !reflect.DeepEqual(one.Absent, many.Absent) {
+		t.Errorf("absences differ:\none  %+v\nmany %+v", one.Absent, many.Absent)
+	}
+	// And the content is right: CPU 1 comes from policy0 (shared), CPU 3 has no states.
+	p := many.CPUPower
+	if len(p.Cpufreq) != 9 || p.Cpufreq[1].Driver != "intel_pstate" || p.Cpufreq[1].CurKHz == nil || *p.Cpufreq[1].CurKHz != 2000000 {
+		t.Errorf("cpufreq = %+v", p.Cpufreq)
+	}
+	if len(p.Cpuidle) != 8 || p.Cpuidle[3].CPU != 4 || len(p.Cpuidle[7].States) != 2 {
+		t.Errorf("cpuidle = %+v", p.Cpuidle)
+	}
+	if p.EnergyPerfBias == nil || *p.EnergyPerfBias != "mixed: 0 on CPUs 0-5,7-8; 6 on CPUs 6" {
+		t.Errorf("epb = %v", p.EnergyPerfBias)
+	}
+	c := &Collector{Snap: many}
+	if a := absenceA(c, "cpu_power.cpufreq.max_khz"); a == nil || !strings.Contains(a.Reason, "2 of 9 CPUs") || !strings.Contains(a.Path, "policy5") {
+		t.Errorf("max_khz absence = %+v", a)
+	}
+	if a := absenceA(c, "cpu_power.cpuidle"); a == nil || !strings.Contains(a.Reason, "1 of 9") {
+		t.Errorf("cpuidle absence = %+v", a)
 	}
 }
