@@ -17,7 +17,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -92,13 +91,13 @@ func Lock(ctx context.Context, dir string, log io.Writer) (unlock func(), err er
 	}
 	said := false
 	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) {
+		busy, err := tryLock(f)
+		if err != nil {
 			f.Close()
 			return nil, fmt.Errorf("locking %s: %v", f.Name(), err)
+		}
+		if !busy {
+			return func() { unlockFile(f); f.Close() }, nil
 		}
 		if !said && log != nil {
 			fmt.Fprintf(log, "lab: waiting for another lab run (lock %s)\n", f.Name())
@@ -169,12 +168,15 @@ func lastLines(s string, n int) string {
 // Debian (apt-get download; dpkg-deb gives its files: only boot/vmlinuz-* is
 // taken, the modules are not needed), the vmlinux from the bzImage's XZ payload.
 func prepareKernel(ctx context.Context, a *Assets, o PrepareOptions) error {
-	out, err := run(ctx, "", "apt-cache", "depends", "linux-image-amd64")
-	pkg := ""
-	if err == nil {
-		pkg, err = parseKernelPackage(string(out))
-	}
 	kdir := filepath.Join(o.CacheDir, "kernel")
+	pkg, err := kernelPackage(ctx)
+	if err != nil && os.Geteuid() == 0 && newestCachedKernel(kdir) == "" {
+		// A fresh machine may have no package lists yet: fetch them once.
+		fmt.Fprintf(o.Log, "lab: %v; running apt-get update\n", err)
+		if _, uerr := run(ctx, "", "apt-get", "update", "-qq"); uerr == nil {
+			pkg, err = kernelPackage(ctx)
+		}
+	}
 	if err != nil {
 		// Offline or no apt lists: a kernel cached earlier still serves.
 		if cached := newestCachedKernel(kdir); cached != "" {
@@ -188,6 +190,7 @@ func prepareKernel(ctx context.Context, a *Assets, o PrepareOptions) error {
 	dir := filepath.Join(kdir, pkg)
 	a.Kernel = filepath.Join(dir, "vmlinux")
 	if fi, err := os.Stat(a.Kernel); err == nil && fi.Size() > 0 {
+		pruneKernels(kdir, pkg)
 		return nil
 	}
 	for _, tool := range []string{"apt-get", "dpkg-deb"} {
@@ -232,7 +235,30 @@ func prepareKernel(ctx context.Context, a *Assets, o PrepareOptions) error {
 	if err := os.WriteFile(filepath.Join(dir, "vmlinuz"), vmlinuz, 0o644); err != nil {
 		return err
 	}
-	return writeAtomic(a.Kernel, vmlinux)
+	if err := writeAtomic(a.Kernel, vmlinux); err != nil {
+		return err
+	}
+	pruneKernels(kdir, pkg)
+	return nil
+}
+
+func kernelPackage(ctx context.Context) (string, error) {
+	out, err := run(ctx, "", "apt-cache", "depends", "linux-image-amd64")
+	if err != nil {
+		return "", err
+	}
+	return parseKernelPackage(string(out))
+}
+
+// pruneKernels removes cached kernels other than keep (a new Debian kernel
+// ABI gets a new directory; about 75 MB each).
+func pruneKernels(kdir, keep string) {
+	m, _ := filepath.Glob(filepath.Join(kdir, "linux-image-*"))
+	for _, d := range m {
+		if filepath.Base(d) != keep {
+			os.RemoveAll(d)
+		}
+	}
 }
 
 func newestCachedKernel(kdir string) string {

@@ -278,8 +278,7 @@ func runQEMU(ctx context.Context, qemu string, args []string, logPath string, ti
 	cmd := exec.Command(qemu, args...)
 	cmd.Stdin = nil
 	cmd.Stdout, cmd.Stderr = logf, logf
-	// Own process group (killed as a whole); SIGKILL if this process dies first.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = qemuProcAttr()
 	if err := cmd.Start(); err != nil {
 		return err
 	}
