@@ -189,6 +189,9 @@ func decompressor(br *bufio.Reader) (io.Reader, string, error) {
 		return nil, "zstd", errors.New("zstd-compressed archives are not supported; unpack it (tar --zstd -xf) and pass the directory")
 	case len(head) >= 262 && string(head[257:262]) == "ustar":
 		return br, "tar", nil
+	case bytes.HasPrefix(head, []byte("-----BEGIN PGP")), len(head) > 0 && (head[0] == 0x85 || head[0] == 0x8c || head[0] == 0xc3):
+		// sos report --encrypt-key / --encrypt-pass writes *.tar.xz.gpg
+		return nil, "gpg", errors.New("looks GPG-encrypted (sos report --encrypt); decrypt it first (gpg -d FILE > FILE.tar.xz)")
 	}
 	return nil, "", errors.New("unknown format (not xz, gzip, bzip2 or tar)")
 }
