@@ -186,7 +186,7 @@ func (s *Set) add(path string, b []byte, fromDisk bool, kind Kind, lineOffset in
 		}
 		errs = e
 	case KindCgconfig:
-		c, e := parseCgconfig(b)
+		c, e := ParseCgconfig(b)
 		c.File = path
 		for i := range c.Entries {
 			c.Entries[i].File = path

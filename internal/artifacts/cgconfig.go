@@ -24,5 +24,3 @@ func ParseCgconfig(b []byte) (*Cgconfig, []error) {
 	c.Entries = es
 	return c, nil
 }
-
-func parseCgconfig(b []byte) (*Cgconfig, []error) { return ParseCgconfig(b) }
