@@ -298,3 +298,39 @@ func FuzzUeventValue(f *testing.F) {
 		}
 	})
 }
+
+// TestReadNetLive reads this machine's interfaces (read-only): the loopback
+// is always there and has no coalescing to read.
+func TestReadNetLive(t *testing.T) {
+	if _, err := readAttr(Root{Dir: "/"}, sysNet+"/lo/type"); err != nil {
+		t.Skip("no /sys/class/net/lo here")
+	}
+	s := &snapshot.Snapshot{}
+	c := &Collector{Root: Root{Dir: "/", Live: true}, Snap: s}
+	readNet(c)
+	var lo *snapshot.Interface
+	for i := range s.Network.Interfaces {
+		if s.Network.Interfaces[i].Name == "lo" {
+			lo = &s.Network.Interfaces[i]
+		}
+	}
+	if lo == nil || lo.Kind != "loopback" || lo.MTU == nil || lo.Coalesce != nil {
+		t.Fatalf("lo = %+v", lo)
+	}
+	for _, a := range lo.IPv4 {
+		if a != "127.0.0.1/8" && !bContains(a, "/") {
+			t.Errorf("lo IPv4 %q is not CIDR", a)
+		}
+	}
+	r := newCoalesceReader()
+	defer r.close()
+	if cs, err := r.read("lo"); err == nil {
+		t.Errorf("coalescing read on lo: %+v (the loopback has none)", cs)
+	}
+	if _, err := r.read("dbhost-none0"); err == nil {
+		t.Errorf("coalescing read on a missing interface succeeded")
+	}
+	if _, err := r.read("a-name-longer-than-15"); err == nil {
+		t.Errorf("over-long interface name accepted")
+	}
+}
