@@ -88,7 +88,12 @@ func checkHugepagesTooFew(in *Input) Outcome {
 		return NotApplicable("no database shared memory found (no SysV segment of the database, no alert log SGA dump, no postgresql.conf shared_buffers)")
 	}
 	if missingKB < pool.SizeKB {
-		return Passed("database shared memory %s is in hugepages (pool %d x %s, %d free)", KB(needKB), pool.Total, KB(pool.SizeKB), pool.Free)
+		msg := fmt.Sprintf("database shared memory %s is in hugepages (pool %d x %s, %d free; %s)", KB(needKB), pool.Total,
+			KB(pool.SizeKB), pool.Free, strings.Join(ev, "; "))
+		if needKB > pool.Total*pool.SizeKB {
+			msg += "; note: the pool is smaller than that: the alert log may predate a pool change or come from another host"
+		}
+		return Passed("%s", msg)
 	}
 	missingPages := ceilDiv(missingKB, pool.SizeKB)
 	avail := pool.Free - pool.Reserved
