@@ -45,7 +45,20 @@ type Startup struct {
 	SGA        *SGADump          `json:"sga,omitempty"`
 	LargePages *LargePagesInfo   `json:"large_pages,omitempty"`
 	NUMA       *NUMAInfo         `json:"numa,omitempty"`
+	// Errors are the ORA- lines logged during this startup (at most 32),
+	// e.g. ORA-27125 when the SGA cannot be locked or placed in large pages.
+	Errors []AlertError `json:"errors,omitempty"`
 }
+
+// AlertError is one ORA- line of an alert log.
+type AlertError struct {
+	Line int    `json:"line"`
+	Code string `json:"code"` // "ORA-27125"
+	Text string `json:"text"`
+}
+
+// maxAlertErrors bounds the ORA- lines kept per startup.
+const maxAlertErrors = 32
 
 // SGADump is the 12c+ "Dump of system resources acquired for SHARED GLOBAL AREA (SGA)" block.
 type SGADump struct {
@@ -130,6 +143,7 @@ var (
 	reLPSGASize     = regexp.MustCompile(`Total Shared Global Region size is\s*(\d+)\s*([KMGT]?B)`)
 	reLPRequired    = regexp.MustCompile(`unused Large Pages by\s+at\s*least\s+(\d+)`)
 	reAlertCount    = regexp.MustCompile(`^(?:Initial number of CPU is|Number of processor cores in the system is|Number of processor sockets in the system is)\s+(\d+)`)
+	reORA           = regexp.MustCompile(`\bORA-(\d{5})\b`)
 	reNUMANodes     = regexp.MustCompile(`NUMA system with (\d+) nodes? detected`)
 	reNUMASupport   = regexp.MustCompile(`NUMA support (not )?enabled`)
 	reNUMAMap       = regexp.MustCompile(`OS NUMA node (\d+)\s*(?:\((\d+) cpus?\))?\s*mapped to Oracle NUMA node (\d+)`)
@@ -280,6 +294,11 @@ func ParseAlertLog(b []byte) (*AlertLog, []error) {
 		if strings.Contains(t, "Large Page") || strings.Contains(t, "Shared Global Region") {
 			parseLargePagesLine(get, t, n)
 			continue
+		}
+		if strings.Contains(t, "ORA-") && cur != nil {
+			if m := reORA.FindStringSubmatch(t); m != nil && len(cur.Errors) < maxAlertErrors {
+				cur.Errors = append(cur.Errors, AlertError{Line: n, Code: "ORA-" + m[1], Text: trunc(t, 300)})
+			}
 		}
 		if strings.Contains(t, "NUMA") {
 			parseNUMALine(get(n), t, n)
@@ -540,6 +559,9 @@ func (a *AlertLog) shiftLines(off int) {
 		}
 		if s.NUMA != nil {
 			s.NUMA.Line += off
+		}
+		for i := range s.Errors {
+			s.Errors[i].Line += off
 		}
 	}
 }

@@ -158,6 +158,9 @@ func TestAlertLog19cStampedLines(t *testing.T) {
 	if s.NUMA == nil || s.NUMA.Enabled == nil || *s.NUMA.Enabled || s.NUMA.Nodes != nil {
 		t.Errorf("NUMA = %+v", s.NUMA)
 	}
+	if len(s.Errors) != 1 || s.Errors[0].Code != "ORA-27125" || s.Errors[0].Line != 77 || !strings.Contains(s.Errors[0].Text, "shared memory") {
+		t.Errorf("errors = %+v", s.Errors)
+	}
 	if s.Params["memory_target"] != "4G" || s.Params["enable_pluggable_database"] != "TRUE" || len(s.Params) != 8 {
 		t.Errorf("params = %v", s.Params)
 	}
