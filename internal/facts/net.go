@@ -149,7 +149,10 @@ func readInterface(c *Collector, it *snapshot.Interface, vlans map[string]string
 		devType = ueventValue(s, "DEVTYPE")
 	}
 	_, isVlan := vlans[name]
-	hasDevice := c.Root.Exists(dir + "/device")
+	// Lstat: in a copied tree (sosreport) the device link may dangle; it
+	// still says the interface sits on hardware.
+	_, derr := os.Lstat(c.Root.Path(dir + "/device"))
+	hasDevice := derr == nil
 	it.Kind = netKind(name, typ, c.Root.Exists(dir+"/bonding"), c.Root.Exists(dir+"/bridge"), isVlan, hasDevice, devType, ifindex, iflink)
 	it.MTU = attrInt(c, fact+".mtu", dir+"/mtu")
 	if v := attrInt(c, "", dir+"/speed"); v != nil && *v >= 0 && *v != 65535 && *v != 0xffffffff {

@@ -65,6 +65,9 @@ func bNetTree(t *testing.T) *bTree {
 	v2 := b.netIf("bond0.200", "virtual", bNetAttrs("1", "7", "4", "9000", "", "up"))
 	b.file(v2+"/uevent", "DEVTYPE=vlan\nINTERFACE=bond0.200\nIFINDEX=7\n")
 	b.netIf("veth1a2b", "virtual", bNetAttrs("1", "8", "9", "1500", "10000", "up"))
+	// A copied tree whose device link dangles is still hardware.
+	e2 := b.netIf("eth2", "pci0000:00/0000:00:1d.0", bNetAttrs("1", "11", "11", "1500", "1000", "up"))
+	b.link(e2+"/device", "../../../0000:00:1e.0") // not copied
 	b.netIf("dummy0", "virtual", bNetAttrs("1", "10", "10", "1500", "", "unknown"))
 	b.netIf("lo", "virtual", bNetAttrs("772", "1", "1", "65536", "", "unknown"))
 	b.files(procIPv4Conf+"/eth0", map[string]string{"arp_filter": "1\n", "rp_filter": "2\n"})
@@ -91,7 +94,7 @@ func TestReadNet(t *testing.T) {
 		byName[it.Name] = it
 		names = append(names, it.Name)
 	}
-	if want := []string{"bond0", "bond0.200", "br0", "dummy0", "eth0", "eth0.100", "eth1", "lo", "veth1a2b"}; !reflect.DeepEqual(names, want) {
+	if want := []string{"bond0", "bond0.200", "br0", "dummy0", "eth0", "eth0.100", "eth1", "eth2", "lo", "veth1a2b"}; !reflect.DeepEqual(names, want) {
 		t.Fatalf("interfaces %v, want %v", names, want)
 	}
 	kinds := map[string]string{}
@@ -99,7 +102,7 @@ func TestReadNet(t *testing.T) {
 		kinds[n] = it.Kind
 	}
 	wantKinds := map[string]string{"bond0": "bond", "bond0.200": "vlan", "br0": "bridge", "dummy0": "virtual",
-		"eth0": "physical", "eth0.100": "vlan", "eth1": "physical", "lo": "loopback", "veth1a2b": "veth"}
+		"eth0": "physical", "eth0.100": "vlan", "eth1": "physical", "eth2": "physical", "lo": "loopback", "veth1a2b": "veth"}
 	if !reflect.DeepEqual(kinds, wantKinds) {
 		t.Errorf("kinds %v\nwant  %v", kinds, wantKinds)
 	}
