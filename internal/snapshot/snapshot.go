@@ -200,9 +200,13 @@ type CPUPower struct {
 	CpuidleGovernor *string      `json:"cpuidle_governor,omitempty"`
 	Cpuidle         []CPUIdle    `json:"cpuidle"` // one per CPU that has a cpuidle directory
 	// CmdlineLimits are kernel arguments that limit C-/P-states, as found on the
-	// command line: intel_idle.max_cstate, processor.max_cstate, idle, intel_pstate, cpuidle.off.
+	// command line: intel_idle.max_cstate, intel_idle.states_off, processor.max_cstate, processor_idle.max_cstate,
+	// idle, cpuidle.off, cpuidle.governor, intel_pstate, amd_pstate, processor.ignore_ppc,
+	// cpufreq.off, cpufreq.default_governor.
 	CmdlineLimits map[string]string `json:"cmdline_limits,omitempty"`
-	// PMQoSLatencyUS is /dev/cpu_dma_latency when readable (needs root; live only).
+	// EnergyPerfBias is cpuN/power/energy_perf_bias (x86, 0 = performance ..
+	// 15 = powersave): the value when all online CPUs agree, else a summary
+	// such as "mixed: 6 on CPUs 0-3; 0 on CPUs 4-7".
 	EnergyPerfBias *string `json:"energy_perf_bias,omitempty"`
 }
 
@@ -241,7 +245,7 @@ type IdleState struct {
 	Desc        string `json:"desc,omitempty"`
 	LatencyUS   int64  `json:"latency_us"`
 	ResidencyUS int64  `json:"residency_us"`
-	Disabled    bool   `json:"disabled"`
+	Disabled    bool   `json:"disabled"` // stateN/disable != 0 (kernels before 3.9 have no such file: false, and an absence)
 }
 
 // Storage holds block devices and mounts.
