@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"hash/fnv"
 	"os"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -331,6 +333,65 @@ func TestGoldenContract(t *testing.T) {
 		}
 		if s.Host.Hostname == "" && !absentFact(s, "host.hostname") {
 			t.Error("no hostname and no absence")
+		}
+	})
+}
+
+// FuzzCollectFixture replaces one file of the laptop-2s fixture tree with
+// arbitrary bytes and collects: whatever a file holds, Collect must not
+// panic, and the snapshot must marshal and round-trip through Parse.
+// The file is chosen by path (seeds name real files) or, for other strings,
+// by a hash of the string over every file of the tree.
+func FuzzCollectFixture(f *testing.F) {
+	f.Add("/proc/meminfo", []byte("MemTotal: lots kB\n"))
+	f.Add("/sys/devices/system/node/node1/distance", []byte("10 21 31\n"))
+	f.Add("/sys/devices/system/node/node0/cpulist", []byte("0-4000000000\n"))
+	f.Add("/proc/interrupts", []byte("           CPU0\n  0:\n"))
+	f.Add("/proc/1402/status", []byte("Cpus_allowed_list:\t3-1\n"))
+	f.Add("/proc/1402/numa_maps", []byte("7f00 default anon=-1 N99999999999=1\n"))
+	f.Add("/proc/stat", []byte("cpu0 1 2\n"))
+	f.Add("/sys/kernel/mm/transparent_hugepage/enabled", []byte("[]\n"))
+	f.Add("/etc/security/limits.conf", []byte("oracle\n"))
+	f.Add("x", []byte{0, 0xff, '\n'})
+	// One tree per fuzzing process, removed when the target ends.
+	dir := f.TempDir()
+	tr := fixture.Laptop2S().Build()
+	if err := tr.Write(dir); err != nil {
+		f.Fatal(err)
+	}
+	var files []string // host paths of regular files, sorted
+	for _, p := range tr.Paths() {
+		if _, ok := tr.Get(p); ok {
+			files = append(files, p)
+		}
+	}
+	f.Fuzz(func(t *testing.T, which string, content []byte) {
+		p := which
+		if i := sort.SearchStrings(files, which); i >= len(files) || files[i] != which {
+			h := fnv.New32a()
+			h.Write([]byte(which))
+			p = files[int(h.Sum32()%uint32(len(files)))]
+		}
+		full := filepath.Join(dir, p)
+		orig, err := os.ReadFile(full)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		defer os.WriteFile(full, orig, 0o644)
+		s := Collect(Root{Dir: dir}, Options{Version: "fuzz", Now: goldenNow})
+		b, err := snapshot.Marshal(s)
+		if err != nil {
+			t.Fatalf("%s = %q: snapshot does not marshal: %v", p, content, err)
+		}
+		back, err := snapshot.Parse("fuzz", b)
+		if err != nil {
+			t.Fatalf("%s = %q: snapshot does not load back: %v", p, content, err)
+		}
+		if again, _ := snapshot.Marshal(back); !bytes.Equal(again, b) {
+			t.Fatalf("%s = %q: snapshot does not round-trip", p, content)
 		}
 	})
 }
