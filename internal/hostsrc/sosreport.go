@@ -34,6 +34,9 @@ var (
 	// sosMaxFile: a single file larger than this is skipped (no fact reader
 	// reads a file that large; sos_commands/logs/journalctl_* can be).
 	sosMaxFile int64 = 64 << 20
+	// sosMaxEntries caps the files, directories and links created (a real
+	// report has tens of thousands, mostly under sys/).
+	sosMaxEntries = 500000
 )
 
 // sosKeep lists the paths (below the report's top directory) that are
@@ -236,7 +239,7 @@ func extractSosArchive(p, dir string) error {
 		prefixDecided bool
 		total         int64
 		links         []pendingLink
-		entries       int
+		entries, kept int
 	)
 	for {
 		hdr, err := tr.Next()
@@ -273,6 +276,9 @@ func extractSosArchive(p, dir string) error {
 			continue
 		}
 		name := strings.Join(parts, "/")
+		if kept++; kept > sosMaxEntries {
+			return &InputError{File: p, Msg: fmt.Sprintf("more than %d entries in the parts dbhost reads: refusing to unpack it (is this a sosreport?)", sosMaxEntries)}
+		}
 		switch hdr.Typeflag {
 		case tar.TypeDir:
 			if err := root.MkdirAll(name, 0o755); err != nil {
@@ -292,8 +298,9 @@ func extractSosArchive(p, dir string) error {
 				if errors.As(err, &ie) {
 					return err
 				}
-				if errors.Is(err, errTarRead) {
-					return corrupt(errors.Unwrap(err))
+				var re *readError
+				if errors.As(err, &re) {
+					return corrupt(re.err)
 				}
 				return fmt.Errorf("sosreport %s: unpacking %s: %w", p, name, err)
 			}
@@ -325,7 +332,10 @@ func extractSosArchive(p, dir string) error {
 	return nil
 }
 
-var errTarRead = errors.New("archive read error")
+// readError is a failure reading the archive (not writing the copy).
+type readError struct{ err error }
+
+func (e *readError) Error() string { return e.err.Error() }
 
 // writeFile writes size bytes of r to name (mode 0644: sos keeps the modes of
 // sysfs files such as 0200, which would make the copy unreadable).
@@ -351,10 +361,10 @@ func writeFile(root *os.Root, name string, r io.Reader, size int64) (int64, erro
 		if errors.As(err, &pe) {
 			return n, err // a write error
 		}
-		return n, fmt.Errorf("%w: %w", errTarRead, err)
+		return n, &readError{err}
 	}
 	if n != size {
-		return n, fmt.Errorf("%w: %w", errTarRead, io.ErrUnexpectedEOF)
+		return n, &readError{io.ErrUnexpectedEOF}
 	}
 	return n, nil
 }

@@ -291,6 +291,8 @@ func TestOpenSosreportBadInput(t *testing.T) {
 		{"garbage.tar.xz", []byte("this is not an archive at all, just text\n"), []string{"not a readable archive", "expected a sosreport archive"}},
 		{"empty.tar.gz", nil, []string{"not a readable archive"}},
 		{"truncated.tar.xz", good[:len(good)/2], []string{"corrupt or truncated xz archive"}},
+		{"truncated.tar", tarBytes(t, sosEntries())[:5000+100], []string{"corrupt or truncated tar archive: unexpected EOF"}}, // mid-header
+		{"truncated2.tar", tarBytes(t, sosEntries())[:1024+6], []string{"corrupt or truncated tar archive: unexpected EOF"}}, // mid-file
 		{"badgz.tgz", append([]byte{0x1f, 0x8b}, bytes.Repeat([]byte{7}, 100)...), []string{"expected a sosreport archive"}},
 		{"zstd.tar.zst", append([]byte{0x28, 0xb5, 0x2f, 0xfd}, bytes.Repeat([]byte{0}, 600)...), []string{"zstd"}},
 		{"sos.tar.xz.gpg", append([]byte{0x8c, 0x0d, 0x04, 0x09, 0x03, 0x08}, bytes.Repeat([]byte{1}, 300)...), []string{"GPG-encrypted", "gpg -d"}},
@@ -340,6 +342,16 @@ func TestOpenSosreportSizeCaps(t *testing.T) {
 	checkTree(t, dir)
 	cleanup()
 	assertEmptyDir(t, tmp)
+
+	// Over the entry cap: refused.
+	oldEntries := sosMaxEntries
+	t.Cleanup(func() { sosMaxEntries = oldEntries })
+	sosMaxEntries = 5
+	_, cleanup, err = OpenSosreport(p)
+	cleanup()
+	inputError(t, err, p, "more than 5 entries")
+	assertEmptyDir(t, tmp)
+	sosMaxEntries = oldEntries
 
 	// Over the total cap: refused, nothing left behind.
 	sosMaxFile, sosMaxTotal = 1<<20, 2048
