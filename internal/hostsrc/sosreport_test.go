@@ -292,7 +292,7 @@ func TestOpenSosreportBadInput(t *testing.T) {
 		{"empty.tar.gz", nil, []string{"not a readable archive"}},
 		{"truncated.tar.xz", good[:len(good)/2], []string{"corrupt or truncated xz archive"}},
 		{"truncated.tar", tarBytes(t, sosEntries())[:5000+100], []string{"corrupt or truncated tar archive: unexpected EOF"}}, // mid-header
-		{"truncated2.tar", tarBytes(t, sosEntries())[:1024+6], []string{"corrupt or truncated tar archive: unexpected EOF"}}, // mid-file
+		{"truncated2.tar", tarBytes(t, sosEntries())[:1024+6], []string{"corrupt or truncated tar archive: unexpected EOF"}},  // mid-file
 		{"badgz.tgz", append([]byte{0x1f, 0x8b}, bytes.Repeat([]byte{7}, 100)...), []string{"expected a sosreport archive"}},
 		{"zstd.tar.zst", append([]byte{0x28, 0xb5, 0x2f, 0xfd}, bytes.Repeat([]byte{0}, 600)...), []string{"zstd"}},
 		{"sos.tar.xz.gpg", append([]byte{0x8c, 0x0d, 0x04, 0x09, 0x03, 0x08}, bytes.Repeat([]byte{1}, 300)...), []string{"GPG-encrypted", "gpg -d"}},
