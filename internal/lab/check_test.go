@@ -126,8 +126,12 @@ func TestHugepageProbe(t *testing.T) {
 	out := "node 0 write=0 read=4\nnode 1 write=0 read=0\nnode 2 write=0 read=4\n" +
 		"cpuset mems=1 write=0 mems=1 effective=0,2 root=0,2\n"
 	check := checkHugepageProbe(map[int]int64{0: 4, 1: 0, 2: 4})
-	if err := check(&Result{Guest: out}); err != nil {
+	files := map[string][]byte{"node1-meminfo": []byte("Node 1 MemTotal:       0 kB\nNode 1 MemFree:        0 kB\n")}
+	if err := check(&Result{Guest: out, Files: files}); err != nil {
 		t.Fatalf("good output refused: %v", err)
+	}
+	if err := check(&Result{Guest: out}); err == nil {
+		t.Error("missing $LAB_OUT file accepted")
 	}
 	bad := map[string]string{
 		"memoryless kept pages": strings.Replace(out, "node 1 write=0 read=0", "node 1 write=0 read=4", 1),
@@ -137,7 +141,7 @@ func TestHugepageProbe(t *testing.T) {
 		"garbage":               out + "node x write=0\n",
 	}
 	for name, o := range bad {
-		if err := check(&Result{Guest: o}); err == nil {
+		if err := check(&Result{Guest: o, Files: files}); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
 	}

@@ -84,7 +84,8 @@ const (
 )
 
 // initScript is the guest's /init (busybox ash). Sections: "collect" (the
-// snapshot JSON), "collect-stderr", and "guest" when /lab/guest.sh exists.
+// snapshot JSON), "collect-stderr", and, when /lab/guest.sh exists, "guest"
+// (its output) and "out/<name>" for every file it left in $LAB_OUT (/lab/out).
 const initScript = `#!/bin/sh
 export PATH=/bin
 mount -t proc proc /proc
@@ -104,8 +105,12 @@ section() { # name file rc
 	section collect /tmp/collect.json $?
 	section collect-stderr /tmp/collect.err 0
 	if [ -f /lab/guest.sh ]; then
-		sh /lab/guest.sh >/tmp/guest.out 2>&1
+		mkdir -p /lab/out
+		DBHOST=/bin/dbhost LAB_OUT=/lab/out sh /lab/guest.sh >/tmp/guest.out 2>&1
 		section guest /tmp/guest.out $?
+		for f in /lab/out/*; do
+			[ -f "$f" ] && section "out/${f##*/}" "$f" 0
+		done
 	fi
 	echo "` + markDone + `"
 } >$out

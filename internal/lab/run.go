@@ -127,11 +127,14 @@ func trunc(s string, n int) string {
 
 // Result is what one VM produced.
 type Result struct {
-	Scenario   *Scenario
-	Wall       time.Duration // QEMU start → exit
-	Snapshot   *snapshot.Snapshot
-	Guest      string // output of Scenario.Guest
-	GuestRC    int
+	Scenario *Scenario
+	Wall     time.Duration // QEMU start → exit
+	Snapshot *snapshot.Snapshot
+	Guest    string // output of Scenario.Guest
+	GuestRC  int
+	// Files are the files the guest snippet left in $LAB_OUT, by base name
+	// (e.g. snapshots a later suite takes before and after apply).
+	Files      map[string][]byte
 	Mismatches []string // topology differences, "expected … got …"
 	Err        error    // anything else that went wrong (boot, timeout, channel)
 	Dir        string   // run directory (console.log, data.log, qemu.log); kept on failure
@@ -236,6 +239,13 @@ func run1(ctx context.Context, a *Assets, s *Scenario, r *Result) error {
 		}
 		r.Guest, r.GuestRC = string(g.Data), g.RC
 		os.WriteFile(filepath.Join(r.Dir, "guest.out"), g.Data, 0o644)
+		r.Files = map[string][]byte{}
+		for name, sec := range ch.Sections {
+			if base, ok := strings.CutPrefix(name, "out/"); ok && base != "" && !strings.ContainsAny(base, "/\x00") && base != "." && base != ".." {
+				r.Files[base] = sec.Data
+				os.WriteFile(filepath.Join(r.Dir, "out-"+base), sec.Data, 0o644)
+			}
+		}
 	}
 	if !ch.Done {
 		return errors.New("the guest's /init did not finish (no DONE line)")

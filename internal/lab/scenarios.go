@@ -2,6 +2,7 @@ package lab
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -118,6 +119,8 @@ cg=/sys/fs/cgroup
 echo +cpuset > $cg/cgroup.subtree_control && mkdir $cg/lab && echo 1 > $cg/lab/cpuset.mems
 echo "cpuset mems=1 write=$? mems=$(cat $cg/lab/cpuset.mems) effective=$(cat $cg/lab/cpuset.mems.effective) root=$(cat $cg/cpuset.mems.effective)"
 rmdir $cg/lab
+# Files left in $LAB_OUT come back as Result.Files.
+cat /sys/devices/system/node/node1/meminfo > $LAB_OUT/node1-meminfo
 `
 
 // Probe is hugepageProbe's output: per node the write's exit status and the
@@ -179,6 +182,9 @@ func checkHugepageProbe(want map[int]int64) func(*Result) error {
 		}
 		if len(got.Nodes) != len(want) {
 			bad = append(bad, fmt.Sprintf("%d nodes answered, expected %d", len(got.Nodes), len(want)))
+		}
+		if m := string(r.Files["node1-meminfo"]); !regexp.MustCompile(`(?m)^Node 1 MemTotal:\s+0 kB$`).MatchString(m) {
+			bad = append(bad, fmt.Sprintf("node1-meminfo from $LAB_OUT: expected \"Node 1 MemTotal: 0 kB\", got %q", trunc(m, 120)))
 		}
 		c := got.Cpuset
 		if c["write"] != "0" || c["mems"] != "1" || c["effective"] == "" || c["effective"] != c["root"] {
