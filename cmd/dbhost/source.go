@@ -17,7 +17,7 @@ type sourceFlags struct {
 
 func (f *sourceFlags) add(c *cobra.Command) {
 	c.Flags().StringVar(&f.root, "root", "", "read a captured tree (DIR/proc, DIR/sys, DIR/etc) instead of this host")
-	c.Flags().StringVar(&f.sosreport, "sosreport", "", "read a sosreport archive (.tar.xz/.tar.gz/.tar.bz2) or its unpacked directory")
+	c.Flags().StringVar(&f.sosreport, "sosreport", "", "read a sosreport archive (.tar.xz, .tar.gz/.tgz, .tar.bz2, .tar) or its unpacked directory")
 	c.Flags().StringVar(&f.snapshot, "snapshot", "", "read saved snapshot file(s); a glob such as 'fleet/*.json' reads several hosts")
 	_ = c.MarkFlagDirname("root")
 }
