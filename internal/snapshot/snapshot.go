@@ -465,7 +465,9 @@ type CgconfigEntry struct {
 	Value string `json:"value"`
 }
 
-// Process is one database process.
+// Process is one database process. UID and PPID are -1 when unknown (a
+// sosreport whose ps output does not show them); Threads is 0 when unknown,
+// with an absence recorded ("processes.threads").
 type Process struct {
 	PID         int    `json:"pid"`
 	Comm        string `json:"comm"`
