@@ -70,6 +70,9 @@ func main() {
 		fmt.Printf("SKIP NUMA lab: %s\n", un.Reason)
 		return
 	}
+	if err != nil && ctx.Err() != nil {
+		err = fmt.Errorf("interrupted (%v)", ctx.Err())
+	}
 	if err != nil {
 		fmt.Printf("FAIL lab preparation: %v\n", err)
 		unlock()
