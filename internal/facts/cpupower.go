@@ -250,7 +250,8 @@ func powerCPUs(c *Collector) []int {
 }
 
 // powerAbsences folds per-CPU read failures of the same fact into one
-// absence: "not present on this host (240 of 240 CPUs)".
+// absence: "not present on this host (in 240 files across 240 online CPUs;
+// path is the first)".
 type powerAbsences struct {
 	rd    *sysReader
 	total int
@@ -294,7 +295,11 @@ func (a *powerAbsences) merge(b *powerAbsences) {
 func (a *powerAbsences) flush(c *Collector) {
 	for _, f := range a.order {
 		e := a.facts[f]
-		c.AbsentReason(f, e.path, Reason(e.err)+" ("+strconv.Itoa(e.n)+" of "+strconv.Itoa(a.total)+" CPUs; "+e.path+" is the first)")
+		files := " files"
+		if e.n == 1 {
+			files = " file"
+		}
+		c.AbsentReason(f, e.path, Reason(e.err)+" (in "+strconv.Itoa(e.n)+files+" across "+strconv.Itoa(a.total)+" online CPUs; path is the first)")
 	}
 }
 

@@ -213,10 +213,10 @@ func TestReadCPUPowerMalformed(t *testing.T) {
 	if len(p.Cpufreq) != 4 || p.Cpufreq[0].CurKHz != nil || p.Cpufreq[0].MaxKHz == nil || p.Cpufreq[1].Governor != "" || p.Cpufreq[2].Governor != "performance" {
 		t.Errorf("cpufreq = %+v", p.Cpufreq)
 	}
-	if a := absenceA(c, "cpu_power.cpufreq.cur_khz"); a == nil || !strings.Contains(a.Reason, "malformed") || !strings.Contains(a.Reason, "4 of 4 CPUs") {
+	if a := absenceA(c, "cpu_power.cpufreq.cur_khz"); a == nil || !strings.Contains(a.Reason, "malformed") || !strings.Contains(a.Reason, "in 4 files across 4 online CPUs") {
 		t.Errorf("cur_khz absence = %+v", a)
 	}
-	if a := absenceA(c, "cpu_power.cpufreq.governor"); a == nil || !strings.Contains(a.Reason, "1 of 4 CPUs") || !strings.Contains(a.Path, "policy1") {
+	if a := absenceA(c, "cpu_power.cpufreq.governor"); a == nil || !strings.Contains(a.Reason, "in 1 file across 4 online CPUs") || !strings.Contains(a.Path, "policy1") {
 		t.Errorf("governor absence = %+v", a)
 	}
 	if got := len(p.Cpuidle[2].States); got != 2 || p.Cpuidle[2].States[1].Name != "C6" {
@@ -225,10 +225,10 @@ func TestReadCPUPowerMalformed(t *testing.T) {
 	if got := len(p.Cpuidle[3].States); got != 2 {
 		t.Errorf("cpu3 states = %+v", p.Cpuidle[3].States)
 	}
-	if a := absenceA(c, "cpu_power.cpuidle.states"); a == nil || !strings.Contains(a.Reason, "2 of 4 CPUs") {
+	if a := absenceA(c, "cpu_power.cpuidle.states"); a == nil || !strings.Contains(a.Reason, "in 2 files across 4 online CPUs") {
 		t.Errorf("states absence = %+v", a)
 	}
-	if a := absenceA(c, "cpu_power.cpuidle.disable"); a == nil || !strings.Contains(a.Reason, "3 of 4") {
+	if a := absenceA(c, "cpu_power.cpuidle.disable"); a == nil || !strings.Contains(a.Reason, "in 3 files across 4") {
 		t.Errorf("disable absence = %+v", a)
 	}
 	if p.IntelPstate == nil || p.IntelPstate.NoTurbo != nil || absenceA(c, "cpu_power.intel_pstate.no_turbo") == nil {
@@ -370,7 +370,7 @@ func TestReadCPUPowerWorkers(t *testing.T) {
 		t.Errorf("epb = %v", p.EnergyPerfBias)
 	}
 	c := &Collector{Snap: many}
-	if a := absenceA(c, "cpu_power.cpufreq.max_khz"); a == nil || !strings.Contains(a.Reason, "2 of 9 CPUs") || !strings.Contains(a.Path, "policy5") {
+	if a := absenceA(c, "cpu_power.cpufreq.max_khz"); a == nil || !strings.Contains(a.Reason, "in 2 files across 9 online CPUs") || !strings.Contains(a.Path, "policy5") {
 		t.Errorf("max_khz absence = %+v", a)
 	}
 	if a := absenceA(c, "cpu_power.cpuidle"); a == nil || !strings.Contains(a.Reason, "1 of 9") {
