@@ -54,6 +54,8 @@ dbhost=$work/dbhost
 # stand for. Missing files (no cpufreq in a VM, no NIC device) are skipped
 # silently, as a shell glob with nothing to match would be.
 manual() {
+	# With nullglob, a glob matching nothing vanishes; a cat left with no
+	# file would read stdin, which is /dev/null (see time_it).
 	shopt -s nullglob
 	lscpu
 	numactl --hardware
@@ -109,7 +111,7 @@ time_it() {
 	shift
 	children_cpu_us >"$work/c0"
 	t0=$(now_us)
-	"$@" >/dev/null 2>&1 || true
+	"$@" </dev/null >/dev/null 2>&1 || true
 	t1=$(now_us)
 	children_cpu_us >"$work/c1"
 	read -r c0 <"$work/c0"
@@ -125,7 +127,7 @@ time_manual() { time_it manual manual; }
 
 for _ in 1 2; do # warm-up, not counted
 	"$dbhost" collect --format json -o /dev/null
-	manual >/dev/null 2>&1 || true
+	manual </dev/null >/dev/null 2>&1 || true
 done
 : >"$work/dbhost.us"
 : >"$work/manual.us"
