@@ -157,6 +157,30 @@ func TestReadBlockAbsences(t *testing.T) {
 	}
 }
 
+// TestReadBlockCollapsesAbsences: a fact missing on every disk (an old
+// kernel without queue/write_cache) is one absence, not one per disk.
+func TestReadBlockCollapsesAbsences(t *testing.T) {
+	b := newBTree(t)
+	for _, n := range []string{"sdc", "sda", "sdb"} {
+		q := bSSDQueue("[mq-deadline] none\n")
+		delete(q, "write_cache")
+		d := b.sysDev(n, "pci0000:00/0000:00:1f.2/host0/target0:0:0/0:0:0:0/block", "100\n", q)
+		b.files(d+"/device", map[string]string{"queue_depth": "32\n", "scsi_disk/0:0:0:0/cache_type": "write back\n"})
+	}
+	b.file("/sys/devices/pci0000:00/0000:00:1f.2/host0/target0:0:0/0:0:0:0/block/sdb/size", "-5\n")
+	s := b.collect(readBlock)
+	want := []snapshot.Absence{
+		{Fact: "storage.devices[*].write_cache", Path: "/sys/block/*/queue/write_cache", Reason: "not present on this host (3 devices: sda, sdb, sdc)"},
+		{Fact: "storage.devices[sdb].size_bytes", Path: "/sys/block/sdb/size", Reason: "malformed: line 1: expected a sector count, got -5"},
+	}
+	if !reflect.DeepEqual(s.Absent, want) {
+		t.Errorf("Absent =\n%+v\nwant\n%+v", s.Absent, want)
+	}
+	if s.Storage.Devices[1].SizeBytes != nil || *s.Storage.Devices[0].SizeBytes != 51200 {
+		t.Errorf("sizes: %s", bDump(s.Storage.Devices))
+	}
+}
+
 func TestBlockKind(t *testing.T) {
 	for _, c := range []struct {
 		name, target string
