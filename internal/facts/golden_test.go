@@ -395,3 +395,46 @@ func FuzzCollectFixture(f *testing.F) {
 		}
 	})
 }
+
+// TestGoldenAbsencesAreTheStory: every fact a fixture host lacks is one its
+// story says it lacks. A reader that stops finding a fact the tree has (or a
+// new reader whose files the fixture does not generate yet: add them to
+// internal/fixture) fails here instead of being blessed by -update.
+func TestGoldenAbsencesAreTheStory(t *testing.T) {
+	// Kernel 5.13+ moved these scheduler knobs to debugfs.
+	newKernel := []string{"sysctl.kernel.sched_migration_cost_ns", "sysctl.kernel.sched_min_granularity_ns", "sysctl.kernel.sched_wakeup_granularity_ns"}
+	// No cpufreq driver: P-states left to the firmware or a VM.
+	noCpufreq := []string{"cpu_power.cpufreq", "cpu_power.energy_perf_bias", "cpu_power.intel_pstate"}
+	allowed := map[string][]string{
+		"laptop-2s":      newKernel,
+		"interleaved-4n": {"cpu_power.intel_pstate"}, // acpi-cpufreq
+		"odd-8n":         append(append([]string{"config.tuned.active_profile"}, noCpufreq...), newKernel...),
+		"memoryless":     newKernel,
+		"numa-off":       append([]string{"config.tuned.active_profile"}, newKernel...),
+		"cgroup-v1":      noCpufreq,
+		"cgroup-v2":      append(append([]string{}, noCpufreq...), newKernel...),
+		// A sosreport has no /proc/PID (processes come from ps) and no node
+		// directories (NUMA from numactl --hardware: no per-node meminfo or hugepages).
+		"sosreport-db1": {"processes.*", "topology.nodes[*].hugepages", "topology.nodes[*].meminfo", "sysctl.*", "network.*", "cgroups.*"},
+	}
+	match := func(pattern, fact string) bool {
+		if ok, _ := filepath.Match(strings.ReplaceAll(strings.ReplaceAll(pattern, "[", "\\["), "]", "\\]"), fact); ok {
+			return true
+		}
+		return false
+	}
+	for _, f := range fixture.Fixtures() {
+		t.Run(f.Name, func(t *testing.T) {
+			s := collectFixture(t, f)
+			for _, a := range s.Absent {
+				ok := false
+				for _, p := range allowed[f.Name] {
+					ok = ok || match(p, a.Fact)
+				}
+				if !ok {
+					t.Errorf("absent %s (%s: %s) is not part of the %s story: generate the file in internal/fixture or fix the reader", a.Fact, a.Path, a.Reason, f.Name)
+				}
+			}
+		})
+	}
+}
