@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dbhost/dbhost/internal/snapshot"
 	"github.com/ulikunitz/xz"
 )
 
@@ -572,4 +573,54 @@ func FuzzOpenSosreport(f *testing.F) {
 			t.Fatalf("left behind: %v", ents)
 		}
 	})
+}
+
+// The same report read as an archive and as its unpacked directory gives the
+// same snapshot (apart from the source path).
+func TestSosreportArchiveEqualsDirectory(t *testing.T) {
+	isolateTemp(t)
+	ents := sosEntries()
+	p := writeArchive(t, "sosreport-db1.tar.xz", compress(t, "xz", tarBytes(t, ents)))
+
+	// Unpack it "by hand" (as tar would, keeping only the safe entries).
+	parent := t.TempDir()
+	for _, e := range ents {
+		full := filepath.Join(parent, e.name)
+		switch {
+		case e.dir:
+			os.MkdirAll(full, 0o755)
+		case e.link != "" || e.hard != "":
+			// links are recreated below from the archive's own extraction
+		default:
+			os.MkdirAll(filepath.Dir(full), 0o755)
+			os.WriteFile(full, []byte(e.body), 0o644)
+		}
+	}
+	safe := map[string]bool{"hostname": true, "sys/block/sda": true, "sys/class/net/eth0/device/driver": true, "lib": true}
+	for _, e := range ents {
+		if name := strings.TrimPrefix(e.name, top); e.link != "" && safe[name] {
+			full := filepath.Join(parent, e.name)
+			os.MkdirAll(filepath.Dir(full), 0o755)
+			if err := os.Symlink(e.link, full); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+
+	fromArchive, err := Load(Spec{Sosreport: p, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromDir, err := Load(Spec{Sosreport: parent, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := fromArchive[0], fromDir[0]
+	a.Source.Path, b.Source.Path = "", ""
+	b.CollectedAt = a.CollectedAt
+	ja, _ := snapshot.Marshal(a)
+	jb, _ := snapshot.Marshal(b)
+	if !bytes.Equal(ja, jb) {
+		t.Errorf("archive and directory snapshots differ:\n%s\n---\n%s", ja, jb)
+	}
 }
