@@ -1,0 +1,317 @@
+package rules
+
+import (
+	"fmt"
+	"net/netip"
+	"strconv"
+	"strings"
+
+	"github.com/dbhost/dbhost/internal/snapshot"
+)
+
+// Helpers shared by the storage (io_*.go) and network (net_*.go) rules.
+
+// UdevBlockRules is the file the storage fixes write persistent queue settings to.
+const UdevBlockRules = "/etc/udev/rules.d/60-dbhost-block.rules"
+
+// blockView is the storage part of a snapshot, indexed for the io rules.
+type blockView struct {
+	devs   []snapshot.BlockDevice // loop, zram and ram devices left out
+	byName map[string]*snapshot.BlockDevice
+	// pathOf maps a path device (sdb) to the dm-multipath device above it (dm-0).
+	pathOf map[string]string
+}
+
+// blockDevices returns the snapshot's block devices without loop/zram/ram,
+// or the reason the device list is absent.
+func (in *Input) blockDevices() (*blockView, string) {
+	if why := AbsentReason(in.Snap, "storage.devices"); why != "" && len(in.Snap.Storage.Devices) == 0 {
+		return nil, why
+	}
+	v := &blockView{byName: map[string]*snapshot.BlockDevice{}, pathOf: map[string]string{}}
+	for _, d := range in.Snap.Storage.Devices {
+		switch d.Kind {
+		case "loop", "zram", "ram":
+			continue
+		}
+		v.devs = append(v.devs, d)
+	}
+	for i := range v.devs {
+		d := &v.devs[i]
+		v.byName[d.Name] = d
+	}
+	for _, d := range v.devs {
+		if d.Kind == "dm" && d.Multipath {
+			for _, s := range d.Slaves {
+				v.pathOf[s] = d.Name
+			}
+		}
+	}
+	// A path whose holder is a multipath dm (slaves list missing on the dm side).
+	for _, d := range v.devs {
+		for _, h := range d.Holders {
+			if hd := v.byName[h]; hd != nil && hd.Kind == "dm" && hd.Multipath {
+				v.pathOf[d.Name] = h
+			}
+		}
+	}
+	return v, ""
+}
+
+// isPath says whether d is one path of a dm-multipath device.
+func (v *blockView) isPath(name string) bool { _, ok := v.pathOf[name]; return ok }
+
+// paths returns the path devices of a multipath dm device, in slave order.
+func (v *blockView) paths(dm *snapshot.BlockDevice) []*snapshot.BlockDevice {
+	var out []*snapshot.BlockDevice
+	seen := map[string]bool{}
+	for _, s := range dm.Slaves {
+		if p := v.byName[s]; p != nil && !seen[s] {
+			seen[s] = true
+			out = append(out, p)
+		}
+	}
+	for name, h := range v.pathOf {
+		if h == dm.Name && !seen[name] {
+			if p := v.byName[name]; p != nil {
+				seen[name] = true
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// devFact is the dotted fact name of one device attribute.
+func devFact(name, field string) string { return "storage.devices[" + name + "]." + field }
+
+// devReason is why a device attribute is absent.
+func (in *Input) devReason(name, field string) string {
+	return in.Reason(devFact(name, field), "not in the snapshot")
+}
+
+// deviceClass names how the sources treat a device: "nvme", "multipath"
+// (a dm-multipath SAN LUN), "path" (one path of it), "ssd", "rotational",
+// "virtio", "dm", "md" or "other".
+func (v *blockView) deviceClass(d *snapshot.BlockDevice) string {
+	switch {
+	case d.Kind == "nvme":
+		return "nvme"
+	case d.Kind == "dm" && d.Multipath:
+		return "multipath"
+	case v.isPath(d.Name):
+		return "path"
+	case d.Kind == "dm" || d.Kind == "md" || d.Kind == "virtio":
+		return d.Kind
+	case d.Kind == "disk" && d.Rotational != nil && !*d.Rotational:
+		return "ssd"
+	case d.Kind == "disk" && d.Rotational != nil && *d.Rotational:
+		return "rotational"
+	}
+	return "other"
+}
+
+// sysBlock is the /sys/block path of a queue or device attribute.
+func sysBlock(dev, attr string) string { return "/sys/block/" + dev + "/" + attr }
+
+// udevMatch is the udev match of a device class (stable across reboots,
+// unlike sdX names).
+func udevMatch(v *blockView, d *snapshot.BlockDevice) string {
+	switch v.deviceClass(d) {
+	case "nvme":
+		return `KERNEL=="nvme[0-9]*n[0-9]*"`
+	case "multipath":
+		return `KERNEL=="dm-*", ENV{DM_UUID}=="mpath-*"`
+	case "path":
+		if d.Vendor != "" {
+			return fmt.Sprintf(`KERNEL=="sd*", ENV{DEVTYPE}=="disk", ATTRS{vendor}=="%s*"`, strings.TrimSpace(d.Vendor))
+		}
+		return `KERNEL=="sd*", ENV{DEVTYPE}=="disk"`
+	case "ssd":
+		return `KERNEL=="sd*", ENV{DEVTYPE}=="disk", ATTR{queue/rotational}=="0"`
+	case "rotational":
+		return `KERNEL=="sd*", ENV{DEVTYPE}=="disk", ATTR{queue/rotational}=="1"`
+	case "virtio":
+		return `KERNEL=="vd*", ENV{DEVTYPE}=="disk"`
+	case "dm":
+		if d.DMName != "" {
+			return fmt.Sprintf(`KERNEL=="dm-*", ENV{DM_NAME}=="%s"`, d.DMName)
+		}
+		return `KERNEL=="dm-*"`
+	}
+	return fmt.Sprintf(`KERNEL=="%s"`, d.Name)
+}
+
+// udevLine is one persistent udev rule line setting attr on the device's class.
+func udevLine(v *blockView, d *snapshot.BlockDevice, attr, value string) string {
+	return fmt.Sprintf(`%s: ACTION=="add|change", %s, ATTR{%s}="%s"`, UdevBlockRules, udevMatch(v, d), attr, value)
+}
+
+// blkMQ says whether the device's queue is blk-mq (schedulers mq-deadline,
+// kyber, bfq, none; every queue on kernels ≥ 5.0) rather than legacy
+// single-queue (cfq, deadline, noop).
+func blkMQ(d *snapshot.BlockDevice) bool {
+	for _, s := range d.Schedulers {
+		switch s {
+		case "mq-deadline", "none", "kyber":
+			return true
+		}
+	}
+	if d.Scheduler != nil {
+		switch *d.Scheduler {
+		case "mq-deadline", "none", "kyber":
+			return true
+		}
+	}
+	return false
+}
+
+// mountedDevices returns the block device names that carry a mounted
+// filesystem, directly, through a partition, or below a dm/md device that is
+// mounted (its slaves, recursively), with the mount point of each.
+func mountedDevices(s *snapshot.Snapshot, v *blockView) map[string]string {
+	out := map[string]string{}
+	byDM := map[string]string{}
+	for _, d := range v.devs {
+		if d.DMName != "" {
+			byDM[d.DMName] = d.Name
+		}
+	}
+	var mark func(name, path string, depth int)
+	mark = func(name, path string, depth int) {
+		d := v.byName[name]
+		if d == nil || depth > 16 {
+			return
+		}
+		if _, ok := out[name]; ok {
+			return
+		}
+		out[name] = path
+		for _, sl := range d.Slaves {
+			mark(baseDevice(sl, v), path, depth+1)
+		}
+	}
+	for _, m := range s.Storage.Mounts {
+		name := mountDeviceName(m.Device, byDM, v)
+		if name != "" {
+			mark(name, m.Path, 0)
+		}
+	}
+	return out
+}
+
+// mountDeviceName maps a mount source (/dev/sda2, /dev/mapper/vg-lv,
+// /dev/dm-3) to the /sys/block device that holds it; "" when none does.
+func mountDeviceName(dev string, byDM map[string]string, v *blockView) string {
+	if !strings.HasPrefix(dev, "/dev/") {
+		return ""
+	}
+	if m, ok := strings.CutPrefix(dev, "/dev/mapper/"); ok {
+		return byDM[m]
+	}
+	return baseDevice(strings.TrimPrefix(dev, "/dev/"), v)
+}
+
+// baseDevice strips a partition suffix when the whole device is known:
+// sda2 → sda, nvme0n1p1 → nvme0n1, md0p1 → md0.
+func baseDevice(name string, v *blockView) string {
+	if _, ok := v.byName[name]; ok {
+		return name
+	}
+	t := strings.TrimRight(name, "0123456789")
+	if _, ok := v.byName[t]; ok && t != name {
+		return t
+	}
+	if p := strings.TrimSuffix(t, "p"); p != t {
+		if _, ok := v.byName[p]; ok {
+			return p
+		}
+	}
+	return name
+}
+
+// parseIntTriple parses a three-integer sysctl such as net.ipv4.tcp_rmem
+// ("4096 87380 6291456", any whitespace).
+func parseIntTriple(s string) ([3]int64, error) {
+	var out [3]int64
+	f := strings.Fields(s)
+	if len(f) != 3 {
+		return out, fmt.Errorf("expected 3 integers, got %d fields in %q", len(f), ioNetTrunc(s, 60))
+	}
+	for i, w := range f {
+		n, err := strconv.ParseInt(w, 10, 64)
+		if err != nil {
+			return out, fmt.Errorf("field %d: expected an integer, got %q", i+1, ioNetTrunc(w, 30))
+		}
+		out[i] = n
+	}
+	return out, nil
+}
+
+// parseBondValue parses a bonding sysfs value "name number" ("802.3ad 4",
+// "layer3+4 1"); the number is -1 when the kernel printed only the name.
+func parseBondValue(s string) (name string, num int, err error) {
+	f := strings.Fields(s)
+	switch len(f) {
+	case 1:
+		return f[0], -1, nil
+	case 2:
+		n, err := strconv.Atoi(f[1])
+		if err != nil || n < 0 {
+			return "", 0, fmt.Errorf("expected \"name number\", got %q", ioNetTrunc(s, 60))
+		}
+		return f[0], n, nil
+	}
+	return "", 0, fmt.Errorf("expected \"name number\", got %q", ioNetTrunc(s, 60))
+}
+
+// subnetOf returns the IPv4 network of a CIDR address ("10.1.2.3/24" →
+// "10.1.2.0/24"); ok false for anything else.
+func subnetOf(cidr string) (string, bool) {
+	p, err := netip.ParsePrefix(strings.TrimSpace(cidr))
+	if err != nil || !p.Addr().Is4() || p.Bits() == 32 {
+		return "", false
+	}
+	return p.Masked().String(), true
+}
+
+func ioNetTrunc(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}
+
+// upInterfaces returns the interfaces that carry traffic on their own:
+// physical NICs not enslaved to a bond, bonds, vlans; up (or state unknown
+// but not down). Loopback, veth, bridges' ports and bond slaves are left out.
+func upInterfaces(s *snapshot.Snapshot) []snapshot.Interface {
+	var out []snapshot.Interface
+	for _, it := range s.Network.Interfaces {
+		switch it.Kind {
+		case "physical", "bond", "vlan", "bridge":
+		default:
+			continue
+		}
+		if it.Master != "" || it.OperState == "down" || it.OperState == "lowerlayerdown" || it.OperState == "notpresent" {
+			continue
+		}
+		out = append(out, it)
+	}
+	return out
+}
+
+// netAbsent is the reason the interface list is absent ("" when present).
+func (in *Input) netAbsent() string {
+	if len(in.Snap.Network.Interfaces) == 0 {
+		return in.Reason("network.interfaces", "no network interface in the snapshot")
+	}
+	return ""
+}
+
+func ioNetPlural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
