@@ -259,3 +259,36 @@ func FuzzParseCgroupProcs(f *testing.F) {
 		}
 	})
 }
+
+// TestCollectProcessesAndCgroups runs the whole collection over a fake tree:
+// the cgroup reader (derived stage) must see the processes found in the
+// sources stage, and the daemon flags must be set.
+func TestCollectProcessesAndCgroups(t *testing.T) {
+	files := fakeProcFiles([]fakeProc{
+		{pid: 100, comm: "ora_pmon_ORCL", cmdline: "ora_pmon_ORCL\x00", ppid: 1, uid: 54321, cgroup: "3:cpuset:/oracle\n0::/\n",
+			numaMaps: "7f0000000000 default anon=1 N0=1 kernelpagesize_kB=4\n"},
+		{pid: 101, comm: "bash", cmdline: "bash\x00", ppid: 1},
+		{pid: 102, comm: "irqbalance", cmdline: "irqbalance\x00", ppid: 1},
+	})
+	files["/proc/mounts"] = "cgroup /sys/fs/cgroup/cpuset cgroup rw,cpuset 0 0\n"
+	files["/etc/passwd"] = "oracle:x:54321:54321::/:\n"
+	cgFiles(files, "/sys/fs/cgroup/cpuset", "cpuset.cpus", "0-3", "cpuset.mems", "0", "cgroup.procs", "101\n102")
+	cgFiles(files, "/sys/fs/cgroup/cpuset/oracle", "cpuset.cpus", "0-3", "cpuset.mems", "0", "cgroup.procs", "100")
+	dir := t.TempDir()
+	writeHostFiles(t, dir, files)
+	s := Collect(Root{Dir: dir}, Options{Version: "test"})
+	if len(s.Processes) != 1 || s.Processes[0].Role != "pmon" || s.Processes[0].Cgroup != "/oracle" || len(s.Processes[0].NUMA) != 1 {
+		t.Fatalf("processes = %+v", s.Processes)
+	}
+	got := summarize(s.Cgroups.Groups)
+	want := []cgSummary{{Mount: "/sys/fs/cgroup/cpuset", Path: "/oracle", CPUs: "0-3", Mems: "0", Quota: -99, Shares: -99, Weight: -99, PIDs: "[100]", DBPIDs: "[100]"}}
+	if s.Cgroups.Version != "v1" || !reflect.DeepEqual(got, want) {
+		t.Errorf("cgroups %q %+v", s.Cgroups.Version, got)
+	}
+	if s.IRQs.IrqbalanceRunning == nil || !*s.IRQs.IrqbalanceRunning || s.Config.Tuned.Running == nil || *s.Config.Tuned.Running {
+		t.Errorf("irqbalance %v tuned %v", s.IRQs.IrqbalanceRunning, s.Config.Tuned.Running)
+	}
+	if s.Config.Users["oracle"] != 54321 {
+		t.Errorf("users %v", s.Config.Users)
+	}
+}

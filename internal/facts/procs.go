@@ -276,7 +276,9 @@ func classifyProcess(comm string, args []string) (engine, role, instance string,
 		joined := strings.Join(args, " ")
 		bequeath := strings.Contains(joined, "(LOCAL=") || strings.Contains(joined, "(DESCRIPTION=")
 		sid := name("oracle")[len("oracle"):]
-		if !bequeath && !oracleSID(sid) {
+		// A shadow's argv[0] is rewritten to "oracleSID"; a program such as
+		// /usr/sbin/oracleasm run by a shell has a path there instead.
+		if !bequeath && (!oracleSID(sid) || strings.Contains(argv0, "/")) {
 			return "", "", "", false
 		}
 		return "oracle", "shadow", sid, true

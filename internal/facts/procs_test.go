@@ -331,6 +331,7 @@ func TestClassifyProcess(t *testing.T) {
 		{"oracle+ASM1", "oracle+ASM1 (DESCRIPTION=(LOCAL=YES)(ADDRESS=(PROTOCOL=beq)))", "oracle", "shadow", "+ASM1", true},
 		{"oracleORCL", "", "oracle", "shadow", "ORCL", true},
 		{"oracle-cloud-ag", "/usr/bin/oracle-cloud-agent", "", "", "", false},
+		{"oracleasm", "/bin/sh\x00/usr/sbin/oracleasm\x00scandisks", "", "", "", false},
 		{"tnslsnr", "/u01/bin/tnslsnr\x00LISTENER\x00-inherit", "oracle", "listener", "LISTENER", true},
 		{"mysqld", "/usr/sbin/mysqld\x00--datadir\x00/data", "mysql", "server", "/data", true},
 		{"postgres", "postgres", "postgres", "", "", true},
