@@ -115,6 +115,9 @@ func Compare(s *Scenario, snap *snapshot.Snapshot) []string {
 	if t.Sockets != s.Sockets {
 		bad("sockets: expected %d, got %d", s.Sockets, t.Sockets)
 	}
+	if t.Cores != s.Sockets*s.Cores {
+		bad("cores: expected %d, got %d", s.Sockets*s.Cores, t.Cores)
+	}
 	if t.Threads != s.NumCPUs() {
 		bad("online CPUs: expected %d, got %d", s.NumCPUs(), t.Threads)
 	}

@@ -14,6 +14,7 @@ func goodSnapshot(s *Scenario) *snapshot.Snapshot {
 	t := &snap.Topology
 	t.NUMAEnabled = true
 	t.Sockets = s.Sockets
+	t.Cores = s.Sockets * s.Cores
 	first := true
 	for i, n := range s.Nodes {
 		mem := int64(n.MemMB) << 10
@@ -78,6 +79,8 @@ func TestCompareReportsWrongTopology(t *testing.T) {
 				s.Topology.CPUs[i].Siblings = []int{i}
 			}
 		}, "cpu 1: expected node 0 socket 0 core 0 siblings [0 1], got node 0 socket 0 core 0 siblings [1]"},
+		{"cores counted per thread", func() *Scenario { return Scenarios()[5] }, func(s *snapshot.Snapshot) { s.Topology.Cores = 8 },
+			"cores: expected 4, got 8"},
 		{"sockets", func() *Scenario { return Scenarios()[1] }, func(s *snapshot.Snapshot) { s.Topology.Sockets = 1 },
 			"sockets: expected 2, got 1"},
 		{"memory far below", func() *Scenario { return Scenarios()[1] }, func(s *snapshot.Snapshot) {
