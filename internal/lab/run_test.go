@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
 // encodeSection is what the guest's section() writes (busybox base64 wraps at 76).
@@ -275,4 +277,82 @@ func TestLockExcludes(t *testing.T) {
 		t.Fatalf("lock after unlock: %v", err)
 	}
 	u2()
+}
+
+// TestRunWithFakeQEMU drives Run end to end without QEMU: a stand-in writes
+// a results channel (a snapshot of the expected topology, the guest hook's
+// output and a $LAB_OUT file) to the second -serial file.
+func TestRunWithFakeQEMU(t *testing.T) {
+	s := Scenarios()[4] // memoryless-cpuless: has a guest hook and a Check
+	dir := t.TempDir()
+	good, err := snapshot.Marshal(goodSnapshot(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe := "node 0 write=0 read=4\nnode 1 write=0 read=0\nnode 2 write=0 read=4\ncpuset mems=1 write=0 mems=1 effective=0,2 root=0,2\n"
+	channel := func(snap []byte) string {
+		return encodeSection("collect", snap, 0) + encodeSection("collect-stderr", nil, 0) +
+			encodeSection("guest", []byte(probe), 0) +
+			encodeSection("out/node1-meminfo", []byte("Node 1 MemTotal:       0 kB\n"), 0) + markDone + "\n"
+	}
+	fake := filepath.Join(dir, "qemu")
+	chanFile := filepath.Join(dir, "channel")
+	// The data file is the second -serial argument; also record the arguments.
+	script := `#!/bin/sh
+n=0
+for a in "$@"; do
+	case "$a" in file:*) n=$((n+1)); [ $n -eq 2 ] && cp ` + chanFile + ` "${a#file:}";; esac
+	echo "$a" >> ` + filepath.Join(dir, "args") + `
+done
+`
+	os.WriteFile(fake, []byte(script), 0o755)
+	base := filepath.Join(dir, "base.cpio.gz")
+	os.WriteFile(base, gz([]byte("base")), 0o644)
+	a := &Assets{CacheDir: dir, QEMU: fake, Kernel: "/nonexistent/vmlinux", Initramfs: base}
+
+	os.WriteFile(chanFile, []byte(channel(good)), 0o644)
+	r := Run(context.Background(), a, s, RunOptions{})
+	if !r.OK() {
+		t.Fatalf("expected a pass: err %v mismatches %v", r.Err, r.Mismatches)
+	}
+	if r.Snapshot == nil || len(r.Snapshot.Topology.Nodes) != 3 || r.GuestRC != 0 || string(r.Files["node1-meminfo"]) == "" {
+		t.Fatalf("result not filled: %+v", r)
+	}
+	if _, err := os.Stat(r.Dir); !os.IsNotExist(err) {
+		t.Errorf("a passing run's directory is kept: %v", err)
+	}
+	args, _ := os.ReadFile(filepath.Join(dir, "args"))
+	if !strings.Contains(string(args), "node,nodeid=1,cpus=2-3\n") {
+		t.Errorf("fake QEMU did not get the scenario's -numa arguments:\n%s", args)
+	}
+
+	// A wrong topology: the run fails, says what differs, keeps the directory.
+	wrong := goodSnapshot(s)
+	wrong.Topology.Nodes[1].CPUs = []int{}
+	bad, _ := snapshot.Marshal(wrong)
+	os.WriteFile(chanFile, []byte(channel(bad)), 0o644)
+	r = Run(context.Background(), a, s, RunOptions{})
+	if r.OK() || len(r.Mismatches) == 0 || !strings.Contains(strings.Join(r.Mismatches, "\n"), "node 1 cpus: expected [2 3], got []") {
+		t.Fatalf("wrong topology not reported: err %v mismatches %v", r.Err, r.Mismatches)
+	}
+	for _, f := range []string{"data.log", "qemu.cmd", "initrd.cpio.gz", "snapshot.json"} {
+		if _, err := os.Stat(filepath.Join(r.Dir, f)); err != nil {
+			t.Errorf("failed run lost %s: %v", f, err)
+		}
+	}
+	// The initrd is the base image with the scenario's archive appended.
+	initrd, _ := os.ReadFile(filepath.Join(r.Dir, "initrd.cpio.gz"))
+	if !bytes.HasPrefix(initrd, gz([]byte("base"))) || len(initrd) <= len(gz([]byte("base"))) {
+		t.Error("initrd is not base + scenario archive")
+	}
+
+	// A guest that died before DONE, and one that sent nothing.
+	os.WriteFile(chanFile, []byte(encodeSection("collect", good, 0)), 0o644)
+	if r = Run(context.Background(), a, s, RunOptions{}); r.Err == nil {
+		t.Error("a channel without the guest section and DONE passed")
+	}
+	os.WriteFile(chanFile, nil, 0o644)
+	if r = Run(context.Background(), a, s, RunOptions{}); r.Err == nil || !strings.Contains(r.Err.Error(), "no snapshot") {
+		t.Errorf("an empty channel: %v", r.Err)
+	}
 }
