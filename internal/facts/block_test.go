@@ -2,10 +2,12 @@ package facts
 
 import (
 	"fmt"
+	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
 
+	"github.com/dbhost/dbhost/internal/fixture"
 	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
@@ -394,4 +396,27 @@ func FuzzParseScheduler(f *testing.F) {
 			t.Fatalf("selected %q not among %v", sel, all)
 		}
 	})
+}
+
+// BenchmarkReadStorageNetIRQBig240 runs this file set's readers (block,
+// mounts, net, interrupts with /proc/irq, /proc/stat) on the generated
+// 240-CPU, 64-disk tree: go test -run '^$' -bench StorageNetIRQ ./internal/facts
+func BenchmarkReadStorageNetIRQBig240(b *testing.B) {
+	root := filepath.Join(b.TempDir(), "big")
+	if err := fixture.Big240().Build().Write(root); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		s := &snapshot.Snapshot{}
+		c := &Collector{Root: Root{Dir: root}, Snap: s}
+		readBlock(c)
+		readMounts(c)
+		readNet(c)
+		readInterrupts(c)
+		readCPUStat(c)
+		deriveNetIRQs(c)
+		if len(s.Storage.Devices) < 64 || len(s.IRQs.IRQs) == 0 {
+			b.Fatalf("%d devices, %d IRQs", len(s.Storage.Devices), len(s.IRQs.IRQs))
+		}
+	}
 }
