@@ -1,0 +1,280 @@
+package rules
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/dbhost/dbhost/internal/artifacts"
+	"github.com/dbhost/dbhost/internal/snapshot"
+)
+
+// Helpers of the database-artifact rules (db.oracle-*, memory.* from alert
+// logs and init files, middle.*, db.postgres-*). Unexported names start with
+// "art" or "ora" so they do not collide with other rule files' helpers.
+
+// AreaMiddle is the area of middle-tier findings (connection pools).
+const AreaMiddle = "middle"
+
+// oraInstance is one Oracle instance known from the artifacts: from an
+// init.ora/pfile/spfile (one instance per SID with its own settings, or the
+// file's single instance) and/or the last startup of an alert log.
+type oraInstance struct {
+	SID    string
+	DB     string               // db_name when known
+	RAC    bool                 // cluster_database = true
+	Params *artifacts.InitParams // nil when only an alert log names it
+	Alert  *artifacts.AlertLog   // nil when no alert log names it
+	Start  *artifacts.Startup    // Alert's last startup
+}
+
+var (
+	reInitFileSID  = regexp.MustCompile(`(?i)^(?:init|spfile)([A-Za-z0-9_$#+-]+?)(?:\.ora|\.strings|\.txt)*$`)
+	reAlertFileSID = regexp.MustCompile(`(?i)^alert_([A-Za-z0-9_$#+-]+?)(?:\.log|\.txt)*$`)
+)
+
+// oraInstances lists the Oracle instances the artifacts describe, by SID
+// (case-insensitive): an init file's instance and an alert log of the same
+// SID are one instance. Sorted by SID.
+func (in *Input) oraInstances() []*oraInstance {
+	if in.Artifacts == nil {
+		return nil
+	}
+	by := map[string]*oraInstance{}
+	var order []string
+	add := func(sid string) *oraInstance {
+		k := strings.ToUpper(sid)
+		if i, ok := by[k]; ok {
+			return i
+		}
+		i := &oraInstance{SID: sid}
+		by[k] = i
+		order = append(order, k)
+		return i
+	}
+	for _, p := range in.Artifacts.Params {
+		db, _ := p.Get("", "db_name")
+		rac, _ := p.Bool("", "cluster_database")
+		sids := p.SIDs()
+		if len(sids) == 0 {
+			sid, _ := p.Get("", "instance_name")
+			if sid == "" {
+				if m := reInitFileSID.FindStringSubmatch(filepath.Base(p.File)); m != nil {
+					sid = m[1]
+				}
+			}
+			if sid == "" {
+				sid = db
+			}
+			if sid == "" {
+				sid = filepath.Base(p.File)
+			}
+			sids = []string{sid}
+		}
+		for _, sid := range sids {
+			i := add(sid)
+			i.Params, i.DB = p, db
+			if r, ok := p.Bool(sid, "cluster_database"); ok {
+				i.RAC = r
+			} else {
+				i.RAC = rac
+			}
+		}
+	}
+	for _, a := range in.Artifacts.AlertLogs {
+		st := a.Last()
+		if st == nil {
+			continue
+		}
+		sid := st.SID
+		if sid == "" {
+			if m := reAlertFileSID.FindStringSubmatch(filepath.Base(a.File)); m != nil {
+				sid = m[1]
+			}
+		}
+		if sid == "" {
+			sid = filepath.Base(a.File)
+		}
+		i := add(sid)
+		i.Alert, i.Start = a, st
+		if i.DB == "" && st.Params != nil {
+			i.DB = st.Params["db_name"]
+		}
+	}
+	sort.Strings(order)
+	out := make([]*oraInstance, 0, len(order))
+	for _, k := range order {
+		out = append(out, by[k])
+	}
+	return out
+}
+
+// Param is the instance's parameter with where it was read ("initORCL.ora:12"):
+// its init file first (own SID line, else the "*" line), else its alert log's
+// last startup. ok is false when neither sets it.
+func (i *oraInstance) Param(name string) (value, where string, ok bool) {
+	name = strings.ToLower(strings.Trim(name, `"`))
+	if i.Params != nil {
+		if v, found := i.Params.Get(i.SID, name); found {
+			return v, fmt.Sprintf("%s:%d", i.Params.File, oraParamLine(i.Params, i.SID, name)), true
+		}
+	}
+	if i.Start != nil && i.Start.Params != nil {
+		if v, found := i.Start.Params[name]; found {
+			return v, fmt.Sprintf("%s:%d", i.Alert.File, i.Start.ParamLine[name]), true
+		}
+	}
+	return "", "", false
+}
+
+// Complete says whether an unset parameter means "the default": true when
+// the instance has an init file, or an alert log whose last startup printed
+// its non-default parameters.
+func (i *oraInstance) Complete() bool {
+	return i.Params != nil || (i.Start != nil && len(i.Start.Params) > 0)
+}
+
+// Source names the artifacts the instance was read from.
+func (i *oraInstance) Source() string {
+	var s []string
+	if i.Params != nil {
+		s = append(s, i.Params.File)
+	}
+	if i.Alert != nil {
+		s = append(s, i.Alert.File)
+	}
+	return strings.Join(s, ", ")
+}
+
+// Bytes is a size parameter in bytes; ok false when unset or not a size.
+func (i *oraInstance) Bytes(name string) (n int64, where string, ok bool) {
+	v, where, set := i.Param(name)
+	if !set {
+		return 0, "", false
+	}
+	n, err := artifacts.ParseBytes(v)
+	if err != nil {
+		return 0, where, false
+	}
+	return n, where, true
+}
+
+// oraParamLine is the line of the entry in force for sid (own line, else "*").
+func oraParamLine(p *artifacts.InitParams, sid, name string) int {
+	own, def := 0, 0
+	for _, e := range p.Entries {
+		switch {
+		case e.Name != name:
+		case sid != "" && sid != "*" && strings.EqualFold(e.SID, sid):
+			own = e.Line
+		case e.SID == "*":
+			def = e.Line
+		}
+	}
+	if own > 0 {
+		return own
+	}
+	return def
+}
+
+// oraBool reads an Oracle boolean (TRUE/FALSE, YES/NO, ON/OFF).
+func oraBool(v string) (b, ok bool) {
+	switch strings.ToUpper(strings.Trim(strings.TrimSpace(v), `'"`)) {
+	case "TRUE", "YES", "ON":
+		return true, true
+	case "FALSE", "NO", "OFF":
+		return false, true
+	}
+	return false, false
+}
+
+// oraUnquote strips quotes and blanks from a parameter value.
+func oraUnquote(v string) string { return strings.Trim(strings.TrimSpace(v), `'"`) }
+
+// artLocalSIDs are the Oracle instance names of this host's processes (upper-cased).
+func artLocalSIDs(s *snapshot.Snapshot) map[string]bool {
+	m := map[string]bool{}
+	for _, p := range s.Processes {
+		if engineDB(p.Engine) == DBOracle && p.Instance != "" {
+			m[strings.ToUpper(p.Instance)] = true
+		}
+	}
+	return m
+}
+
+// artThreads is the number of online CPU threads, or the reason it is unknown.
+func artThreads(in *Input) (int, string) {
+	s := in.Snap
+	if n := len(s.Topology.CPUsOnline); n > 0 {
+		return n, ""
+	}
+	n := 0
+	for _, c := range s.Topology.CPUs {
+		if c.Online {
+			n++
+		}
+	}
+	if n > 0 {
+		return n, ""
+	}
+	return 0, in.Reason("topology.cpus", "no online CPUs in the snapshot")
+}
+
+// artHugePool is the default-size hugepage pool, or why it is unknown.
+func artHugePool(in *Input) (snapshot.Hugepages, string) {
+	if h, ok := DefaultHugepages(in.Snap); ok {
+		return h, ""
+	}
+	if len(in.Snap.Memory.Hugepages) > 0 {
+		return in.Snap.Memory.Hugepages[0], ""
+	}
+	return snapshot.Hugepages{}, in.Reason("memory.hugepages", "no hugepage pool in the snapshot")
+}
+
+// artNICIRQNodes tallies the interrupts of the physical NICs per NUMA node
+// since boot; nics names the NICs counted.
+func artNICIRQNodes(s *snapshot.Snapshot) (perNode map[int]uint64, total uint64, nics []string) {
+	nodeOf := NodeOfCPU(s)
+	byNum := map[string]snapshot.IRQ{}
+	for _, q := range s.IRQs.IRQs {
+		byNum[q.IRQ] = q
+	}
+	perNode = map[int]uint64{}
+	for _, ifc := range s.Network.Interfaces {
+		if ifc.Kind != "physical" || len(ifc.IRQs) == 0 {
+			continue
+		}
+		counted := false
+		for _, num := range ifc.IRQs {
+			q, ok := byNum[strconv.Itoa(num)]
+			if !ok {
+				continue
+			}
+			for k, c := range q.Counts {
+				if k >= len(q.CPUs) {
+					break
+				}
+				if n, ok := nodeOf[q.CPUs[k]]; ok {
+					perNode[n] += c
+					total += c
+					counted = true
+				}
+			}
+		}
+		if counted {
+			nics = append(nics, ifc.Name)
+		}
+	}
+	return perNode, total, nics
+}
+
+// artPlural is "1 thing" / "2 things".
+func artPlural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
