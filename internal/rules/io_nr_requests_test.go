@@ -1,0 +1,32 @@
+package rules
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestIONrRequests(t *testing.T) {
+	const id = "io.nr-requests"
+	s := sanHost()
+	rep := run(t, id, s, WorkloadOLTP, DBOracle)
+	// sda (ssd), sdb, sdc (paths) have 256; dm-0 has 1024; NVMe with none is skipped.
+	got := map[string]bool{}
+	for _, f := range rep.Findings {
+		got[f.Setting] = true
+		if f.Recommended != "1024" || f.Current != "256" || !strings.Contains(f.Fix.Persistent[0], `ATTR{queue/nr_requests}="1024"`) {
+			t.Fatalf("%+v", f)
+		}
+	}
+	if len(got) != 3 || !got["/sys/block/sdb/queue/nr_requests"] || got["/sys/block/dm-0/queue/nr_requests"] || got["/sys/block/nvme0n1/queue/nr_requests"] {
+		t.Fatalf("findings %v", got)
+	}
+	for _, n := range []string{"sda", "sdb", "sdc"} {
+		dev(t, s, n).NrRequests = i64(1024)
+	}
+	quiet(t, id, s, WorkloadOLTP, DBOracle)
+
+	dev(t, s, "sda").NrRequests = nil
+	absent(s, "storage.devices[sda].nr_requests", "malformed: line 1")
+	s.Storage.Devices = s.Storage.Devices[2:4]
+	cannot(t, id, s, WorkloadOLTP, DBOracle, "malformed")
+}

@@ -1,0 +1,104 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dbhost/dbhost/internal/snapshot"
+)
+
+// io.rotational-flag: a flash device or all-flash LUN that reports
+// rotational=1, or a multipath device whose paths disagree with it. 000 set
+// rotational 0 on its all-SSD 3PAR LUNs (Table 8/13) and says plainly that
+// "very little improvement if any is noticed".
+func init() {
+	Register(Rule{
+		ID:       "io.rotational-flag",
+		Area:     AreaIO,
+		Severity: SevInfo,
+		Title:    "Flash storage reported as rotational",
+		Sources: []Source{
+			{Doc: Seed000, Section: "Explanation of tunable settings used for FIO testing – rotational"},
+			{Doc: Seed000, Section: "Table 13 (/sys/block/*/queue/rotational 0)"},
+		},
+		Scope: Scope{Kernels: "all", Distros: "all",
+			Note: "flash is recognised by vendor/model (SSD, Flash, Pure, XtremIO, NVMe) or by a multipath device that already says 0; otherwise the array's media is not visible from the host"},
+		Check: checkRotationalFlag,
+	})
+}
+
+var flashWords = []string{"SSD", "FLASH", "PURE", "XTREMIO", "NVME", "SOLID"}
+
+func looksFlash(d *snapshot.BlockDevice) bool {
+	s := strings.ToUpper(d.Vendor + " " + d.Model)
+	for _, w := range flashWords {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+func checkRotationalFlag(in *Input) Outcome {
+	v, why := in.blockDevices()
+	if why != "" {
+		return CannotCheck("%s", why)
+	}
+	var fs []Finding
+	flagged := map[string]bool{}
+	checked := 0
+	var cannot []string
+	finding := func(d *snapshot.BlockDevice, ev string) Finding {
+		p := sysBlock(d.Name, "queue/rotational")
+		return Finding{
+			Setting:     p,
+			Current:     "1",
+			Recommended: "0",
+			Evidence:    ev,
+			Why: "000: the schedulers \"sort and merge I/O requests to reduce disk head movement. For SSD drives, the rotational " +
+				"value can be set to 0, although very little improvement if any is noticed.\" It also keeps tools and the kernel's " +
+				"per-device heuristics (entropy, writeback throttling, md/dm stacking) coherent.",
+			Fix:  Fix{Runtime: []string{"echo 0 > " + p}, Persistent: []string{udevLine(v, d, "queue/rotational", "0")}},
+			Risk: "None for data; expect little or no performance change.",
+		}
+	}
+	for i := range v.devs {
+		d := &v.devs[i]
+		if d.Kind != "disk" && d.Kind != "dm" {
+			continue
+		}
+		if d.Rotational == nil {
+			if r := AbsentReason(in.Snap, devFact(d.Name, "rotational")); r != "" {
+				cannot = append(cannot, r)
+			}
+			continue
+		}
+		checked++
+		if !*d.Rotational {
+			if v.deviceClass(d) == "multipath" {
+				for _, p := range v.paths(d) {
+					if p.Rotational != nil && *p.Rotational && !flagged[p.Name] {
+						flagged[p.Name] = true
+						fs = append(fs, finding(p, fmt.Sprintf("%s = 1 (%s) while its multipath device %s says 0",
+							sysBlock(p.Name, "queue/rotational"), describeDev(p), d.Name)))
+					}
+				}
+			}
+			continue
+		}
+		if looksFlash(d) && !flagged[d.Name] {
+			flagged[d.Name] = true
+			fs = append(fs, finding(d, fmt.Sprintf("%s = 1 for %s (vendor/model names flash)", sysBlock(d.Name, "queue/rotational"), describeDev(d))))
+		}
+	}
+	if len(fs) > 0 {
+		return Found(fs...)
+	}
+	if checked == 0 && len(cannot) > 0 {
+		return CannotCheck("%s", strings.Join(cannot, "; "))
+	}
+	if checked == 0 {
+		return NotApplicable("no SCSI or dm device")
+	}
+	return Passed("no flash device reported as rotational (%d checked)", checked)
+}

@@ -1,0 +1,31 @@
+package rules
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestIORotationalFlag(t *testing.T) {
+	const id = "io.rotational-flag"
+	quiet(t, id, sanHost(), WorkloadOLTP, DBOracle)
+
+	s := sanHost()
+	d := dev(t, s, "sda")
+	d.Rotational, d.Vendor, d.Model = ptr(true), "HPE", "MO003200JWFWR SSD"
+	if f := fires(t, id, s, WorkloadOLTP, DBOracle); f.Setting != "/sys/block/sda/queue/rotational" || !strings.Contains(f.Why, "very little improvement") {
+		t.Fatalf("%+v", f)
+	}
+
+	s = sanHost()
+	dev(t, s, "dm-0").Rotational = ptr(false)
+	rep := run(t, id, s, WorkloadOLTP, DBOracle)
+	if len(rep.Findings) != 2 || !strings.Contains(rep.Findings[0].Evidence, "multipath device dm-0 says 0") {
+		t.Fatalf("%+v", rep.Findings)
+	}
+
+	s = sanHost()
+	s.Storage.Devices = s.Storage.Devices[3:4]
+	s.Storage.Devices[0].Rotational = nil
+	absent(s, "storage.devices[sda].rotational", "no such file")
+	cannot(t, id, s, WorkloadOLTP, DBOracle, "no such file")
+}

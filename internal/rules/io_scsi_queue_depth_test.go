@@ -1,0 +1,37 @@
+package rules
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestIOSCSIQueueDepth(t *testing.T) {
+	const id = "io.scsi-queue-depth"
+	s := sanHost()
+	rep := run(t, id, s, WorkloadOLTP, DBOracle)
+	// sda (DELL SSD), sdb, sdc (SAN paths) at 64.
+	if len(rep.Findings) != 3 {
+		t.Fatalf("%+v", rep.Findings)
+	}
+	f := rep.Findings[1]
+	if f.Setting != "/sys/block/sdb/device/queue_depth" || f.Recommended != "128" || !strings.Contains(f.Evidence, "one of 2 paths of dm-0") ||
+		!strings.Contains(f.Fix.Persistent[0], `ATTRS{vendor}=="NETAPP*"`) || !strings.Contains(f.Risk, "num_cmd_elems") {
+		t.Fatalf("%+v", f)
+	}
+	for _, n := range []string{"sda", "sdb", "sdc"} {
+		dev(t, s, n).QueueDepth = i64(128)
+	}
+	quiet(t, id, s, WorkloadOLTP, DBOracle)
+
+	// SATA SSD: NCQ caps it at 32; not a finding.
+	s = sanHost()
+	s.Storage.Devices = s.Storage.Devices[3:4]
+	s.Storage.Devices[0].Vendor = "ATA"
+	quiet(t, id, s, WorkloadOLTP, DBOracle)
+
+	s = sanHost()
+	s.Storage.Devices = s.Storage.Devices[3:4]
+	s.Storage.Devices[0].QueueDepth = nil
+	absent(s, "storage.devices[sda].queue_depth", "permission denied")
+	cannot(t, id, s, WorkloadOLTP, DBOracle, "permission denied")
+}
