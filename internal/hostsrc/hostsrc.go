@@ -50,7 +50,8 @@ func Load(spec Spec) ([]*snapshot.Snapshot, error) {
 			return nil, err
 		}
 		defer cleanup()
-		s := facts.Collect(facts.Root{Dir: dir, Sos: true}, facts.Options{Version: spec.Version, Path: spec.Sosreport})
+		taken, _ := SosTakenAt(dir) // zero when unknown: the time of reading
+		s := facts.Collect(facts.Root{Dir: dir, Sos: true}, facts.Options{Version: spec.Version, Path: spec.Sosreport, Now: taken})
 		return []*snapshot.Snapshot{s}, nil
 	default:
 		s := facts.Collect(facts.Root{Dir: "/", Live: true}, facts.Options{Version: spec.Version})

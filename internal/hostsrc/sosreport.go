@@ -19,6 +19,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/ulikunitz/xz"
 )
@@ -506,4 +507,31 @@ func trunc(s string, n int) string {
 		return s
 	}
 	return s[:n] + "…"
+}
+
+// SosTakenAt returns when an unpacked sosreport was taken, from its `date
+// --utc` output (sos_commands/date/date_--utc), so that a snapshot's
+// collected_at is the time of its facts rather than the time dbhost read
+// them. ok is false when the report has no such output or it is not understood.
+func SosTakenAt(dir string) (t time.Time, ok bool) {
+	b, err := os.ReadFile(filepath.Join(dir, "sos_commands", "date", "date_--utc"))
+	if err != nil {
+		return time.Time{}, false
+	}
+	return parseDateUTC(string(b))
+}
+
+// parseDateUTC parses date(1) output in the C locale with the UTC zone
+// ("Sun Nov 22 06:13:59 UTC 2026"). Other zones are refused: their
+// abbreviations are ambiguous.
+func parseDateUTC(s string) (time.Time, bool) {
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	t, err := time.Parse(time.UnixDate, strings.TrimSpace(line))
+	if err != nil {
+		return time.Time{}, false
+	}
+	if name, off := t.Zone(); name != "UTC" || off != 0 {
+		return time.Time{}, false
+	}
+	return t.UTC(), true
 }

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dbhost/dbhost/internal/snapshot"
 	"github.com/ulikunitz/xz"
@@ -623,4 +624,56 @@ func TestSosreportArchiveEqualsDirectory(t *testing.T) {
 	if !bytes.Equal(ja, jb) {
 		t.Errorf("archive and directory snapshots differ:\n%s\n---\n%s", ja, jb)
 	}
+}
+
+func TestParseDateUTC(t *testing.T) {
+	want := time.Date(2026, 11, 22, 6, 13, 59, 0, time.UTC)
+	for in, ok := range map[string]bool{
+		"Sun Nov 22 06:13:59 UTC 2026\n":        true,
+		"Sun Nov 22 06:13:59 UTC 2026":          true,
+		"Sun Nov 22 01:13:59 EST 2026\n":        false, // ambiguous zone names are refused
+		"Sun Nov 22 06:13:59 2026\n":            false,
+		"":                                      false,
+		"date: invalid option -- 'x'\n":         false,
+		"Sun Nov 22 06:13:59 UTC 2026\nextra\n": true,
+	} {
+		got, gotOK := parseDateUTC(in)
+		if gotOK != ok || (ok && !got.Equal(want)) {
+			t.Errorf("parseDateUTC(%q) = %v, %v; want ok=%v", in, got, gotOK, ok)
+		}
+	}
+	if got, ok := parseDateUTC("Sun Nov  2 06:13:59 UTC 2026"); !ok || got.Day() != 2 {
+		t.Errorf("space-padded day: %v %v", got, ok)
+	}
+}
+
+// A snapshot of a sosreport is dated by the report's `date --utc`, not by
+// when dbhost read it.
+func TestLoadSosreportCollectedAt(t *testing.T) {
+	isolateTemp(t)
+	ents := append(sosEntries(), entry{name: top + "sos_commands/date/date_--utc", body: "Sun Nov 22 06:13:59 UTC 2026\n"})
+	p := writeArchive(t, "sos.tar.gz", compress(t, "gz", tarBytes(t, ents)))
+	snaps, err := Load(Spec{Sosreport: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := time.Date(2026, 11, 22, 6, 13, 59, 0, time.UTC); !snaps[0].CollectedAt.Equal(want) {
+		t.Errorf("collected_at = %v, want %v", snaps[0].CollectedAt, want)
+	}
+	// Without it, collected_at is the time of reading (not asserted: only that it is set).
+	p = writeArchive(t, "sos2.tar.gz", compress(t, "gz", tarBytes(t, sosEntries())))
+	if snaps, err = Load(Spec{Sosreport: p}); err != nil || snaps[0].CollectedAt.IsZero() {
+		t.Errorf("collected_at = %v, %v", snaps[0].CollectedAt, err)
+	}
+}
+
+func FuzzParseDateUTC(f *testing.F) {
+	f.Add("Sun Nov 22 06:13:59 UTC 2026\n")
+	f.Add("Sun Nov  2 06:13:59 EST 2026")
+	f.Fuzz(func(t *testing.T, s string) {
+		got, ok := parseDateUTC(s)
+		if ok && got.Location() != time.UTC {
+			t.Fatalf("parseDateUTC(%q) = %v not in UTC", s, got)
+		}
+	})
 }
