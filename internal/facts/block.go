@@ -136,7 +136,11 @@ func collapseDeviceAbsences(c *Collector, prefix string) {
 		key := [2]string{field, a.Reason}
 		g := groups[key]
 		if g == nil {
-			g = &group{path: strings.Replace(a.Path, "/"+name+"/", "/*/", 1)}
+			path := strings.Replace(a.Path, "/"+name+"/", "/*/", 1)
+			if p, ok := strings.CutSuffix(path, " "+name); ok {
+				path = p + " *" // "ioctl ETHTOOL_GCOALESCE eth0"
+			}
+			g = &group{path: path}
 			groups[key] = g
 			order = append(order, key)
 		}
