@@ -143,6 +143,9 @@ func sosHost(c *Collector, sysctlA map[string]string) {
 		case validHostname(sysctlA["kernel.hostname"]):
 			h.Hostname = sysctlA["kernel.hostname"]
 			c.Resolve("host.hostname")
+		case uname.path != "" && validHostname(uname.node):
+			h.Hostname = uname.node
+			c.Resolve("host.hostname")
 		case err != nil:
 			c.Absent("host.hostname", sosHostname, err)
 		default:

@@ -389,6 +389,16 @@ func TestSosFallbacksFail(t *testing.T) {
 	}
 }
 
+// Without a hostname file or sysctl -a, uname -a's node name stands in.
+func TestSosHostnameFromUname(t *testing.T) {
+	d := t.TempDir()
+	sosWriteTree(t, d, map[string]string{"sos_commands/kernel/uname_-a": "Linux db7 6.1.0 #1 SMP x86_64 GNU/Linux\n"})
+	s := Collect(Root{Dir: d, Sos: true}, Options{Now: sosNow})
+	if s.Host.Hostname != "db7" || s.Host.Kernel != "6.1.0" || len(sosAbsent(s, "host.hostname")) != 0 {
+		t.Errorf("host = %+v, absences %+v", s.Host, sosAbsent(s, "host.hostname"))
+	}
+}
+
 // lscpu's node lines stand in when numactl output is missing.
 func TestSosNodesFromLscpu(t *testing.T) {
 	d := t.TempDir()
