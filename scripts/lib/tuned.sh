@@ -1,0 +1,60 @@
+# shellcheck shell=bash
+# Start and stop Red Hat tuned 2.20 (Debian package) on a machine without
+# systemd or a system bus, as ../shared/notes/tuned-2.20.md describes, and put
+# everything back afterwards. Source this file, then:
+#
+#   tuned_up PROFILE      # starts a system bus if none runs, then `tuned -d -p PROFILE`
+#   tuned-adm verify ...  # works while it is up
+#   tuned_down            # SIGTERM: tuned restores what it changed; bus stopped if ours;
+#                         # /etc/tuned/active_profile and profile_mode restored
+#
+# tuned keeps the original values only in the daemon's memory, so tuned_down
+# must always run: callers set `trap tuned_down EXIT`.
+
+TUNED_STATE=""
+
+tuned_available() {
+	command -v tuned >/dev/null 2>&1 && command -v tuned-adm >/dev/null 2>&1 && command -v dbus-daemon >/dev/null 2>&1
+}
+
+tuned_up() {
+	local profile=$1 i
+	TUNED_STATE=$(mktemp -d "${TMPDIR:-/tmp}/dbhost-tuned.XXXXXX")
+	for f in active_profile profile_mode post_loaded_profile; do
+		if [[ -e /etc/tuned/$f ]]; then cp -p "/etc/tuned/$f" "$TUNED_STATE/$f.saved"; fi
+	done
+	if [[ ! -S /run/dbus/system_bus_socket ]]; then
+		mkdir -p /run/dbus
+		dbus-daemon --system --fork --print-pid >"$TUNED_STATE/dbus.pid"
+	fi
+	tuned -d --log="$TUNED_STATE/tuned.log" --pid="$TUNED_STATE/tuned.pid" -p "$profile"
+	for ((i = 0; i < 100; i++)); do
+		if tuned-adm active 2>/dev/null | grep -q "Current active profile: $profile"; then return 0; fi
+		sleep 0.2
+	done
+	echo "tuned did not come up with profile $profile; its log:" >&2
+	cat "$TUNED_STATE/tuned.log" >&2 || true
+	return 1
+}
+
+tuned_log() { cat "$TUNED_STATE/tuned.log" 2>/dev/null; }
+
+tuned_down() {
+	[[ -n "$TUNED_STATE" && -d "$TUNED_STATE" ]] || return 0
+	local pid i
+	if [[ -s "$TUNED_STATE/tuned.pid" ]]; then
+		pid=$(cat "$TUNED_STATE/tuned.pid")
+		kill -TERM "$pid" 2>/dev/null || true
+		for ((i = 0; i < 100; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+		kill -KILL "$pid" 2>/dev/null || true
+	fi
+	if [[ -s "$TUNED_STATE/dbus.pid" ]]; then
+		kill -TERM "$(cat "$TUNED_STATE/dbus.pid")" 2>/dev/null || true
+		rm -f /run/dbus/system_bus_socket /run/dbus/pid
+	fi
+	for f in active_profile profile_mode post_loaded_profile; do
+		if [[ -e "$TUNED_STATE/$f.saved" ]]; then cp -p "$TUNED_STATE/$f.saved" "/etc/tuned/$f"; fi
+	done
+	rm -rf "$TUNED_STATE"
+	TUNED_STATE=""
+}
