@@ -1,6 +1,8 @@
 package lab
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -146,6 +148,33 @@ func TestHugepageProbe(t *testing.T) {
 	for name, o := range bad {
 		if err := check(&Result{Guest: o, Files: files}); err == nil {
 			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+// TestCompareRealGuests checks Compare against the topology part of snapshots
+// that dbhost collected inside real lab guests (kernel 6.1.0-56-amd64), and
+// that the same data is refused for a scenario it does not match.
+func TestCompareRealGuests(t *testing.T) {
+	byName := map[string]*Scenario{}
+	for _, s := range Scenarios() {
+		byName[s.Name] = s
+	}
+	for _, name := range []string{"eight-node-odd", "smt", "memoryless-cpuless"} {
+		b, err := os.ReadFile(filepath.Join("testdata", "guests", name+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		snap, err := snapshot.Parse(name, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m := Compare(byName[name], snap); len(m) != 0 {
+			t.Errorf("%s: the real guest's topology reported:\n%s", name, strings.Join(m, "\n"))
+		}
+		other := byName["four-node-slit"]
+		if m := Compare(other, snap); len(m) == 0 {
+			t.Errorf("%s's snapshot passes as four-node-slit", name)
 		}
 	}
 }
