@@ -5,7 +5,6 @@ import (
 	"math"
 	"os"
 	"path"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -107,78 +106,6 @@ func readBlock(c *Collector) {
 	}
 	wg.Wait()
 	st.Devices = devs
-	collapseDeviceAbsences(c, "storage.devices[")
-}
-
-// collapseDeviceAbsences replaces per-device absences that say the same
-// thing on several devices ("storage.devices[sda].write_cache: not present",
-// on an old kernel for every disk) by one "storage.devices[*].write_cache"
-// naming the devices, so that a 64-disk host does not list 64 of them.
-func collapseDeviceAbsences(c *Collector, prefix string) {
-	type group struct {
-		names []string
-		path  string
-		idx   []int
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	groups := map[[2]string]*group{}
-	var order [][2]string
-	for i, a := range c.Snap.Absent {
-		rest, ok := strings.CutPrefix(a.Fact, prefix)
-		if !ok {
-			continue
-		}
-		name, field, ok := strings.Cut(rest, "].")
-		if !ok || name == "*" {
-			continue
-		}
-		key := [2]string{field, a.Reason}
-		g := groups[key]
-		if g == nil {
-			path := strings.Replace(a.Path, "/"+name+"/", "/*/", 1)
-			if p, ok := strings.CutSuffix(path, " "+name); ok {
-				path = p + " *" // "ioctl ETHTOOL_GCOALESCE eth0"
-			}
-			g = &group{path: path}
-			groups[key] = g
-			order = append(order, key)
-		}
-		g.names = append(g.names, name)
-		g.idx = append(g.idx, i)
-	}
-	drop := map[int]bool{}
-	var add []snapshot.Absence
-	for _, key := range order {
-		g := groups[key]
-		if len(g.names) < 2 {
-			continue
-		}
-		for _, i := range g.idx {
-			drop[i] = true
-		}
-		sort.Strings(g.names)
-		list := g.names
-		more := ""
-		if len(list) > 8 {
-			list, more = list[:8], ", …"
-		}
-		add = append(add, snapshot.Absence{
-			Fact:   prefix + "*]." + key[0],
-			Path:   g.path,
-			Reason: key[1] + " (" + strconv.Itoa(len(g.names)) + " devices: " + strings.Join(list, ", ") + more + ")",
-		})
-	}
-	if len(drop) == 0 {
-		return
-	}
-	out := c.Snap.Absent[:0]
-	for i, a := range c.Snap.Absent {
-		if !drop[i] {
-			out = append(out, a)
-		}
-	}
-	c.Snap.Absent = append(out, add...)
 }
 
 func readBlockDevice(c *Collector, name string) snapshot.BlockDevice {

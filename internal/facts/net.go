@@ -134,7 +134,6 @@ func readNet(c *Collector) {
 		readLiveNet(c, ifs)
 	}
 	nw.Interfaces = ifs
-	collapseDeviceAbsences(c, "network.interfaces[")
 }
 
 func readInterface(c *Collector, it *snapshot.Interface, vlans map[string]string) {
