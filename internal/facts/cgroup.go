@@ -296,11 +296,12 @@ func (w *cgWalker) note(rel string, err error) {
 
 // str reads one value file of a group; nil when it is missing.
 func (w *cgWalker) str(rel, name string) *string {
-	s, err := w.c.Root.ReadString(path.Join(w.mount.Path, rel, name))
+	b, err := w.c.readProcFile(path.Join(w.mount.Path, rel, name), false)
 	if err != nil {
 		w.note(path.Join(rel, name), err)
 		return nil
 	}
+	s := strings.TrimSpace(string(b))
 	return &s
 }
 
@@ -343,23 +344,23 @@ func deref(s *string) string {
 	return *s
 }
 
-// group reads one group and says whether it is recorded.
+// group reads one group and says whether it is recorded. The files that
+// decide are read for every group; the rest only for recorded groups, since
+// a walk may cover thousands of groups and each read is a system call or three.
 func (w *cgWalker) group(rel string, parent *cgNode) (snapshot.CgroupGroup, *cgNode, bool) {
 	g := snapshot.CgroupGroup{Path: rel, Version: w.mount.Version, Mount: w.mount.Path}
 	node := &cgNode{rel: rel}
 	interesting := false
 	cpuset, cpu := w.cpuset, w.cpu
-	if w.mount.Version == 2 {
+	v1 := w.mount.Version == 1
+	if !v1 {
 		ctl := w.str(rel, "cgroup.controllers")
 		fs := strings.Fields(deref(ctl))
 		cpuset, cpu = slicesContains(fs, "cpuset"), slicesContains(fs, "cpu")
 	}
 	if cpuset {
-		if w.mount.Version == 1 {
+		if v1 {
 			g.CPUs, g.Mems = w.str(rel, "cpuset.cpus"), w.str(rel, "cpuset.mems")
-			g.EffectiveCPUs, g.EffectiveMems = w.str(rel, "cpuset.effective_cpus"), w.str(rel, "cpuset.effective_mems")
-			g.MemoryMigrate = w.bool(rel, "cpuset.memory_migrate")
-			g.CPUExclusive = w.bool(rel, "cpuset.cpu_exclusive")
 			node.cpus, node.mems = deref(g.CPUs), deref(g.Mems)
 			if parent != nil && (!sameList(node.cpus, parent.cpus) || !sameList(node.mems, parent.mems)) {
 				interesting = true
@@ -386,9 +387,8 @@ func (w *cgWalker) group(rel string, parent *cgNode) (snapshot.CgroupGroup, *cgN
 		node.cpus, node.mems = parent.cpus, parent.mems
 	}
 	if cpu && rel != "/" {
-		if w.mount.Version == 1 {
-			g.CPUQuotaUS, g.CPUPeriodUS = w.int(rel, "cpu.cfs_quota_us"), w.int(rel, "cpu.cfs_period_us")
-			g.CPUShares = w.int(rel, "cpu.shares")
+		if v1 {
+			g.CPUQuotaUS, g.CPUShares = w.int(rel, "cpu.cfs_quota_us"), w.int(rel, "cpu.shares")
 		} else {
 			if s := w.str(rel, "cpu.max"); s != nil {
 				if q, p, err := parseCPUMax(*s); err == nil {
@@ -408,7 +408,7 @@ func (w *cgWalker) group(rel string, parent *cgNode) (snapshot.CgroupGroup, *cgN
 		return g, node, false
 	}
 	var pids []int
-	if s, err := w.c.Root.ReadFile(path.Join(w.mount.Path, rel, "cgroup.procs")); err != nil {
+	if s, err := w.c.readProcFile(path.Join(w.mount.Path, rel, "cgroup.procs"), false); err != nil {
 		w.note(path.Join(rel, "cgroup.procs"), err)
 	} else if p, err := parseCgroupProcs(bytes.NewReader(s)); err != nil {
 		w.note(path.Join(rel, "cgroup.procs"), err)
@@ -426,6 +426,14 @@ func (w *cgWalker) group(rel string, parent *cgNode) (snapshot.CgroupGroup, *cgN
 	if rel != "/" {
 		// The root holds every unconfined process: only its DB PIDs are kept.
 		g.PIDs = pids
+	}
+	if cpuset && v1 {
+		g.EffectiveCPUs, g.EffectiveMems = w.str(rel, "cpuset.effective_cpus"), w.str(rel, "cpuset.effective_mems")
+		g.MemoryMigrate = w.bool(rel, "cpuset.memory_migrate")
+		g.CPUExclusive = w.bool(rel, "cpuset.cpu_exclusive")
+	}
+	if cpu && v1 && rel != "/" {
+		g.CPUPeriodUS = w.int(rel, "cpu.cfs_period_us")
 	}
 	return g, node, true
 }

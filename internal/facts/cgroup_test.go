@@ -292,3 +292,28 @@ func TestCollectProcessesAndCgroups(t *testing.T) {
 		t.Errorf("users %v", s.Config.Users)
 	}
 }
+
+// BenchmarkCgroupWalk walks a v1 cpuset hierarchy of 1000 groups, 10 of them
+// with their own cpuset.
+func BenchmarkCgroupWalk(b *testing.B) {
+	files := map[string]string{"/proc/mounts": "cgroup /cg cgroup rw,cpuset 0 0\n"}
+	cgFiles(files, "/cg", "cpuset.cpus", "0-3", "cpuset.mems", "0", "cgroup.procs", "1")
+	for i := 0; i < 10; i++ {
+		cgFiles(files, fmt.Sprintf("/cg/s%d", i), "cpuset.cpus", "0-3", "cpuset.mems", "0", "cgroup.procs", "")
+	}
+	for i := 0; i < 1000; i++ {
+		cpus := "0-3"
+		if i%100 == 0 {
+			cpus = "1"
+		}
+		cgFiles(files, fmt.Sprintf("/cg/s%d/g%d", i%10, i), "cpuset.cpus", cpus, "cpuset.mems", "0", "cgroup.procs", "")
+	}
+	c := newTestCollector(b, files)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		readCgroups(c)
+		if len(c.Snap.Cgroups.Groups) != 10 {
+			b.Fatalf("%d groups", len(c.Snap.Cgroups.Groups))
+		}
+	}
+}

@@ -672,3 +672,26 @@ func FuzzParsePsAxo(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkScanProcesses scans a fake /proc of 1000 processes, 10 of them
+// database processes (the cost is one comm read per process plus the DB ones).
+func BenchmarkScanProcesses(b *testing.B) {
+	var ps []fakeProc
+	for i := 0; i < 1000; i++ {
+		p := fakeProc{pid: 1000 + i, comm: "bash", cmdline: "bash\x00", ppid: 1}
+		if i%100 == 0 {
+			p = fakeProc{pid: 1000 + i, comm: "mysqld", cmdline: "mysqld\x00", ppid: 1, uid: 27,
+				numaMaps: "7f0000000000 default anon=1 N0=1 kernelpagesize_kB=4\n"}
+		}
+		ps = append(ps, p)
+	}
+	c := newTestCollector(b, fakeProcFiles(ps))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		c.Snap.Absent = nil
+		procs, _ := scanProcesses(c)
+		if len(procs) != 10 {
+			b.Fatalf("%d processes", len(procs))
+		}
+	}
+}
