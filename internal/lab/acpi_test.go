@@ -165,6 +165,7 @@ func TestValidateRejects(t *testing.T) {
 	}
 	cases := map[string]func(s *Scenario){
 		"unassigned cpu":     func(s *Scenario) { s.Nodes[1].CPUs = nil },
+		"path in name":       func(s *Scenario) { s.Name = "../x" },
 		"cpu twice":          func(s *Scenario) { s.Nodes[1].CPUs = []int{0, 1} },
 		"cpu out of range":   func(s *Scenario) { s.Nodes[1].CPUs = []int{2} },
 		"sparse ids":         func(s *Scenario) { s.Nodes[1].ID = 3 },

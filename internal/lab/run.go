@@ -153,6 +153,12 @@ type RunOptions struct {
 func Run(ctx context.Context, a *Assets, s *Scenario, o RunOptions) *Result {
 	r := &Result{Scenario: s, Dir: filepath.Join(a.CacheDir, "runs", s.Name)}
 	r.Err = run1(ctx, a, s, r)
+	if r.Err != nil && r.Wall > 0 {
+		// The kernel's last words usually say why (panic, no init, OOM).
+		if tail := strings.TrimSpace(lastLines(readSmall(filepath.Join(r.Dir, "console.log")), 6)); tail != "" {
+			r.Err = fmt.Errorf("%w\nlast console lines:\n%s", r.Err, tail)
+		}
+	}
 	if r.Err == nil && len(r.Mismatches) == 0 && !o.Keep {
 		os.RemoveAll(r.Dir)
 	}

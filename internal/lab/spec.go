@@ -18,8 +18,11 @@ package lab
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 )
+
+var validName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 
 // Node is one NUMA node the guest should have.
 type Node struct {
@@ -89,8 +92,8 @@ func (s *Scenario) hasDistances() bool { return s.Distances != nil }
 // Validate refuses specs that QEMU or Linux would not reproduce exactly, so
 // a failing scenario always means a dbhost or kernel surprise, not a bad spec.
 func (s *Scenario) Validate() error {
-	if s.Name == "" {
-		return fmt.Errorf("scenario without a name")
+	if !validName.MatchString(s.Name) {
+		return fmt.Errorf("scenario name %q: want lower-case letters, digits and dashes (it names a directory)", s.Name)
 	}
 	if s.Sockets < 1 || s.Cores < 1 || s.Threads < 1 {
 		return fmt.Errorf("%s: sockets, cores and threads must be ≥ 1", s.Name)
