@@ -24,8 +24,8 @@ const AreaMiddle = "middle"
 // file's single instance) and/or the last startup of an alert log.
 type oraInstance struct {
 	SID    string
-	DB     string               // db_name when known
-	RAC    bool                 // cluster_database = true
+	DB     string                // db_name when known
+	RAC    bool                  // cluster_database = true
 	Params *artifacts.InitParams // nil when only an alert log names it
 	Alert  *artifacts.AlertLog   // nil when no alert log names it
 	Start  *artifacts.Startup    // Alert's last startup
