@@ -137,7 +137,7 @@ func checkDBFilesystems(in *Input) Outcome {
 				Evidence:    ev,
 				Why: "003 \"Choosing the right file system\" compares xfs, ext4 and raw devices for Oracle, Sybase and MongoDB and names " +
 					"xfs and ext4 for databases; both support direct and asynchronous I/O (\"avoid double caching ... eliminate synchronous I/O stall\").",
-				Fix: Fix{Runtime: []string{}, Persistent: []string{"move the database files to an xfs or ext4 filesystem (backup/restore or storage migration)"}},
+				Fix:  Fix{Runtime: []string{}, Persistent: []string{"move the database files to an xfs or ext4 filesystem (backup/restore or storage migration)"}},
 				Risk: "A migration of the data files: plan downtime.",
 			})
 		}
