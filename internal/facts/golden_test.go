@@ -248,6 +248,25 @@ func TestGoldenContract(t *testing.T) {
 			t.Errorf("cmdline numa = %q %v", v, ok)
 		}
 	})
+	t.Run("nosmt", func(t *testing.T) {
+		s := collectFixture(t, fixtureByName(t, "nosmt"))
+		tp := s.Topology
+		if tp.Threads != 4 || len(tp.CPUs) != 8 || tp.Cores != 4 || tp.Sockets != 1 {
+			t.Errorf("threads %d cpus %d cores %d sockets %d, want 4 8 4 1", tp.Threads, len(tp.CPUs), tp.Cores, tp.Sockets)
+		}
+		eqInts(t, "cpus_online", tp.CPUsOnline, []int{0, 1, 2, 3})
+		eqInts(t, "cpus_possible", tp.CPUsPossible, []int{0, 1, 2, 3, 4, 5, 6, 7})
+		eqInts(t, "node 0 cpus", nodeByID(t, s, 0).CPUs, []int{0, 1, 2, 3})
+		for id := 4; id < 8; id++ {
+			if c := cpuByID(t, s, id); c.Online {
+				t.Errorf("cpu %d online, want offline (nosmt)", id)
+			}
+		}
+		eqInts(t, "cpu 0 siblings", cpuByID(t, s, 0).Siblings, []int{0})
+		if tp.SMTActive == nil || *tp.SMTActive {
+			t.Errorf("smt_active = %v, want false", tp.SMTActive)
+		}
+	})
 	t.Run("cgroup-v1", func(t *testing.T) {
 		s := collectFixture(t, fixtureByName(t, "cgroup-v1"))
 		eqInts(t, "node 1 cpus", nodeByID(t, s, 1).CPUs, []int{8, 9, 10, 11, 12, 13, 14, 15})
@@ -411,6 +430,7 @@ func TestGoldenAbsencesAreTheStory(t *testing.T) {
 		"odd-8n":         append(append([]string{"config.tuned.active_profile"}, noCpufreq...), newKernel...),
 		"memoryless":     newKernel,
 		"numa-off":       append([]string{"config.tuned.active_profile"}, newKernel...),
+		"nosmt":          append([]string{"config.tuned.active_profile"}, newKernel...),
 		"cgroup-v1":      noCpufreq,
 		"cgroup-v2":      append(append([]string{}, noCpufreq...), newKernel...),
 		// A sosreport has no /proc/PID (processes come from ps) and no node
