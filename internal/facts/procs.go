@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -556,6 +557,14 @@ func scanProcesses(c *Collector) ([]snapshot.Process, daemonScan) {
 		}
 	}
 	ds.scanned = true
+	if c.Root.Live && os.Geteuid() != 0 {
+		if b, err := c.Root.ReadFile("/proc/mounts"); err == nil {
+			if opt := procHidepid(string(b)); opt != "" {
+				c.AbsentReason("processes", "/proc", "/proc is mounted with "+opt+
+					": other users' processes are hidden (run as root to see every database process)")
+			}
+		}
+	}
 	passwd := map[int]string(nil)
 	if len(cands) > 0 {
 		_, passwd = c.readPasswd("processes.user")
@@ -691,6 +700,24 @@ func resolvePostgres(procs []snapshot.Process, argsOf map[int][]string) {
 // children (shadows, backends) map the same shared memory.
 func mainRole(role string) bool {
 	return role == "pmon" || role == "postmaster" || role == "server"
+}
+
+// procHidepid returns the /proc mount option that hides other users'
+// processes ("hidepid=2", "hidepid=invisible", "hidepid=1" hides their
+// files), or "" when /proc shows them.
+func procHidepid(mounts string) string {
+	for _, line := range strings.Split(mounts, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 4 || f[2] != "proc" || f[1] != "/proc" {
+			continue
+		}
+		for _, o := range strings.Split(f[3], ",") {
+			if v, ok := strings.CutPrefix(o, "hidepid="); ok && v != "0" && v != "off" {
+				return o
+			}
+		}
+	}
+	return ""
 }
 
 func readMainNumaMaps(c *Collector, procs []snapshot.Process, pp *procProblems) {

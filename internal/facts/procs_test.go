@@ -695,3 +695,17 @@ func BenchmarkScanProcesses(b *testing.B) {
 		}
 	}
 }
+
+func TestProcHidepid(t *testing.T) {
+	for in, want := range map[string]string{
+		"proc /proc proc rw,nosuid,nodev,noexec,relatime 0 0\n":                 "",
+		"sysfs /sys sysfs rw 0 0\nproc /proc proc rw,relatime,hidepid=2 0 0\n":  "hidepid=2",
+		"proc /proc proc rw,relatime,hidepid=invisible,gid=10 0 0\n":            "hidepid=invisible",
+		"proc /proc proc rw,hidepid=0 0 0\nproc /run/x proc rw,hidepid=2 0 0\n": "",
+		"": "",
+	} {
+		if got := procHidepid(in); got != want {
+			t.Errorf("procHidepid(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
