@@ -228,7 +228,7 @@ func ParseCgconfig(r io.Reader) ([]snapshot.CgconfigEntry, error) {
 					out = append(out, snapshot.CgconfigEntry{Line: kv.line, Group: group, Key: kv.key, Value: kv.value})
 				}
 			}
-		case "mount":
+		case "mount", "namespace": // namespace: libcgroup before 0.42
 			if err := p.expect(cgOpen); err != nil {
 				return nil, err
 			}

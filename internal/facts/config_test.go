@@ -155,6 +155,7 @@ template users/%u {
 	cpuset { cpuset.cpus = "4-7"; }
 }
 default { perm { task { uid = root; } } }
+namespace { cpu = /daemons; }
 group . { cpu { } }
 `
 	got, err := ParseCgconfig(strings.NewReader(in))
