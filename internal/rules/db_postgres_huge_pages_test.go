@@ -1,0 +1,45 @@
+package rules
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/dbhost/dbhost/internal/snapshot"
+)
+
+func TestPostgresHugePages(t *testing.T) {
+	const id = "db.postgres-huge-pages"
+	// huge_pages = off with 16 GB shared_buffers.
+	fs := artFires(t, runArt(t, id, hugeHost(0, 0), artSet(t, "postgresql-off.conf"), DBPostgres))
+	f := fs[0]
+	// 16 GiB / 2 MiB = 8192 pages + 3 % = 8437.
+	if f.Setting != "postgres:huge_pages" || !strings.Contains(f.Evidence, "postgresql-off.conf:4: shared_buffers = 16GB") ||
+		!strings.Contains(f.Evidence, "postgresql-off.conf:5: huge_pages = off") || !strings.Contains(f.Recommended, "8437 pages") ||
+		f.Fix.Runtime[0] != "sysctl -w vm.nr_hugepages=8437" {
+		t.Fatalf("%+v", f)
+	}
+	// try (the default) with a pool too small: fires; the exact page count is used when given.
+	conf := "pg.conf=shared_buffers = 8GB\nshared_memory_size_in_huge_pages = 4200\nmax_connections = 100\n"
+	fs = artFires(t, runArt(t, id, hugeHost(1000, 1000), artSet(t, conf), DBPostgres))
+	if !strings.HasPrefix(fs[0].Current, "try with shared_buffers 8.0 GiB") || !strings.Contains(fs[0].Recommended, "4200 pages (pg.conf:2") ||
+		fs[0].Fix.Runtime[0] != "sysctl -w vm.nr_hugepages=4200" {
+		t.Fatalf("%+v", fs[0])
+	}
+	// on with a pool too small: critical (the server will not start).
+	fs = artFires(t, runArt(t, id, hugeHost(1000, 1000), artSet(t, "pg.conf=shared_buffers = 8GB\nhuge_pages = on\n"), DBPostgres))
+	if fs[0].Severity != SevCritical {
+		t.Fatalf("%+v", fs[0])
+	}
+	// try with room in the pool, or the postmaster already in hugepages: passes.
+	artQuiet(t, runArt(t, id, hugeHost(5000, 5000), artSet(t, conf), DBPostgres), "passed")
+	s := hugeHost(4300, 100)
+	s.Processes = []snapshot.Process{{PID: 1, Comm: "postgres", Engine: "postgres", Role: "postmaster", NUMA: []snapshot.NodeMem{{Node: 0, HugeKB: 8 << 20}}}}
+	artQuiet(t, runArt(t, id, s, artSet(t, conf), DBPostgres), "passed")
+	// Small shared_buffers: not worth it.
+	artQuiet(t, runArt(t, id, hugeHost(0, 0), artSet(t, "pg.conf=shared_buffers = 1GB\nhuge_pages = off\nmax_connections = 100\n"), DBPostgres), "passed")
+	// Pool unknown with try: cannot check; no conf: n/a.
+	s = host()
+	absent(s, "memory.hugepages", "no hugetlbfs")
+	artQuiet(t, runArt(t, id, s, artSet(t, conf), DBPostgres), "cannot")
+	artQuiet(t, runArt(t, id, host(), nil, DBPostgres), "n/a")
+}
