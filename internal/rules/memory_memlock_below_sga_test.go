@@ -1,0 +1,53 @@
+package rules
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/dbhost/dbhost/internal/snapshot"
+)
+
+func TestMemlockBelowSGA(t *testing.T) {
+	const id = "memory.memlock-below-sga"
+	// The alert log's SGA dump: the instance saw 64 GB, needed 2104G.
+	dump := "alert_P.log=Starting ORACLE instance (normal)\n*****\nDump of system resources acquired for SHARED GLOBAL AREA (SGA)\n\n" +
+		"Per process system memlock (soft) limit = 64G\nExpected per process system memlock (soft) limit to lock\n" +
+		"  SHARED GLOBAL AREA (SGA) into memory: 2104G\nAvailable system pagesizes:\n  4K, 2048K\n*****\n"
+	fs := artFires(t, runArt(t, id, host(), artSet(t, dump), DBOracle))
+	if fs[0].Setting != "limits:oracle memlock" || !strings.Contains(fs[0].Evidence, "alert_P.log:3: Per process system memlock (soft) limit = 64G") ||
+		!strings.Contains(fs[0].Recommended, "2206203904 kB") {
+		t.Fatalf("%+v", fs[0])
+	}
+	// The 000 example log: UNLIMITED → passes.
+	artQuiet(t, runArt(t, id, host(), artSet(t, "alert_ORCL.log"), DBOracle), "passed")
+
+	// limits.conf vs sga_target (16G = 16777216 kB) of CDB1, user from the processes.
+	s := host()
+	s.Processes = []snapshot.Process{{PID: 5, Comm: "ora_pmon_CDB1", Engine: "oracle", User: "oracle", Instance: "CDB1"}}
+	s.Config.Limits = []snapshot.LimitEntry{
+		{File: "/etc/security/limits.conf", Line: 60, Domain: "*", Type: "soft", Item: "memlock", Value: "unlimited"},
+		{File: "/etc/security/limits.d/oracle-database-preinstall-19c.conf", Line: 9, Domain: "oracle", Type: "soft", Item: "memlock", Value: "3145728"},
+		{File: "/etc/security/limits.d/oracle-database-preinstall-19c.conf", Line: 10, Domain: "oracle", Type: "hard", Item: "memlock", Value: "3145728"},
+	}
+	fs = artFires(t, runArt(t, id, s, artSet(t, "initCDB1.ora"), DBOracle))
+	if !strings.HasPrefix(fs[0].Current, "3145728 kB") || !strings.Contains(fs[0].Evidence, "oracle-database-preinstall-19c.conf:9") ||
+		!strings.Contains(fs[0].Evidence, "initCDB1.ora:3: sga_target") || !strings.Contains(fs[0].Fix.Persistent[0], "oracle soft memlock 16777216") {
+		t.Fatalf("%+v", fs[0])
+	}
+	// No line at all: the kernel default.
+	s.Config.Limits = []snapshot.LimitEntry{}
+	fs = artFires(t, runArt(t, id, s, artSet(t, "initCDB1.ora"), DBOracle))
+	if !strings.HasPrefix(fs[0].Current, "not set") {
+		t.Fatalf("%+v", fs[0])
+	}
+	// The user's own unlimited line: passes; large enough: passes.
+	s.Config.Limits = []snapshot.LimitEntry{{File: "/etc/security/limits.conf", Line: 1, Domain: "oracle", Type: "-", Item: "memlock", Value: "unlimited"}}
+	artQuiet(t, runArt(t, id, s, artSet(t, "initCDB1.ora"), DBOracle), "passed")
+	s.Config.Limits = []snapshot.LimitEntry{{File: "/etc/security/limits.conf", Line: 1, Domain: "@dba", Type: "soft", Item: "memlock", Value: "20000000"}}
+	artQuiet(t, runArt(t, id, s, artSet(t, "initCDB1.ora"), DBOracle), "passed")
+	// limits unreadable: cannot check.
+	s.Config.Limits = nil
+	absent(s, "config.limits", "permission denied")
+	artQuiet(t, runArt(t, id, s, artSet(t, "initCDB1.ora"), DBOracle), "cannot")
+	artQuiet(t, runArt(t, id, s, nil, DBOracle), "n/a")
+}
