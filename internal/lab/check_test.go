@@ -70,44 +70,44 @@ func TestCompareReportsWrongTopology(t *testing.T) {
 			"cpu 15: expected node 4 socket 7 core 1 siblings [15], got node 4 socket 4"},
 		{"cpu's core", eightNodeOdd, func(s *snapshot.Snapshot) { s.Topology.CPUs[3].Core = 0 },
 			"cpu 3: expected node 1 socket 1 core 1 siblings [3], got node 1 socket 1 core 0"},
-		{"SLIT ignored", func() *Scenario { return Scenarios()[2] }, func(s *snapshot.Snapshot) {
+		{"SLIT ignored", func() *Scenario { return scenarioNamed("four-node-slit") }, func(s *snapshot.Snapshot) {
 			s.Topology.Nodes[1].Distances = []int{20, 10, 20, 20}
 		}, "node 1 distances: expected [21 10 21 31], got [20 10 20 20]"},
-		{"node missing", func() *Scenario { return Scenarios()[2] }, func(s *snapshot.Snapshot) {
+		{"node missing", func() *Scenario { return scenarioNamed("four-node-slit") }, func(s *snapshot.Snapshot) {
 			s.Topology.Nodes = s.Topology.Nodes[:3]
 		}, "node ids: expected [0 1 2 3], got [0 1 2]"},
-		{"no siblings (TCG -cpu max)", func() *Scenario { return Scenarios()[5] }, func(s *snapshot.Snapshot) {
+		{"no siblings (TCG -cpu max)", func() *Scenario { return scenarioNamed("smt") }, func(s *snapshot.Snapshot) {
 			for i := range s.Topology.CPUs {
 				s.Topology.CPUs[i].Siblings = []int{i}
 			}
 		}, "cpu 1: expected node 0 socket 0 core 0 siblings [0 1], got node 0 socket 0 core 0 siblings [1]"},
-		{"cores counted per thread", func() *Scenario { return Scenarios()[5] }, func(s *snapshot.Snapshot) { s.Topology.Cores = 8 },
+		{"cores counted per thread", func() *Scenario { return scenarioNamed("smt") }, func(s *snapshot.Snapshot) { s.Topology.Cores = 8 },
 			"cores: expected 4, got 8"},
-		{"sockets", func() *Scenario { return Scenarios()[1] }, func(s *snapshot.Snapshot) { s.Topology.Sockets = 1 },
+		{"sockets", func() *Scenario { return scenarioNamed("two-node") }, func(s *snapshot.Snapshot) { s.Topology.Sockets = 1 },
 			"sockets: expected 2, got 1"},
-		{"memory far below", func() *Scenario { return Scenarios()[1] }, func(s *snapshot.Snapshot) {
+		{"memory far below", func() *Scenario { return scenarioNamed("two-node") }, func(s *snapshot.Snapshot) {
 			v := int64(200 << 10)
 			s.Topology.Nodes[1].MemTotalKB = &v
 		}, "node 1 mem_total_kb: expected 320 MB less at most 28 MB reserved, got 200.0 MB"},
-		{"memory above configured", func() *Scenario { return Scenarios()[1] }, func(s *snapshot.Snapshot) {
+		{"memory above configured", func() *Scenario { return scenarioNamed("two-node") }, func(s *snapshot.Snapshot) {
 			v := int64(321 << 10)
 			s.Topology.Nodes[1].MemTotalKB = &v
 		}, "node 1 mem_total_kb"},
-		{"memoryless node with memory", func() *Scenario { return Scenarios()[4] }, func(s *snapshot.Snapshot) {
+		{"memoryless node with memory", func() *Scenario { return scenarioNamed("memoryless-cpuless") }, func(s *snapshot.Snapshot) {
 			v := int64(1 << 10)
 			s.Topology.Nodes[1].MemTotalKB = &v
 			s.Topology.Nodes[1].HasMemory = true
 		}, "node 1 has_memory: expected false, got true"},
-		{"cpu-less node", func() *Scenario { return Scenarios()[4] }, func(s *snapshot.Snapshot) { s.Topology.Nodes[2].HasCPU = true },
+		{"cpu-less node", func() *Scenario { return scenarioNamed("memoryless-cpuless") }, func(s *snapshot.Snapshot) { s.Topology.Nodes[2].HasCPU = true },
 			"node 2 has_cpu: expected false, got true"},
-		{"hugepages split", func() *Scenario { return Scenarios()[1] }, func(s *snapshot.Snapshot) {
+		{"hugepages split", func() *Scenario { return scenarioNamed("two-node") }, func(s *snapshot.Snapshot) {
 			s.Topology.Nodes[0].Hugepages[0].Total = 16
 			s.Topology.Nodes[1].Hugepages[0].Total = 0
 		}, "node 0 hugepages-2048kB: expected 8, got 16"},
-		{"absent topology fact", func() *Scenario { return Scenarios()[0] }, func(s *snapshot.Snapshot) {
+		{"absent topology fact", func() *Scenario { return scenarioNamed("one-node") }, func(s *snapshot.Snapshot) {
 			s.Absent = append(s.Absent, snapshot.Absence{Fact: "topology.nodes[0].distances", Path: "/sys/devices/system/node/node0/distance", Reason: "malformed"})
 		}, "fact topology.nodes[0].distances absent"},
-		{"cpu offline", func() *Scenario { return Scenarios()[0] }, func(s *snapshot.Snapshot) { s.Topology.Threads = 1 },
+		{"cpu offline", func() *Scenario { return scenarioNamed("one-node") }, func(s *snapshot.Snapshot) { s.Topology.Threads = 1 },
 			"online CPUs: expected 2, got 1"},
 	}
 	for _, c := range cases {

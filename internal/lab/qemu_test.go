@@ -20,10 +20,7 @@ func values(args []string, flag string) []string {
 }
 
 func TestQEMUArgsFourNodeSLIT(t *testing.T) {
-	s := Scenarios()[2]
-	if s.Name != "four-node-slit" {
-		t.Fatalf("scenario order changed: %s", s.Name)
-	}
+	s := scenarioNamed("four-node-slit")
 	a, err := QEMUArgs(s, testFiles)
 	if err != nil {
 		t.Fatal(err)
@@ -101,14 +98,14 @@ func TestQEMUArgsOwnACPIAndOneNode(t *testing.T) {
 	if got := values(a, "-smp"); got[0] != "16,sockets=8,cores=2,threads=1" {
 		t.Errorf("-smp %q", got)
 	}
-	one, err := QEMUArgs(Scenarios()[0], testFiles)
+	one, err := QEMUArgs(scenarioNamed("one-node"), testFiles)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if slices.Contains(one, "-numa") || slices.Contains(one, "-acpitable") {
 		t.Errorf("one node: no SRAT at all, got %q", one)
 	}
-	smt, err := QEMUArgs(Scenarios()[5], testFiles)
+	smt, err := QEMUArgs(scenarioNamed("smt"), testFiles)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +132,7 @@ func TestQEMUArgsAsymmetricDistances(t *testing.T) {
 }
 
 func TestExpectedCPUs(t *testing.T) {
-	s := Scenarios()[5] // smt: 2 sockets × 2 cores × 2 threads
+	s := scenarioNamed("smt") // smt: 2 sockets × 2 cores × 2 threads
 	e := s.ExpectedCPUs()
 	want := []ExpectedCPU{
 		{0, 0, 0, 0, []int{0, 1}}, {1, 0, 0, 0, []int{0, 1}}, {2, 0, 0, 1, []int{2, 3}}, {3, 0, 0, 1, []int{2, 3}},
@@ -150,5 +147,27 @@ func TestExpectedCPUs(t *testing.T) {
 	odd := eightNodeOdd().ExpectedCPUs()
 	if odd[0].Node != 4 || odd[15].Node != 4 || odd[15].Socket != 7 || odd[1].Node != 0 {
 		t.Errorf("eight-node-odd: cpu0 %+v cpu15 %+v cpu1 %+v", odd[0], odd[15], odd[1])
+	}
+}
+
+func scenarioNamed(name string) *Scenario {
+	for _, s := range Scenarios() {
+		if s.Name == name {
+			return s
+		}
+	}
+	panic("no scenario " + name)
+}
+
+func TestQEMUArgsKernelCmdline(t *testing.T) {
+	a, err := QEMUArgs(scenarioNamed("two-node"), testFiles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	app := values(a, "-append")[0]
+	for _, w := range []string{"console=ttyS0", "panic=-1", "rdinit=/init", "lpj=", "hugepages=16"} {
+		if !strings.Contains(app, w) {
+			t.Errorf("kernel command line %q lacks %s", app, w)
+		}
 	}
 }

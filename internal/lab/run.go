@@ -257,6 +257,17 @@ func run1(ctx context.Context, a *Assets, s *Scenario, r *Result) error {
 		return errors.New("the guest's /init did not finish (no DONE line)")
 	}
 	r.Mismatches = Compare(s, snap)
+	if s.WantMismatch != "" {
+		found := false
+		for _, m := range r.Mismatches {
+			found = found || strings.Contains(m, s.WantMismatch)
+		}
+		if !found {
+			return fmt.Errorf("negative control: expected a difference containing %q, got %d: %s",
+				s.WantMismatch, len(r.Mismatches), strings.Join(r.Mismatches, "; "))
+		}
+		r.Mismatches = nil // the expected difference: a pass
+	}
 	if s.Check != nil {
 		if err := s.Check(r); err != nil {
 			return fmt.Errorf("guest check: %v", err)

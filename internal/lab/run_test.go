@@ -283,7 +283,7 @@ func TestLockExcludes(t *testing.T) {
 // a results channel (a snapshot of the expected topology, the guest hook's
 // output and a $LAB_OUT file) to the second -serial file.
 func TestRunWithFakeQEMU(t *testing.T) {
-	s := Scenarios()[4] // memoryless-cpuless: has a guest hook and a Check
+	s := scenarioNamed("memoryless-cpuless") // memoryless-cpuless: has a guest hook and a Check
 	dir := t.TempDir()
 	good, err := snapshot.Marshal(goodSnapshot(s))
 	if err != nil {
@@ -354,5 +354,35 @@ done
 	os.WriteFile(chanFile, nil, 0o644)
 	if r = Run(context.Background(), a, s, RunOptions{}); r.Err == nil || !strings.Contains(r.Err.Error(), "no snapshot") {
 		t.Errorf("an empty channel: %v", r.Err)
+	}
+}
+
+// TestNegativeControl: the plain -numa scenario passes only when the kernel
+// renumbered the node holding CPU 0 and the comparison said so.
+func TestNegativeControl(t *testing.T) {
+	s := scenarioNamed("eight-node-plain-numa")
+	dir := t.TempDir()
+	chanFile := filepath.Join(dir, "channel")
+	fake := filepath.Join(dir, "qemu")
+	os.WriteFile(fake, []byte(`#!/bin/sh
+n=0
+for a in "$@"; do case "$a" in file:*) n=$((n+1)); [ $n -eq 2 ] && cp `+chanFile+` "${a#file:}";; esac; done
+`), 0o755)
+	base := filepath.Join(dir, "base.cpio.gz")
+	os.WriteFile(base, gz([]byte("base")), 0o644)
+	a := &Assets{CacheDir: dir, QEMU: fake, Kernel: "/nonexistent", Initramfs: base}
+	send := func(snap *snapshot.Snapshot) *Result {
+		b, _ := snapshot.Marshal(snap)
+		os.WriteFile(chanFile, []byte(encodeSection("collect", b, 0)+markDone+"\n"), 0o644)
+		return Run(context.Background(), a, s, RunOptions{})
+	}
+	if r := send(goodSnapshot(s)); r.OK() {
+		t.Error("the layout came out as asked, yet the negative control passed")
+	}
+	renumbered := goodSnapshot(s)
+	n := renumbered.Topology.Nodes
+	n[0].CPUs, n[1].CPUs, n[2].CPUs, n[3].CPUs, n[4].CPUs = []int{0, 15}, []int{1, 2}, []int{3, 4}, []int{5, 6}, []int{7, 8}
+	if r := send(renumbered); !r.OK() {
+		t.Errorf("renumbered kernel not accepted as the expected difference: %v %v", r.Err, r.Mismatches)
 	}
 }

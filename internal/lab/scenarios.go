@@ -41,6 +41,7 @@ func Scenarios() []*Scenario {
 			},
 		},
 		eightNodeOdd(),
+		eightNodePlainNUMA(),
 		{
 			Name: "memoryless-cpuless", Doc: "node 1 has CPUs but no memory, node 2 memory but no CPUs; per-node hugepage writes read back",
 			Sockets: 2, Cores: 2, Threads: 1,
@@ -99,6 +100,18 @@ func eightNodeOdd() *Scenario {
 			}
 		}
 	}
+	return s
+}
+
+// eightNodePlainNUMA is the negative control of eight-node-odd: the same
+// layout through plain -numa. Linux names nodes in the order their CPUs
+// appear, so the node holding CPU 0 becomes node 0, and the lab must say so.
+func eightNodePlainNUMA() *Scenario {
+	s := eightNodeOdd()
+	s.Name = "eight-node-plain-numa"
+	s.Doc = "negative control: eight-node-odd through plain -numa; Linux renumbers, the lab must report it"
+	s.OwnACPI = false
+	s.WantMismatch = "node 0 cpus: expected [1 2], got [0 15]"
 	return s
 }
 

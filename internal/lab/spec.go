@@ -59,6 +59,10 @@ type Scenario struct {
 	Guest string
 	// Check, when set, judges the result beyond the topology (e.g. Guest's output).
 	Check func(r *Result) error
+	// WantMismatch makes the scenario a negative control: it passes only when
+	// Compare reports a difference containing this text (the kernel did not
+	// give the layout, as expected, and the lab noticed).
+	WantMismatch string
 	// TimeoutSec bounds the VM's wall time (default 180: TCG on 2 busy cores).
 	TimeoutSec int
 }
