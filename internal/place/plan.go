@@ -1,0 +1,663 @@
+package place
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/dbhost/dbhost/internal/cpulist"
+	"github.com/dbhost/dbhost/internal/snapshot"
+)
+
+// Result is the plan (the JSON contract of issue 6, plus groups, warnings
+// and notes that are not part of the contract).
+type Result struct {
+	Strategy       string         `json:"strategy"`
+	Feasible       bool           `json:"feasible"`
+	Instances      []InstancePlan `json:"instances"`
+	Errors         []Problem      `json:"errors"`
+	Warnings       []Problem      `json:"warnings"`
+	Groups         []Group        `json:"groups"`
+	HugepageSizeKB int64          `json:"hugepage_size_kb"`
+	Threads        int            `json:"threads"`
+	Nodes          int            `json:"nodes"`
+
+	spec *Spec
+	topo *topo
+}
+
+// InstancePlan is where one instance runs.
+type InstancePlan struct {
+	Name      string          `json:"name"`
+	Engine    string          `json:"engine"`
+	Class     string          `json:"class"`
+	CPUs      []int           `json:"cpus"`
+	Mems      []int           `json:"mems"`
+	CPUCount  int             `json:"cpu_count"`
+	Hugepages []HugepageAlloc `json:"hugepages"`
+	Group     string          `json:"group,omitempty"` // the cpuset it runs in ("" under caging)
+	Caged     bool            `json:"caged"`           // cpu_count (Oracle) / CPU quota limits it
+}
+
+// HugepageAlloc is pages of one size on one node.
+type HugepageAlloc struct {
+	Node   int   `json:"node"`
+	SizeKB int64 `json:"size_kb"`
+	Pages  int64 `json:"pages"`
+}
+
+// Problem is one error or warning, about one instance or ("") the plan.
+type Problem struct {
+	Instance string `json:"instance"`
+	Message  string `json:"message"`
+}
+
+// Group is one cpuset the plan creates.
+type Group struct {
+	Name    string   `json:"name"`
+	CPUs    []int    `json:"cpus"`
+	Mems    []int    `json:"mems"`
+	Members []string `json:"members"`
+}
+
+// GroupPrefix starts the name of every cgroup the plan creates.
+const GroupPrefix = "dbhost_"
+
+// Plan places spec's instances on snap's host. It never fails: an impossible
+// placement is a Result with Feasible false and every reason in Errors.
+func Plan(snap *snapshot.Snapshot, spec *Spec) *Result {
+	r := &Result{Strategy: spec.Strategy, Instances: []InstancePlan{}, Errors: []Problem{}, Warnings: []Problem{}, Groups: []Group{}, spec: spec}
+	needPages := false
+	for _, in := range spec.Instances {
+		if in.MemoryGB > 0 {
+			needPages = true
+		}
+	}
+	t, err := newTopo(snap, spec.HugepageSizeKB, needPages)
+	if err != nil {
+		r.Errors = append(r.Errors, Problem{Message: err.Error()})
+		return r
+	}
+	r.topo = t
+	r.HugepageSizeKB = t.sizeKB
+	r.Threads = t.threads
+	r.Nodes = len(t.nodes)
+	for _, n := range t.notes {
+		r.warn("", "%s", n)
+	}
+	for _, in := range spec.Instances {
+		ip := InstancePlan{Name: in.Name, Engine: in.Engine, Class: in.Class, CPUs: []int{}, Mems: []int{}, Hugepages: []HugepageAlloc{}}
+		r.Instances = append(r.Instances, ip)
+		if in.NIC != "" {
+			if _, ok := t.nicNodes[in.NIC]; !ok {
+				r.warn(in.Name, "nic %s: no such interface with a known NUMA node on this host; no node preferred", in.NIC)
+			}
+		}
+	}
+	switch spec.Strategy {
+	case "binding":
+		r.planBinding()
+	case "caging":
+		r.planCaging()
+	case "mix":
+		r.planMix()
+	}
+	r.Feasible = len(r.Errors) == 0
+	if !r.Feasible {
+		// An infeasible plan places nothing: half a plan would be applied by mistake.
+		for i := range r.Instances {
+			ip := &r.Instances[i]
+			ip.CPUs, ip.Mems, ip.Hugepages, ip.CPUCount, ip.Group = []int{}, []int{}, []HugepageAlloc{}, 0, ""
+		}
+		r.Groups = []Group{}
+	}
+	return r
+}
+
+func (r *Result) fail(inst, format string, a ...any) {
+	r.Errors = append(r.Errors, Problem{Instance: inst, Message: fmt.Sprintf(format, a...)})
+}
+
+func (r *Result) warn(inst, format string, a ...any) {
+	r.Warnings = append(r.Warnings, Problem{Instance: inst, Message: fmt.Sprintf(format, a...)})
+}
+
+// pages is the number of hugepages of the chosen size that back in.MemoryGB.
+func (r *Result) pages(in Instance) int64 {
+	if in.MemoryGB <= 0 || r.topo.sizeKB <= 0 {
+		return 0
+	}
+	kb := in.MemoryGB * 1024 * 1024
+	return int64(math.Ceil(kb / float64(r.topo.sizeKB)))
+}
+
+func (r *Result) plan(name string) *InstancePlan {
+	for i := range r.Instances {
+		if r.Instances[i].Name == name {
+			return &r.Instances[i]
+		}
+	}
+	return nil
+}
+
+// order returns the indices of spec instances with guaranteed ones first,
+// larger first, then in spec order: big sets are packed before small ones fragment the nodes.
+func (r *Result) order(filter func(Instance) bool) []int {
+	var idx []int
+	for i, in := range r.spec.Instances {
+		if filter(in) {
+			idx = append(idx, i)
+		}
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		ia, ib := r.spec.Instances[idx[a]], r.spec.Instances[idx[b]]
+		if ia.CPUs != ib.CPUs {
+			return ia.CPUs > ib.CPUs
+		}
+		return r.pages(ia) > r.pages(ib)
+	})
+	return idx
+}
+
+func guaranteed(in Instance) bool { return in.Guaranteed() }
+func bestEffort(in Instance) bool { return !in.Guaranteed() }
+
+// alloc is a set of CPUs taken for one cpuset.
+type alloc struct {
+	cpus []int
+	mems []int // node ids
+	// memIdx are node indices of mems.
+	memIdx []int
+	remote bool // some CPUs' nodes have no memory: their memory is on another node
+}
+
+func gbOf(pages, sizeKB int64) string {
+	return fmt.Sprintf("%.1f GB", float64(pages*sizeKB)/(1024*1024))
+}
+
+// candidate is a set of node indices for one allocation.
+type candidate struct {
+	nodes  []int // in fill order: seed first, then by closeness
+	mems   []int // memory node indices (incl. the nearest for memoryless nodes)
+	remote int   // memoryless nodes in the set
+	span   int   // sum of pairwise distances over nodes
+	nicD   int   // distance from the NIC's node to the nearest node in the set
+	slack  int   // free CPUs left in the set after the allocation
+}
+
+func (t *topo) memsOf(nodes []int) (mems []int, remote int) {
+	seen := map[int]bool{}
+	for _, i := range nodes {
+		m := t.nearestMem(i)
+		if m != i {
+			remote++
+		}
+		if m >= 0 && !seen[m] {
+			seen[m] = true
+			mems = append(mems, m)
+		}
+	}
+	sort.Ints(mems)
+	return mems, remote
+}
+
+func (t *topo) availOf(mems []int) int64 {
+	var s int64
+	for _, m := range mems {
+		s += t.nodes[m].avail
+	}
+	return s
+}
+
+func (t *topo) coresNeeded(nodes []int, k int) (cores int, ok bool) {
+	// Whole cores, largest first within the node order: the count of cores
+	// to reach k CPUs taking the nodes' free cores in order.
+	got := 0
+	for _, i := range nodes {
+		for _, c := range t.nodes[i].cores {
+			if c.taken {
+				continue
+			}
+			if got >= k {
+				return cores, true
+			}
+			got += len(c.cpus)
+			cores++
+		}
+	}
+	return cores, got >= k
+}
+
+// choose finds the best node set for k CPUs and p pages: fewest nodes
+// without remote memory first, then fewest nodes, then nearest the NIC, then
+// the smallest spread of distances (never far nodes when closer ones would
+// do), then the tightest fit. nicNode is -1 when unknown.
+func (t *topo) choose(k int, p int64, nicIdx int) (*candidate, bool) {
+	var best *candidate
+	better := func(a, b *candidate) bool {
+		if b == nil {
+			return true
+		}
+		if a.remote != b.remote {
+			return a.remote < b.remote
+		}
+		if len(a.nodes) != len(b.nodes) {
+			return len(a.nodes) < len(b.nodes)
+		}
+		if a.nicD != b.nicD {
+			return a.nicD < b.nicD
+		}
+		if a.span != b.span {
+			return a.span < b.span
+		}
+		if a.slack != b.slack {
+			return a.slack < b.slack
+		}
+		return false // keep the earlier (lower seed id): deterministic
+	}
+	for seed := range t.nodes {
+		if t.nodes[seed].freeCPUs() == 0 {
+			continue
+		}
+		set := []int{seed}
+		in := map[int]bool{seed: true}
+		for {
+			free := 0
+			for _, i := range set {
+				free += t.nodes[i].freeCPUs()
+			}
+			mems, remote := t.memsOf(set)
+			if free >= k && (p == 0 || t.availOf(mems) >= p) {
+				cores, _ := t.coresNeeded(set, k)
+				if cores >= len(set) { // every node gives at least one core, so mems = nodes of cpus
+					c := &candidate{nodes: append([]int(nil), set...), mems: mems, remote: remote, slack: free - k}
+					for a := range set {
+						for b := a + 1; b < len(set); b++ {
+							c.span += t.dist[set[a]][set[b]]
+						}
+					}
+					if nicIdx >= 0 {
+						c.nicD = math.MaxInt32
+						for _, i := range set {
+							c.nicD = min(c.nicD, t.dist[nicIdx][i])
+						}
+					}
+					if better(c, best) {
+						best = c
+					}
+				}
+				break
+			}
+			// Grow by the node closest to the set (sum of distances), among
+			// nodes that add free CPUs, or memory when memory is short.
+			next, nextD := -1, 0
+			for j := range t.nodes {
+				if in[j] {
+					continue
+				}
+				nj := t.nodes[j]
+				useful := nj.freeCPUs() > 0 && (free < k || nj.hasMem && nj.avail > 0)
+				if !useful {
+					continue
+				}
+				d := 0
+				for _, i := range set {
+					d += t.dist[i][j]
+				}
+				if next < 0 || d < nextD {
+					next, nextD = j, d
+				}
+			}
+			if next < 0 {
+				break
+			}
+			set = append(set, next)
+			in[next] = true
+		}
+	}
+	return best, best != nil
+}
+
+// take marks whole cores of cand's nodes taken for k CPUs: one core on each
+// node first (so every node of the set holds CPUs), then in node order.
+func (t *topo) take(c *candidate, k int) []int {
+	var cpus []int
+	got := 0
+	grab := func(i int, limit int) {
+		n := t.nodes[i]
+		for ci := range n.cores {
+			if got >= k || limit == 0 {
+				return
+			}
+			if n.cores[ci].taken {
+				continue
+			}
+			n.cores[ci].taken = true
+			cpus = append(cpus, n.cores[ci].cpus...)
+			got += len(n.cores[ci].cpus)
+			limit--
+		}
+	}
+	for _, i := range c.nodes {
+		grab(i, 1)
+	}
+	for _, i := range c.nodes {
+		grab(i, -1)
+	}
+	sort.Ints(cpus)
+	return cpus
+}
+
+// spread puts p pages over the memory nodes (indices), as evenly as their
+// available pages allow, and takes them. It returns the allocation and the
+// pages it could not place.
+func (t *topo) spread(mems []int, p int64) ([]HugepageAlloc, int64) {
+	out := []HugepageAlloc{}
+	if p <= 0 || len(mems) == 0 {
+		return out, p
+	}
+	got := map[int]int64{}
+	left := p
+	for left > 0 {
+		open := []int{}
+		for _, m := range mems {
+			if t.nodes[m].avail-got[m] > 0 {
+				open = append(open, m)
+			}
+		}
+		if len(open) == 0 {
+			break
+		}
+		share := left / int64(len(open))
+		if share == 0 {
+			share = 1
+		}
+		for _, m := range open {
+			if left == 0 {
+				break
+			}
+			g := min(share, t.nodes[m].avail-got[m], left)
+			got[m] += g
+			left -= g
+		}
+	}
+	for _, m := range mems {
+		if got[m] > 0 {
+			t.nodes[m].avail -= got[m]
+			out = append(out, HugepageAlloc{Node: t.nodes[m].id, SizeKB: t.sizeKB, Pages: got[m]})
+		}
+	}
+	return out, left
+}
+
+func (t *topo) ids(idx []int) []int {
+	out := make([]int, 0, len(idx))
+	for _, i := range idx {
+		out = append(out, t.nodes[i].id)
+	}
+	sort.Ints(out)
+	return out
+}
+
+func (t *topo) freeTotal() int {
+	s := 0
+	for _, n := range t.nodes {
+		s += n.freeCPUs()
+	}
+	return s
+}
+
+func (t *topo) availTotal() int64 {
+	var s int64
+	for _, n := range t.nodes {
+		s += n.avail
+	}
+	return s
+}
+
+// nicIndex is the node index of an instance's NIC, -1 when unknown.
+func (r *Result) nicIndex(in Instance) int {
+	if in.NIC == "" {
+		return -1
+	}
+	if id, ok := r.topo.nicNodes[in.NIC]; ok {
+		return r.topo.index(id)
+	}
+	return -1
+}
+
+// bind allocates one cpuset of k CPUs and p pages; on failure it explains
+// precisely what is short and returns nil.
+func (r *Result) bind(who string, k int, p int64, nicIdx int) (*alloc, []HugepageAlloc) {
+	t := r.topo
+	c, ok := t.choose(k, p, nicIdx)
+	if !ok {
+		free := t.freeTotal()
+		switch {
+		case free < k:
+			r.fail(who, "needs %d CPU threads in whole cores; %d are left: short by %d", k, free, k-free)
+		case t.availTotal() < p:
+			r.fail(who, "needs %d hugepages of %d kB (%s); the nodes left can hold %d: short by %d (%s)",
+				p, t.sizeKB, gbOf(p, t.sizeKB), t.availTotal(), p-t.availTotal(), gbOf(p-t.availTotal(), t.sizeKB))
+		default:
+			r.fail(who, "needs %d CPU threads and %d hugepages of %d kB on the same nodes; no set of nodes has both (%d CPUs and %d pages are free, but on different nodes)",
+				k, p, t.sizeKB, free, t.availTotal())
+		}
+		return nil, nil
+	}
+	a := &alloc{cpus: t.take(c, k), memIdx: c.mems, mems: t.ids(c.mems), remote: c.remote > 0}
+	if len(a.cpus) > k {
+		r.warn(who, "%d CPU threads asked, %d given: whole cores keep SMT siblings together", k, len(a.cpus))
+	}
+	if a.remote {
+		var ml []int
+		for _, i := range c.nodes {
+			if !t.nodes[i].hasMem {
+				ml = append(ml, t.nodes[i].id)
+			}
+		}
+		if len(a.mems) == 0 {
+			r.fail(who, "its CPUs are on memoryless node(s) %s and no node has memory", cpulist.Format(ml))
+			return nil, nil
+		}
+		r.warn(who, "CPUs on memoryless node(s) %s: their memory comes from node(s) %s (remote memory, forced by the topology)",
+			cpulist.Format(ml), cpulist.Format(a.mems))
+	}
+	if nicIdx >= 0 {
+		inSet := false
+		for _, i := range c.nodes {
+			inSet = inSet || i == nicIdx
+		}
+		if !inSet {
+			r.warn(who, "its NIC is on node %d, outside its nodes %s: client traffic crosses nodes", t.nodes[nicIdx].id, cpulist.Format(t.ids(c.nodes)))
+		}
+	}
+	hp, short := t.spread(a.memIdx, p)
+	if short > 0 { // choose checked the total; cannot happen
+		r.fail(who, "hugepages short by %d on nodes %s", short, cpulist.Format(a.mems))
+	}
+	return a, hp
+}
+
+func (r *Result) addGroup(name string, a *alloc, members []string) {
+	r.Groups = append(r.Groups, Group{Name: name, CPUs: a.cpus, Mems: a.mems, Members: members})
+}
+
+func (r *Result) planBinding() {
+	t := r.topo
+	var gNeed int
+	for _, in := range r.spec.Instances {
+		if in.Guaranteed() {
+			gNeed += in.CPUs
+		}
+	}
+	if gNeed > t.threads {
+		r.fail("", "guaranteed instances need %d CPU threads in total; the host has %d: short by %d", gNeed, t.threads, gNeed-t.threads)
+	}
+	for _, i := range r.order(guaranteed) {
+		in := r.spec.Instances[i]
+		a, hp := r.bind(in.Name, in.CPUs, r.pages(in), r.nicIndex(in))
+		if a == nil {
+			continue
+		}
+		ip := r.plan(in.Name)
+		ip.CPUs, ip.Mems, ip.CPUCount, ip.Hugepages, ip.Group = a.cpus, a.mems, len(a.cpus), hp, GroupPrefix+in.Name
+		r.addGroup(ip.Group, a, []string{in.Name})
+		if len(a.mems) > 1 && in.Engine == "oracle" && in.MemoryGB > 0 {
+			r.warn(in.Name, "bound to %d nodes with large pages: Oracle fills the first node's pages before the next (001, SGA distribution); _enable_NUMA_support=TRUE spreads it", len(a.mems))
+		}
+	}
+	r.bestEffortShared()
+}
+
+// bestEffortShared gives every best-effort instance the CPUs left, in one
+// shared cpuset.
+func (r *Result) bestEffortShared() {
+	t := r.topo
+	be := r.order(bestEffort)
+	if len(be) == 0 {
+		return
+	}
+	var all []int
+	for i, n := range t.nodes {
+		if n.freeCPUs() > 0 {
+			all = append(all, i)
+		}
+	}
+	names := make([]string, 0, len(be))
+	for _, i := range be {
+		names = append(names, r.spec.Instances[i].Name)
+	}
+	sort.Strings(names)
+	if len(all) == 0 {
+		r.fail(strings.Join(names, ","), "best-effort instances have no CPU left: the guaranteed instances take all %d threads", t.threads)
+		return
+	}
+	free := t.freeTotal()
+	c := &candidate{nodes: all}
+	c.mems, c.remote = t.memsOf(all)
+	a := &alloc{cpus: t.take(c, free), memIdx: c.mems, mems: t.ids(c.mems), remote: c.remote > 0}
+	r.addGroup(GroupPrefix+"besteffort", a, names)
+	for _, i := range be {
+		in := r.spec.Instances[i]
+		hp, short := t.spread(a.memIdx, r.pages(in))
+		if short > 0 {
+			r.fail(in.Name, "needs %d hugepages of %d kB (%s) on the shared nodes %s; short by %d (%s)",
+				r.pages(in), t.sizeKB, gbOf(r.pages(in), t.sizeKB), cpulist.Format(a.mems), short, gbOf(short, t.sizeKB))
+		}
+		ip := r.plan(in.Name)
+		ip.CPUs, ip.Mems, ip.Hugepages, ip.Group = a.cpus, a.mems, hp, GroupPrefix+"besteffort"
+		ip.CPUCount = min(in.CPUs, len(a.cpus))
+		ip.Caged = true
+		if in.CPUs > len(a.cpus) {
+			r.warn(in.Name, "asks %d CPU threads; the best-effort set has %d: cpu_count capped", in.CPUs, len(a.cpus))
+		}
+	}
+}
+
+func (r *Result) planCaging() {
+	t := r.topo
+	var gSum, bSum int
+	var all []int
+	for i, in := range r.spec.Instances {
+		if in.CPUs < 2 {
+			r.fail(in.Name, "cpu_count %d: caging needs cpu_count ≥ 2 (001: Oracle advises at least 2); short by %d", in.CPUs, 2-in.CPUs)
+		}
+		if in.Guaranteed() {
+			gSum += in.CPUs
+		} else {
+			bSum += in.CPUs
+		}
+		all = append(all, i)
+	}
+	if n := len(r.spec.Instances); n > t.threads/2 {
+		r.fail("", "%d instances to cage; with cpu_count ≥ 2 at most threads/2 = %d fit (001): %d too many", n, t.threads/2, n-t.threads/2)
+	}
+	if gSum > t.threads {
+		r.fail("", "sum(cpu_count) of guaranteed instances is %d; the host has %d threads: CPU cannot be guaranteed, short by %d", gSum, t.threads, gSum-t.threads)
+	} else if bSum > t.threads-gSum {
+		r.fail("", "sum(cpu_count) of best-effort instances is %d; only %d threads − %d guaranteed = %d remain (001: non-paid ≤ total − paid): over by %d",
+			bSum, t.threads, gSum, t.threads-gSum, bSum-(t.threads-gSum))
+	}
+	var cpus []int
+	var memIdx []int
+	for i, n := range t.nodes {
+		for _, c := range n.cores {
+			cpus = append(cpus, c.cpus...)
+		}
+		if n.hasMem {
+			memIdx = append(memIdx, i)
+		}
+	}
+	sort.Ints(cpus)
+	mems := t.ids(memIdx)
+	if len(memIdx) > 1 {
+		r.warn("", "caging sets no cpuset: the SGA / shared memory of each instance is interleaved over all %d memory nodes (001)", len(memIdx))
+	}
+	for _, i := range all {
+		in := r.spec.Instances[i]
+		ip := r.plan(in.Name)
+		hp, short := t.spread(memIdx, r.pages(in))
+		if short > 0 {
+			r.fail(in.Name, "needs %d hugepages of %d kB (%s) interleaved over nodes %s; short by %d (%s)",
+				r.pages(in), t.sizeKB, gbOf(r.pages(in), t.sizeKB), cpulist.Format(mems), short, gbOf(short, t.sizeKB))
+		}
+		ip.CPUs, ip.Mems, ip.CPUCount, ip.Hugepages, ip.Caged = cpus, mems, in.CPUs, hp, true
+	}
+}
+
+func (r *Result) planMix() {
+	t := r.topo
+	g := r.order(guaranteed)
+	var k int
+	var p int64
+	names := []string{}
+	for _, i := range g {
+		in := r.spec.Instances[i]
+		k += in.CPUs
+		p += r.pages(in)
+		names = append(names, in.Name)
+		if in.CPUs < 2 {
+			r.fail(in.Name, "cpu_count %d: caging inside the guaranteed cpuset needs cpu_count ≥ 2 (001); short by %d", in.CPUs, 2-in.CPUs)
+		}
+	}
+	sort.Strings(names)
+	if len(g) > 0 {
+		if k > t.threads {
+			r.fail("", "guaranteed instances need %d CPU threads in total; the host has %d: short by %d", k, t.threads, k-t.threads)
+		} else {
+			nic := -1
+			for _, i := range g {
+				if n := r.nicIndex(r.spec.Instances[i]); n >= 0 {
+					nic = n
+					break
+				}
+			}
+			if a, _ := r.bindGroup(strings.Join(names, ","), k, p, nic); a != nil {
+				r.addGroup(GroupPrefix+"guaranteed", a, names)
+				for _, i := range g {
+					in := r.spec.Instances[i]
+					hp, _ := t.spread(a.memIdx, r.pages(in))
+					ip := r.plan(in.Name)
+					ip.CPUs, ip.Mems, ip.CPUCount, ip.Hugepages, ip.Group, ip.Caged = a.cpus, a.mems, in.CPUs, hp, GroupPrefix+"guaranteed", true
+				}
+			}
+		}
+	}
+	r.bestEffortShared()
+}
+
+// bindGroup is bind without taking the pages (they are spread per instance).
+func (r *Result) bindGroup(who string, k int, p int64, nic int) (*alloc, []HugepageAlloc) {
+	t := r.topo
+	saved := make([]int64, len(t.nodes))
+	for i, n := range t.nodes {
+		saved[i] = n.avail
+	}
+	a, _ := r.bind(who, k, p, nic)
+	for i, n := range t.nodes {
+		n.avail = saved[i]
+	}
+	return a, nil
+}
