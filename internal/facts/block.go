@@ -139,7 +139,7 @@ func readBlockDevice(c *Collector, name string) snapshot.BlockDevice {
 		r := *v != 0
 		d.Rotational = &r
 	}
-	if s, err := readAttr(c.Root, q+"/scheduler"); err != nil {
+	if s, err := c.Root.ReadAttr(q + "/scheduler"); err != nil {
 		if !bioBased {
 			c.Absent(fact+".scheduler", q+"/scheduler", err)
 		}
@@ -158,7 +158,7 @@ func readBlockDevice(c *Collector, name string) snapshot.BlockDevice {
 	d.Nomerges = important("nomerges", q+"/nomerges")
 	d.ReadAheadKB = important("read_ahead_kb", q+"/read_ahead_kb")
 	d.LogicalBlockSize = attrInt(c, "", q+"/logical_block_size")
-	if s, err := readAttr(c.Root, q+"/write_cache"); err == nil && s != "" {
+	if s, err := c.Root.ReadAttr(q + "/write_cache"); err == nil && s != "" {
 		d.WriteCache = &s
 	} else if !bioBased {
 		if err == nil {
@@ -177,7 +177,7 @@ func readBlockDevice(c *Collector, name string) snapshot.BlockDevice {
 	case "nvme":
 		d.Model = attrQuiet(c, dir+"/device/model")
 	case "virtio":
-		if s, err := readAttr(c.Root, dir+"/cache_type"); err == nil && s != "" {
+		if s, err := c.Root.ReadAttr(dir + "/cache_type"); err == nil && s != "" {
 			d.CacheType = &s // virtio_blk's own attribute
 		}
 	case "dm":
@@ -204,7 +204,7 @@ func scsiCacheType(c *Collector, fact, dir string) *string {
 		c.Absent(fact+".cache_type", p+"/*/cache_type", err)
 		return nil
 	}
-	v, err := readAttr(c.Root, p+"/"+names[0]+"/cache_type")
+	v, err := c.Root.ReadAttr(p + "/" + names[0] + "/cache_type")
 	if err != nil {
 		c.Absent(fact+".cache_type", p+"/"+names[0]+"/cache_type", err)
 		return nil
@@ -215,7 +215,7 @@ func scsiCacheType(c *Collector, fact, dir string) *string {
 // attrInt reads an attribute holding one integer. On failure it records the
 // absence under fact (unless fact is "") and returns nil.
 func attrInt(c *Collector, fact, p string) *int64 {
-	s, err := readAttr(c.Root, p)
+	s, err := c.Root.ReadAttr(p)
 	if err == nil {
 		v, perr := strconv.ParseInt(s, 10, 64)
 		if perr == nil {
@@ -231,7 +231,7 @@ func attrInt(c *Collector, fact, p string) *int64 {
 
 // attrQuiet reads a one-line attribute, "" when it cannot.
 func attrQuiet(c *Collector, p string) string {
-	s, _ := readAttr(c.Root, p)
+	s, _ := c.Root.ReadAttr(p)
 	return s
 }
 
@@ -253,7 +253,7 @@ func dirNames(c *Collector, p string) []string {
 // SCSI host, a virtio device, ...). nil when none says, or it says -1.
 func deviceNUMANode(c *Collector, dir, target string) *int {
 	try := func(p string) (*int, bool) {
-		s, err := readAttr(c.Root, p)
+		s, err := c.Root.ReadAttr(p)
 		if err != nil {
 			return nil, false
 		}

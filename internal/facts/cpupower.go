@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 
 	"github.com/dbhost/dbhost/internal/cpulist"
 	"github.com/dbhost/dbhost/internal/snapshot"
@@ -301,63 +300,6 @@ func (a *powerAbsences) flush(c *Collector) {
 		}
 		c.AbsentReason(f, e.path, Reason(e.err)+" (in "+strconv.Itoa(e.n)+files+" across "+strconv.Itoa(a.total)+" online CPUs; path is the first)")
 	}
-}
-
-// sysReader reads small host files (sysfs attributes, regular files of a
-// captured tree) with open, read and close only. os.ReadFile also stats the file, sets it non-blocking and
-// registers it with the poller: on a 240-CPU tree that costs more than the
-// reads themselves. The buffer is reused across files.
-type sysReader struct {
-	root Root
-	buf  []byte
-}
-
-func newSysReader(root Root) *sysReader { return &sysReader{root: root, buf: make([]byte, 4096)} }
-
-// read returns the file's content with surrounding whitespace trimmed. Errors
-// are *fs.PathError wrapping the errno, as os.ReadFile returns them.
-func (r *sysReader) read(p string) (string, error) {
-	full := r.root.Path(p)
-	var fd int
-	var err error
-	for {
-		fd, err = syscall.Open(full, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-		if err != syscall.EINTR {
-			break
-		}
-	}
-	if err != nil {
-		return "", &fs.PathError{Op: "open", Path: full, Err: err}
-	}
-	n := 0
-	for {
-		if n == len(r.buf) {
-			r.buf = append(r.buf, make([]byte, len(r.buf))...)
-		}
-		m, err := syscall.Read(fd, r.buf[n:])
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			syscall.Close(fd)
-			return "", &fs.PathError{Op: "read", Path: full, Err: err}
-		}
-		if m <= 0 {
-			break
-		}
-		n += m
-		if n < len(r.buf) {
-			// A short read of a regular file, a sysfs attribute (one record
-			// of at most a page, all of it in the first read) or a /proc/sys
-			// value is the end: skip the read that would return 0, a third
-			// of the cost. Not so for seq_file /proc files of many records
-			// (/proc/vmstat, /proc/sysvipc/shm), which may return short reads
-			// before the end: do not read those with sysReader.
-			break
-		}
-	}
-	syscall.Close(fd)
-	return strings.TrimSpace(string(r.buf[:n])), nil
 }
 
 // parseSysUint parses a sysfs file holding one non-negative integer

@@ -38,17 +38,13 @@ func (r Root) Path(p string) string {
 	return filepath.Join(r.Dir, p)
 }
 
-// ReadFile reads a host path under the root.
-func (r Root) ReadFile(p string) ([]byte, error) { return os.ReadFile(r.Path(p)) }
+// ReadFile reads a whole host file under the root (any kind, including
+// seq_file /proc files of many records).
+func (r Root) ReadFile(p string) ([]byte, error) { return r.readRaw(p, nil, true, 0) }
 
-// ReadString reads a host path and trims surrounding whitespace.
-func (r Root) ReadString(p string) (string, error) {
-	b, err := r.ReadFile(p)
-	if err != nil {
-		return "", err
-	}
-	return strings.TrimSpace(string(b)), nil
-}
+// ReadString reads a one-value host file (sysfs attribute, /proc/sys value,
+// regular file) and trims surrounding whitespace.
+func (r Root) ReadString(p string) (string, error) { return r.ReadAttr(p) }
 
 // ReadDirNames lists a directory's entry names, sorted.
 func (r Root) ReadDirNames(p string) ([]string, error) {

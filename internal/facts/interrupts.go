@@ -284,7 +284,7 @@ func readIRQAffinity(c *Collector, irqs []snapshot.IRQ) {
 					continue
 				}
 				dir := procIRQ + "/" + irq.IRQ
-				s, err := readAttr(c.Root, dir+"/smp_affinity_list")
+				s, err := c.Root.ReadAttr(dir + "/smp_affinity_list")
 				if err == nil {
 					irq.Affinity, err = cpulist.Parse(s)
 				}
@@ -295,12 +295,12 @@ func readIRQAffinity(c *Collector, irqs []snapshot.IRQ) {
 						firstErr[w] = err
 					}
 				}
-				if s, err := readAttr(c.Root, dir+"/effective_affinity_list"); err == nil {
+				if s, err := c.Root.ReadAttr(dir + "/effective_affinity_list"); err == nil {
 					if ids, err := cpulist.Parse(s); err == nil {
 						irq.EffectiveAffinity = ids
 					}
 				}
-				if s, err := readAttr(c.Root, dir+"/node"); err == nil {
+				if s, err := c.Root.ReadAttr(dir + "/node"); err == nil {
 					if n, err := strconv.Atoi(s); err == nil && n >= 0 {
 						irq.Node = &n
 					}

@@ -145,7 +145,7 @@ func readInterface(c *Collector, it *snapshot.Interface, vlans map[string]string
 	ifindex := attrInt(c, "", dir+"/ifindex")
 	iflink := attrInt(c, "", dir+"/iflink")
 	devType := ""
-	if s, err := readAttr(c.Root, dir+"/uevent"); err == nil {
+	if s, err := c.Root.ReadAttr(dir + "/uevent"); err == nil {
 		devType = ueventValue(s, "DEVTYPE")
 	}
 	_, isVlan := vlans[name]
@@ -158,7 +158,7 @@ func readInterface(c *Collector, it *snapshot.Interface, vlans map[string]string
 	if v := attrInt(c, "", dir+"/speed"); v != nil && *v >= 0 && *v != 65535 && *v != 0xffffffff {
 		it.SpeedMbps = v // not -1 (SPEED_UNKNOWN), 65535 or 2^32-1 (old drivers) nor an error (link down)
 	}
-	if s, err := readAttr(c.Root, dir+"/duplex"); err == nil && s != "unknown" {
+	if s, err := c.Root.ReadAttr(dir + "/duplex"); err == nil && s != "unknown" {
 		it.Duplex = s
 	}
 	it.OperState = attrQuiet(c, dir+"/operstate")
@@ -193,17 +193,17 @@ func readInterface(c *Collector, it *snapshot.Interface, vlans map[string]string
 func readBond(c *Collector, fact, dir string) *snapshot.Bond {
 	b := &snapshot.Bond{Slaves: []string{}}
 	bd := dir + "/bonding"
-	if s, err := readAttr(c.Root, bd+"/mode"); err != nil {
+	if s, err := c.Root.ReadAttr(bd + "/mode"); err != nil {
 		c.Absent(fact+".bond.mode", bd+"/mode", err)
 	} else {
 		b.Mode = s
 	}
-	if s, err := readAttr(c.Root, bd+"/xmit_hash_policy"); err != nil {
+	if s, err := c.Root.ReadAttr(bd + "/xmit_hash_policy"); err != nil {
 		c.Absent(fact+".bond.xmit_hash_policy", bd+"/xmit_hash_policy", err)
 	} else {
 		b.XmitHashPolicy = s
 	}
-	if s, err := readAttr(c.Root, bd+"/slaves"); err != nil {
+	if s, err := c.Root.ReadAttr(bd + "/slaves"); err != nil {
 		c.Absent(fact+".bond.slaves", bd+"/slaves", err)
 	} else {
 		b.Slaves = strings.Fields(s)

@@ -8,15 +8,6 @@ import (
 	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
-// readAttr reads a small attribute file and trims it (see net_linux.go).
-func readAttr(r Root, p string) (string, error) {
-	b, err := r.ReadFile(p)
-	if err != nil {
-		return "", err
-	}
-	return trimSpaceString(b), nil
-}
-
 // coalesceReader: interrupt coalescing is read with a Linux ioctl only.
 type coalesceReader struct{}
 

@@ -305,7 +305,7 @@ func FuzzUeventValue(f *testing.F) {
 // TestReadNetLive reads this machine's interfaces (read-only): the loopback
 // is always there and has no coalescing to read.
 func TestReadNetLive(t *testing.T) {
-	if _, err := readAttr(Root{Dir: "/"}, sysNet+"/lo/type"); err != nil {
+	if _, err := (Root{Dir: "/"}).ReadAttr(sysNet + "/lo/type"); err != nil {
 		t.Skip("no /sys/class/net/lo here")
 	}
 	s := &snapshot.Snapshot{}

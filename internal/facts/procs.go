@@ -428,45 +428,14 @@ func vanished(err error) bool {
 	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ESRCH)
 }
 
-// readProcFile reads a /proc file with plain system calls: os.Open's
-// poller registration and Stat cost more than the read itself, and a scan
-// opens a file per process. Files are read up to maxProcFileBytes; with
-// oneRead, a single read (enough for comm, at most 16 bytes).
+// readProcFile reads a /proc file (see readRaw), at most maxProcFileBytes;
+// with oneRead, a single read (enough for comm, at most 16 bytes).
 func (c *Collector) readProcFile(p string, oneRead bool) ([]byte, error) {
-	fd, err := syscall.Open(c.Root.Path(p), syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, &fs.PathError{Op: "open", Path: p, Err: err}
-	}
-	defer syscall.Close(fd)
 	size := 4096
 	if oneRead {
 		size = 256
 	}
-	buf := make([]byte, 0, size)
-	for {
-		if len(buf) == cap(buf) {
-			if len(buf) >= maxProcFileBytes {
-				break
-			}
-			buf = append(buf, 0)[:len(buf)]
-		}
-		end := min(cap(buf), maxProcFileBytes)
-		n, err := syscall.Read(fd, buf[len(buf):end])
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			return nil, &fs.PathError{Op: "read", Path: p, Err: err}
-		}
-		if n <= 0 {
-			break
-		}
-		buf = buf[:len(buf)+n]
-		if oneRead {
-			break
-		}
-	}
-	return buf, nil
+	return c.Root.readRaw(p, make([]byte, 0, size), !oneRead, maxProcFileBytes)
 }
 
 func readProcesses(c *Collector) {
