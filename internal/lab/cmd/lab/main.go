@@ -48,7 +48,7 @@ func main() {
 	}
 	if *list {
 		for _, s := range scen {
-			fmt.Printf("%-20s %s\n", s.Name, s.Doc)
+			fmt.Printf("%-22s %s\n", s.Name, s.Doc)
 		}
 		return
 	}
@@ -88,14 +88,14 @@ func main() {
 		r := lab.Run(ctx, a, s, lab.RunOptions{Keep: *keep})
 		if r.OK() {
 			passed++
-			fmt.Printf("PASS %-20s %5.1fs  %s\n", s.Name, r.Wall.Seconds(), s.Doc)
+			fmt.Printf("PASS %-22s %5.1fs  %s\n", s.Name, r.Wall.Seconds(), s.Doc)
 			if *keep {
 				fmt.Printf("     run directory: %s\n", r.Dir)
 			}
 			continue
 		}
 		failed++
-		fmt.Printf("FAIL %-20s %5.1fs  %s\n", s.Name, r.Wall.Seconds(), s.Doc)
+		fmt.Printf("FAIL %-22s %5.1fs  %s\n", s.Name, r.Wall.Seconds(), s.Doc)
 		if r.Err != nil {
 			fmt.Printf("     error: %s\n", indent(r.Err.Error()))
 		}
