@@ -170,7 +170,17 @@ func blkMQ(d *snapshot.BlockDevice) bool {
 // filesystem, directly, through a partition, or below a dm/md device that is
 // mounted (its slaves, recursively), with the mount point of each.
 func mountedDevices(s *snapshot.Snapshot, v *blockView) map[string]string {
+	m, _ := mountedDevicesUnresolved(s, v)
+	return m
+}
+
+// mountedDevicesUnresolved is mountedDevices plus the /dev mount sources
+// that match no known block device (a dm device missing from the list, a
+// sosreport without /sys/block/dm-*): while any is left, which disk holds
+// them is unknown.
+func mountedDevicesUnresolved(s *snapshot.Snapshot, v *blockView) (map[string]string, []string) {
 	out := map[string]string{}
+	var unresolved []string
 	byDM := map[string]string{}
 	for _, d := range v.devs {
 		if d.DMName != "" {
@@ -193,11 +203,13 @@ func mountedDevices(s *snapshot.Snapshot, v *blockView) map[string]string {
 	}
 	for _, m := range s.Storage.Mounts {
 		name := mountDeviceName(m.Device, byDM, v)
-		if name != "" {
+		if name != "" && v.byName[name] != nil {
 			mark(name, m.Path, 0)
+		} else if strings.HasPrefix(m.Device, "/dev/") {
+			unresolved = append(unresolved, m.Device+" on "+m.Path)
 		}
 	}
-	return out
+	return out, unresolved
 }
 
 // mountDeviceName maps a mount source (/dev/sda2, /dev/mapper/vg-lv,

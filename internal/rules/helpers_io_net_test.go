@@ -191,3 +191,41 @@ func FuzzSubnetOf(f *testing.F) {
 		}
 	})
 }
+
+// TestIONetRulesBareFacts: devices and interfaces with every optional fact
+// missing (nil pointers, empty lists, odd kinds) never crash a storage or
+// network rule and never produce an incomplete finding.
+func TestIONetRulesBareFacts(t *testing.T) {
+	s := host()
+	for _, k := range []string{"disk", "nvme", "dm", "md", "loop", "virtio", "other", ""} {
+		s.Storage.Devices = append(s.Storage.Devices, snapshot.BlockDevice{Name: "x" + k, Kind: k, Holders: []string{"dm-9", "xdm"}, Slaves: []string{"xdisk", "nope"}})
+	}
+	s.Storage.Devices = append(s.Storage.Devices, snapshot.BlockDevice{Name: "dm-9", Kind: "dm", Multipath: true, Slaves: []string{"xdisk"}, Scheduler: ptr("weird")})
+	s.Storage.Mounts = []snapshot.Mount{{Device: "/dev/xdisk1", Path: "/u01"}, {Device: "/dev/mapper/", Path: "/"}, {Device: "none", Path: "/x"}}
+	s.Storage.MultipathConf = map[string]map[string]string{"defaults": {}, "devices[0]": {"rr_min_io_rq": "x"}, "overrides": nil}
+	for _, k := range []string{"physical", "bond", "vlan", "bridge", "loopback", ""} {
+		s.Network.Interfaces = append(s.Network.Interfaces, snapshot.Interface{Name: "i" + k, Kind: k, IPv4: []string{"bad", "10.0.0.1/24"}})
+	}
+	s.Network.Interfaces[1].Bond = &snapshot.Bond{Mode: "802.3ad 4"}
+	s.Sysctl["net.ipv4.tcp_rmem"] = "1 2"
+	for _, r := range All() {
+		if !strings.HasPrefix(r.ID, "io.") && !strings.HasPrefix(r.ID, "network.") {
+			continue
+		}
+		for _, w := range Workloads {
+			for _, db := range DBs {
+				rep := RunRules([]Rule{r}, &Input{Snap: s, Workload: w, DB: db})
+				for _, c := range rep.CannotCheck {
+					if strings.Contains(c.Reason, "internal error") {
+						t.Fatalf("%s: %s", r.ID, c.Reason)
+					}
+				}
+				for _, f := range rep.Findings {
+					if f.Setting == "" || f.Current == "" || f.Recommended == "" || f.Evidence == "" || f.Why == "" {
+						t.Fatalf("%s: incomplete finding %+v", r.ID, f)
+					}
+				}
+			}
+		}
+	}
+}

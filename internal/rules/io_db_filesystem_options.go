@@ -126,7 +126,8 @@ func checkDBFilesystems(in *Input) Outcome {
 			})
 		}
 		switch m.FSType {
-		case "xfs", "ext4", "nfs", "nfs4":
+		case "xfs", "ext4", "nfs", "nfs4", "acfs", "ocfs2", "":
+			// xfs/ext4 per 003; NFS (dNFS), ACFS and OCFS2 are Oracle's own choices; "" is unknown.
 		default:
 			found = true
 			fs = append(fs, Finding{

@@ -36,7 +36,7 @@ func checkNomerges(in *Input) Outcome {
 	if why := AbsentReason(in.Snap, "storage.mounts"); why != "" && len(in.Snap.Storage.Mounts) == 0 {
 		return CannotCheck("%s", why)
 	}
-	mounted := mountedDevices(in.Snap, v)
+	mounted, unresolved := mountedDevicesUnresolved(in.Snap, v)
 	var fs []Finding
 	var ok, cannot []string
 	for i := range v.devs {
@@ -46,6 +46,11 @@ func checkNomerges(in *Input) Outcome {
 			continue // judged on the device above it
 		}
 		if _, fsOn := mounted[d.Name]; fsOn {
+			continue
+		}
+		if len(unresolved) > 0 && class != "multipath" {
+			// A mount that matches no listed device may sit on this disk
+			// (LVM or partitions whose dm device is not in the snapshot).
 			continue
 		}
 		if d.Nomerges == nil {

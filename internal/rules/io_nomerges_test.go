@@ -39,3 +39,15 @@ func TestIONomerges(t *testing.T) {
 	absent(s, "storage.mounts", "permission denied")
 	cannot(t, id, s, WorkloadOLTP, DBOracle, "permission denied")
 }
+
+func TestIONomergesUnresolvedMount(t *testing.T) {
+	// / on an LVM volume whose dm device is not in the snapshot (sosreport):
+	// the local disk may hold it, so it is not taken as raw; the multipath LUN still is.
+	s := sanHost()
+	s.Storage.Mounts[0].Device = "/dev/mapper/rhel-root"
+	s.Storage.Devices = append(s.Storage.Devices, disk("sdd", false, "mq-deadline"))
+	rep := run(t, "io.nomerges", s, WorkloadOLTP, DBOracle)
+	if len(rep.Findings) != 1 || rep.Findings[0].Setting != "/sys/block/dm-0/queue/nomerges" {
+		t.Fatalf("%+v", rep.Findings)
+	}
+}

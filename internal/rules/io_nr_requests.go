@@ -20,7 +20,7 @@ func init() {
 		Scope: Scope{
 			Kernels: "all; on blk-mq with scheduler none nr_requests is the hardware tag depth and cannot be raised, with mq-deadline/kyber/bfq it can (up to 2048)",
 			Distros: "all",
-			Note:    "SAN LUNs and SSDs carrying database I/O; a dm-multipath device and its paths are set alike",
+			Note:    "SAN LUNs and SAS/SCSI devices carrying database I/O (not SATA disks: NCQ depth 32); a dm-multipath device and its paths are set alike",
 		},
 		Check: checkNrRequests,
 	})
@@ -42,6 +42,9 @@ func checkNrRequests(in *Input) Outcome {
 		case "multipath", "path", "ssd", "rotational":
 		default:
 			continue // NVMe (hardware queues), bio-based dm/md, virtio
+		}
+		if strings.EqualFold(strings.TrimSpace(d.Vendor), "ATA") {
+			continue // a SATA disk: NCQ holds 32 commands, a deeper software queue only adds latency
 		}
 		if d.Scheduler != nil && (*d.Scheduler == "none" || *d.Scheduler == "noop") && blkMQ(d) {
 			continue // the tag depth: not a software queue to enlarge

@@ -29,4 +29,12 @@ func TestIONrRequests(t *testing.T) {
 	absent(s, "storage.devices[sda].nr_requests", "malformed: line 1")
 	s.Storage.Devices = s.Storage.Devices[2:4]
 	cannot(t, id, s, WorkloadOLTP, DBOracle, "malformed")
+
+	// A SATA SSD (vendor ATA) keeps its small queue.
+	s = sanHost()
+	s.Storage.Devices = s.Storage.Devices[3:4]
+	s.Storage.Devices[0].Vendor = "ATA"
+	if rep := quiet(t, id, s, WorkloadOLTP, DBOracle); len(rep.NotApplicable) != 1 {
+		t.Fatal(rep)
+	}
 }
