@@ -181,9 +181,11 @@ func (pp *powerPart) read(root Root, cpus, policies []int, havePolicies bool, on
 			pp.freq = append(pp.freq, f)
 		}
 	}
+	var prev []snapshot.IdleState
 	for _, id := range cpus {
-		if states := readIdleStates(pp.ab, id); len(states) > 0 {
+		if states := readIdleStates(pp.ab, id, prev); len(states) > 0 {
 			pp.idle = append(pp.idle, snapshot.CPUIdle{CPU: id, States: states})
+			prev = states
 		} else {
 			if pp.noIdle == 0 {
 				pp.firstNoIdle = sysCPU + "/cpu" + strconv.Itoa(id) + "/cpuidle"
@@ -379,7 +381,13 @@ func readIntelPstate(c *Collector) *snapshot.IntelPstate {
 
 // readIdleStates reads every C-state of one CPU. States are probed (state0,
 // state1, ...) rather than listed, which saves a directory read per CPU.
-func readIdleStates(ab *powerAbsences, id int) []snapshot.IdleState {
+//
+// desc and residency come from the same driver table entry as name and
+// latency (intel_idle's per-model table; acpi_idle derives the residency from
+// the latency), so they are read only when a state's name or latency differs
+// from the previous CPU's (prev; hybrid P-/E-core tables differ and are read)
+// and copied otherwise: on a 240-CPU host that is 2,400 fewer files.
+func readIdleStates(ab *powerAbsences, id int, prev []snapshot.IdleState) []snapshot.IdleState {
 	base := sysCPU + "/cpu" + strconv.Itoa(id) + "/cpuidle/state"
 	var states []snapshot.IdleState
 	for i := 0; i < maxIdleStat; i++ {
@@ -393,17 +401,25 @@ func readIdleStates(ab *powerAbsences, id int) []snapshot.IdleState {
 			continue
 		}
 		st := snapshot.IdleState{Index: i, Name: name}
-		if s, err := ab.rd.read(dir + "/desc"); err == nil {
-			st.Desc = s
-		} else {
-			ab.add("cpu_power.cpuidle.desc", dir+"/desc", err)
-		}
 		lat := sysUint(ab, "cpu_power.cpuidle.states", dir+"/latency")
-		res := sysUint(ab, "cpu_power.cpuidle.states", dir+"/residency")
-		if lat == nil || res == nil {
+		if lat == nil {
 			continue // a state without its latency is no use; recorded above
 		}
-		st.LatencyUS, st.ResidencyUS = *lat, *res
+		st.LatencyUS = *lat
+		if p := sameState(prev, i, name, *lat); p != nil {
+			st.Desc, st.ResidencyUS = p.Desc, p.ResidencyUS
+		} else {
+			if s, err := ab.rd.read(dir + "/desc"); err == nil {
+				st.Desc = s
+			} else {
+				ab.add("cpu_power.cpuidle.desc", dir+"/desc", err)
+			}
+			res := sysUint(ab, "cpu_power.cpuidle.states", dir+"/residency")
+			if res == nil {
+				continue
+			}
+			st.ResidencyUS = *res
+		}
 		// "disable" appeared in Linux 3.9; older kernels cannot disable states.
 		if d := sysUint(ab, "cpu_power.cpuidle.disable", dir+"/disable"); d != nil {
 			st.Disabled = *d != 0
@@ -411,6 +427,16 @@ func readIdleStates(ab *powerAbsences, id int) []snapshot.IdleState {
 		states = append(states, st)
 	}
 	return states
+}
+
+// sameState returns prev's state of that index when it has the same name and latency.
+func sameState(prev []snapshot.IdleState, index int, name string, latency int64) *snapshot.IdleState {
+	for i := range prev {
+		if prev[i].Index == index && prev[i].Name == name && prev[i].LatencyUS == latency {
+			return &prev[i]
+		}
+	}
+	return nil
 }
 
 // cmdlineLimits picks the C-/P-state arguments out of the parsed command
