@@ -1,0 +1,361 @@
+package place
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/dbhost/dbhost/internal/cpulist"
+)
+
+// Artifacts renders the files that put a feasible plan in place, keyed by
+// their path relative to the output directory. cgroupVersion is the host's
+// (v1, v2, hybrid, none, "" unknown): both forms are written, the README
+// says which one applies.
+func (r *Result) Artifacts(cgroupVersion string) map[string]string {
+	files := map[string]string{}
+	if !r.Feasible {
+		return files
+	}
+	files["README.txt"] = r.readme(cgroupVersion)
+	if len(r.Groups) > 0 {
+		files["cgconfig.conf"] = r.cgconfig()
+		for _, g := range r.Groups {
+			files["systemd/"+g.Name+".slice"] = fmt.Sprintf("# dbhost place: cpuset for %s (cgroup v2)\n[Unit]\nDescription=dbhost placement %s\n\n[Slice]\nAllowedCPUs=%s\nAllowedMemoryNodes=%s\n",
+				strings.Join(g.Members, ", "), g.Name, cpulist.Format(g.CPUs), cpulist.Format(g.Mems))
+		}
+	}
+	if hp := r.hugepages(); hp != "" {
+		files["hugepages.sh"] = hp
+	}
+	var numactl strings.Builder
+	for _, ip := range r.Instances {
+		switch ip.Engine {
+		case "oracle":
+			files["oracle/"+ip.Name+".ora"] = r.oracleParams(ip)
+		default:
+			files["systemd/"+ip.Name+".service.d/50-dbhost-place.conf"] = r.serviceDropIn(ip)
+			fmt.Fprintf(&numactl, "# %s (%s)\n%s -- <the command that starts %s>\n", ip.Name, ip.Engine, r.numactl(ip), ip.Name)
+		}
+	}
+	if numactl.Len() > 0 {
+		files["numactl.txt"] = "# dbhost place: start lines for services not run by systemd\n" + numactl.String()
+	}
+	if lo, tns := r.listeners(); lo != "" {
+		files["oracle/listener.ora"] = lo
+		files["oracle/tnsnames.ora"] = tns
+	}
+	return files
+}
+
+// WriteArtifacts writes Artifacts into dir (created when missing) and
+// returns the paths written, sorted.
+func (r *Result) WriteArtifacts(dir, cgroupVersion string) ([]string, error) {
+	files := r.Artifacts(cgroupVersion)
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		p := filepath.Join(dir, filepath.FromSlash(n))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return nil, err
+		}
+		mode := os.FileMode(0o644)
+		if strings.HasSuffix(n, ".sh") {
+			mode = 0o755
+		}
+		if err := os.WriteFile(p, []byte(files[n]), mode); err != nil {
+			return nil, err
+		}
+	}
+	return names, nil
+}
+
+func owner(engine string) (uid, gid string) {
+	switch engine {
+	case "oracle":
+		return "oracle", "oinstall"
+	case "postgres":
+		return "postgres", "postgres"
+	case "mysql":
+		return "mysql", "mysql"
+	}
+	return "root", "root"
+}
+
+func (r *Result) engineOf(name string) string {
+	for _, ip := range r.Instances {
+		if ip.Name == name {
+			return ip.Engine
+		}
+	}
+	return "other"
+}
+
+func (r *Result) cgconfig() string {
+	var b strings.Builder
+	b.WriteString("# dbhost place: cpusets for cgroup v1 (libcgroup's cgconfig service; 001).\n")
+	b.WriteString("# Oracle instances join their group with processor_group_name (restart needed).\n")
+	for _, g := range r.Groups {
+		uid, gid := owner(r.engineOf(g.Members[0]))
+		fmt.Fprintf(&b, "\n# %s\ngroup %s {\n    perm {\n        task {\n            uid = %s;\n            gid = %s;\n        }\n        admin {\n            uid = %s;\n            gid = %s;\n        }\n    }\n    cpuset {\n        cpuset.mems = \"%s\";\n        cpuset.cpus = \"%s\";\n    }\n}\n",
+			strings.Join(g.Members, ", "), g.Name, uid, gid, uid, gid, cpulist.Format(g.Mems), cpulist.Format(g.CPUs))
+	}
+	return b.String()
+}
+
+// hugepages writes the per-node pool sizes the plan needs.
+func (r *Result) hugepages() string {
+	t := r.topo
+	planned := map[int]int64{}
+	for _, ip := range r.Instances {
+		for _, h := range ip.Hugepages {
+			planned[h.Node] += h.Pages
+		}
+	}
+	if len(planned) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "#!/bin/sh\n# dbhost place: per-node hugepage pools of %d kB for the plan.\n", t.sizeKB)
+	b.WriteString("# Growing a pool on a running host may fall short (fragmentation): run early at boot and check the value read back.\nset -e\n")
+	for _, n := range t.nodes {
+		p := planned[n.id]
+		if p == 0 {
+			continue
+		}
+		want := n.total + max(0, p-n.pool)
+		path := fmt.Sprintf("/sys/devices/system/node/node%d/hugepages/hugepages-%dkB/nr_hugepages", n.id, t.sizeKB)
+		fmt.Fprintf(&b, "# node %d: %d pages planned; pool %d with %d free\n", n.id, p, n.total, n.pool)
+		if want == n.total {
+			fmt.Fprintf(&b, "# (pool already large enough)\n")
+		}
+		fmt.Fprintf(&b, "echo %d > %s\n", want, path)
+	}
+	return b.String()
+}
+
+func (r *Result) oracleParams(ip InstancePlan) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# dbhost place: init parameters for %s (%s, %s). Apply with ALTER SYSTEM ... SCOPE=SPFILE and restart.\n", ip.Name, r.Strategy, ip.Class)
+	if ip.Group != "" {
+		fmt.Fprintf(&b, "# binds the instance to cpus %s, mems %s (001: processor_group_name, 12.1+)\n", cpulist.Format(ip.CPUs), cpulist.Format(ip.Mems))
+		fmt.Fprintf(&b, "*.processor_group_name='%s'\n", ip.Group)
+	}
+	if ip.Caged {
+		b.WriteString("# instance caging: cpu_count limits the instance once a resource manager plan is active (001)\n")
+		fmt.Fprintf(&b, "*.cpu_count=%d\n*.resource_manager_plan='DEFAULT_PLAN'\n", ip.CPUCount)
+	} else {
+		fmt.Fprintf(&b, "# cpu_count follows the cpuset (%d threads)\n*.cpu_count=%d\n", len(ip.CPUs), ip.CPUCount)
+	}
+	if len(ip.Hugepages) > 0 {
+		b.WriteString("*.use_large_pages='ONLY'\n")
+	}
+	if ip.Group != "" && len(ip.Mems) > 1 && len(ip.Hugepages) > 0 {
+		b.WriteString("# bound to several nodes with large pages: without NUMA support the SGA fills one node first (001).\n")
+		b.WriteString("# _enable_NUMA_support is a hidden parameter: set it only with Oracle Support's agreement.\n")
+		b.WriteString("*._enable_NUMA_support=TRUE\n")
+	}
+	if ll := r.localListener(ip); ll != "" {
+		fmt.Fprintf(&b, "*.local_listener='%s'\n", ll)
+	}
+	return b.String()
+}
+
+func (r *Result) serviceDropIn(ip InstancePlan) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# dbhost place: %s (%s, %s). Copy into the drop-in directory of the unit that runs it\n# (e.g. /etc/systemd/system/postgresql.service.d/), then systemctl daemon-reload and restart.\n[Service]\n", ip.Name, ip.Engine, ip.Class)
+	if ip.Group != "" {
+		fmt.Fprintf(&b, "Slice=%s.slice\n", ip.Group)
+		fmt.Fprintf(&b, "AllowedCPUs=%s\nAllowedMemoryNodes=%s\n", cpulist.Format(ip.CPUs), cpulist.Format(ip.Mems))
+	}
+	if ip.Caged {
+		fmt.Fprintf(&b, "CPUQuota=%d%%\n", ip.CPUCount*100)
+	}
+	if ip.Group == "" && len(ip.Mems) > 1 {
+		b.WriteString("NUMAPolicy=interleave\n")
+		fmt.Fprintf(&b, "NUMAMask=%s\n", cpulist.Format(ip.Mems))
+	}
+	return b.String()
+}
+
+func (r *Result) numactl(ip InstancePlan) string {
+	if ip.Group == "" {
+		return "numactl --interleave=" + cpulist.Format(ip.Mems)
+	}
+	return fmt.Sprintf("numactl --physcpubind=%s --membind=%s", cpulist.Format(ip.CPUs), cpulist.Format(ip.Mems))
+}
+
+// listener is one listener per NUMA node on that node's NIC (000 Scenario 3).
+type listener struct {
+	node int
+	name string
+	nic  string
+	host string
+}
+
+// nodeListeners lists one listener per node that has a NIC, when the host
+// has several nodes with CPUs and runs Oracle.
+func (r *Result) nodeListeners() []listener {
+	t := r.topo
+	withCPU := 0
+	for _, n := range t.nodes {
+		if len(n.cores) > 0 {
+			withCPU++
+		}
+	}
+	oracle := false
+	for _, ip := range r.Instances {
+		oracle = oracle || ip.Engine == "oracle"
+	}
+	if withCPU < 2 || !oracle {
+		return nil
+	}
+	var out []listener
+	seen := map[int]bool{}
+	for _, ifc := range t.nics { // sorted by name in the snapshot
+		if ifc.NUMANode == nil || seen[*ifc.NUMANode] || ifc.Kind != "physical" {
+			continue
+		}
+		seen[*ifc.NUMANode] = true
+		host := "<address of " + ifc.Name + ">"
+		if len(ifc.IPv4) > 0 {
+			host, _, _ = strings.Cut(ifc.IPv4[0], "/")
+		}
+		out = append(out, listener{node: *ifc.NUMANode, name: fmt.Sprintf("LISTENER_N%d", *ifc.NUMANode), nic: ifc.Name, host: host})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].node < out[j].node })
+	return out
+}
+
+// listenersFor are the listeners on an instance's nodes (all when it has none of its own).
+func (r *Result) listenersFor(ip InstancePlan) []listener {
+	all := r.nodeListeners()
+	var out []listener
+	for _, l := range all {
+		if inList(ip.Mems, l.node) {
+			out = append(out, l)
+		}
+	}
+	if len(out) == 0 {
+		return all
+	}
+	return out
+}
+
+func addr(l listener) string {
+	return fmt.Sprintf("(ADDRESS=(PROTOCOL=TCP)(HOST=%s)(PORT=1521))", l.host)
+}
+
+func (r *Result) localListener(ip InstancePlan) string {
+	ls := r.listenersFor(ip)
+	if len(ls) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("(ADDRESS_LIST=")
+	for _, l := range ls {
+		b.WriteString(addr(l))
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
+func (r *Result) listeners() (listenerOra, tnsnames string) {
+	ls := r.nodeListeners()
+	if len(ls) == 0 {
+		return "", ""
+	}
+	var lo, tn strings.Builder
+	lo.WriteString("# dbhost place: one listener per NUMA node, each on that node's NIC (000 Scenario 3:\n# one listener on node 0's NIC left node 0 99% busy while the others were at 50%).\n# Each NIC needs its own subnet so replies leave by the NIC the request came in on.\n")
+	for _, l := range ls {
+		fmt.Fprintf(&lo, "\n# node %d, NIC %s\n%s =\n  (DESCRIPTION_LIST =\n    (DESCRIPTION =\n      %s\n    )\n  )\n", l.node, l.nic, l.name, addr(l))
+	}
+	tn.WriteString("# dbhost place: clients spread their connections over the listeners of each instance's nodes.\n")
+	for _, ip := range r.Instances {
+		if ip.Engine != "oracle" {
+			continue
+		}
+		fmt.Fprintf(&tn, "\n%s =\n  (DESCRIPTION =\n    (ADDRESS_LIST =\n      (LOAD_BALANCE = ON)\n", strings.ToUpper(ip.Name))
+		for _, l := range r.listenersFor(ip) {
+			fmt.Fprintf(&tn, "      %s\n", addr(l))
+		}
+		fmt.Fprintf(&tn, "    )\n    (CONNECT_DATA = (SERVICE_NAME = %s))\n  )\n", ip.Name)
+	}
+	return lo.String(), tn.String()
+}
+
+func (r *Result) readme(cgroupVersion string) string {
+	var b strings.Builder
+	b.Write(r.Text())
+	b.WriteString("\nFiles:\n")
+	switch cgroupVersion {
+	case "v1", "hybrid":
+		b.WriteString("  cgconfig.conf        this host uses cgroup v1 cpusets: install as /etc/cgconfig.conf (or cgconfig.d) and start cgconfig\n")
+		b.WriteString("  systemd/*.slice      cgroup v2 form, for when the host moves to v2\n")
+	default:
+		b.WriteString("  systemd/*.slice      this host uses cgroup v2: install in /etc/systemd/system, daemon-reload\n")
+		b.WriteString("  cgconfig.conf        cgroup v1 form (libcgroup), for v1 hosts\n")
+	}
+	b.WriteString("  oracle/NAME.ora      init parameters per Oracle instance (restart needed for processor_group_name)\n")
+	b.WriteString("  systemd/NAME.service.d/  drop-ins for PostgreSQL / MySQL / other services; numactl.txt for the rest\n")
+	b.WriteString("  hugepages.sh         per-node hugepage pools\n")
+	b.WriteString("  oracle/listener.ora, tnsnames.ora  one listener per NUMA node (multi-node Oracle hosts with NICs on known nodes)\n")
+	b.WriteString("Changing cpuset.cpus of a running group is live; changing cpuset.mems moves no memory without\nmemory_migrate=1, and an SGA in large pages stays where it is until a restart (001).\n")
+	return b.String()
+}
+
+// Text is the plan for people.
+func (r *Result) Text() []byte {
+	var b strings.Builder
+	if r.Feasible {
+		fmt.Fprintf(&b, "Placement (%s): feasible on %d threads, %d nodes; hugepages of %d kB\n", r.Strategy, r.Threads, r.Nodes, r.HugepageSizeKB)
+	} else {
+		fmt.Fprintf(&b, "Placement (%s): INFEASIBLE\n", r.Strategy)
+	}
+	if r.Feasible {
+		fmt.Fprintf(&b, "%-20s %-8s %-11s %-9s %-24s %-8s %s\n", "INSTANCE", "ENGINE", "CLASS", "CPU_COUNT", "CPUS", "MEMS", "HUGEPAGES (node:pages)")
+		for _, ip := range r.Instances {
+			var hp []string
+			for _, h := range ip.Hugepages {
+				hp = append(hp, fmt.Sprintf("%d:%d", h.Node, h.Pages))
+			}
+			cpus := cpulist.Format(ip.CPUs)
+			if ip.Group == "" {
+				cpus = "all (caged)"
+			}
+			fmt.Fprintf(&b, "%-20s %-8s %-11s %-9d %-24s %-8s %s\n", ip.Name, ip.Engine, ip.Class, ip.CPUCount, cpus, cpulist.Format(ip.Mems), strings.Join(hp, " "))
+		}
+		for _, g := range r.Groups {
+			fmt.Fprintf(&b, "cpuset %s: cpus %s mems %s (%s)\n", g.Name, cpulist.Format(g.CPUs), cpulist.Format(g.Mems), strings.Join(g.Members, ", "))
+		}
+	}
+	for _, e := range r.Errors {
+		who := e.Instance
+		if who == "" {
+			who = "plan"
+		}
+		fmt.Fprintf(&b, "error: %s: %s\n", who, e.Message)
+	}
+	for _, w := range r.Warnings {
+		who := w.Instance
+		if who == "" {
+			who = "plan"
+		}
+		fmt.Fprintf(&b, "warning: %s: %s\n", who, w.Message)
+	}
+	return []byte(b.String())
+}
+
+func inList(a []int, v int) bool {
+	for _, x := range a {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
