@@ -89,7 +89,9 @@ func cpuinfoFlags(r io.Reader) []string {
 func virtFromDMI(vendor, product string) string {
 	v, p := strings.ToLower(vendor), strings.ToLower(product)
 	switch {
-	case strings.Contains(v, "qemu") || strings.Contains(p, "kvm") || strings.Contains(v, "red hat") || strings.Contains(p, "openstack"):
+	case strings.Contains(v, "qemu"):
+		return "qemu" // KVM-accelerated or pure emulation; readVirt tells them apart
+	case strings.Contains(p, "kvm") || strings.Contains(v, "red hat") || strings.Contains(p, "openstack"):
 		return "kvm"
 	case strings.Contains(v, "amazon ec2"), strings.Contains(v, "google"):
 		return "kvm"
@@ -169,6 +171,14 @@ func readVirt(c *Collector) {
 	if t := virtFromDMI(v.DMIVendor, v.DMIProduct); t != "" {
 		v.Type = t
 		ev = append(ev, "DMI "+strings.TrimSpace(v.DMIVendor+" "+v.DMIProduct))
+	}
+	// QEMU's DMI is the same with and without KVM; only a KVM guest is
+	// offered the kvm-clock clocksource.
+	if cs := c.StringQuiet("/sys/devices/system/clocksource/clocksource0/available_clocksource"); strings.Contains(cs, "kvm-clock") {
+		if v.Type == "qemu" || v.Type == "" {
+			v.Type = "kvm"
+		}
+		ev = append(ev, "kvm-clock clocksource")
 	}
 	if t := c.StringQuiet("/sys/hypervisor/type"); t != "" {
 		if v.Type == "" {

@@ -28,7 +28,8 @@ func TestParseOSRelease(t *testing.T) {
 
 func TestVirtFromDMI(t *testing.T) {
 	cases := map[[2]string]string{
-		{"QEMU", "Standard PC (Q35 + ICH9, 2009)"}:   "kvm",
+		{"QEMU", "Standard PC (Q35 + ICH9, 2009)"}:   "qemu",
+		{"Red Hat", "KVM"}:                           "kvm",
 		{"VMware, Inc.", "VMware Virtual Platform"}:  "vmware",
 		{"Microsoft Corporation", "Virtual Machine"}: "hyperv",
 		{"HPE", "Superdome Flex"}:                    "",
@@ -60,6 +61,19 @@ func TestHostVirtAndOS(t *testing.T) {
 	}
 	if h.Arch != "" {
 		t.Errorf("arch %q guessed for a root tree without /proc/sys/kernel/arch", h.Arch)
+	}
+}
+
+func TestVirtQEMUvsKVM(t *testing.T) {
+	base := map[string]string{"/sys/class/dmi/id/sys_vendor": "QEMU\n", "/sys/class/dmi/id/product_name": "Standard PC (i440FX + PIIX, 1996)\n"}
+	s := topoCollect(t, topoTree(t, base))
+	if s.Host.Virt.Type != "qemu" || !s.Host.Virt.Guest {
+		t.Errorf("TCG guest: virt = %+v, want qemu", s.Host.Virt)
+	}
+	base["/sys/devices/system/clocksource/clocksource0/available_clocksource"] = "kvm-clock tsc hpet acpi_pm \n"
+	s = topoCollect(t, topoTree(t, base))
+	if s.Host.Virt.Type != "kvm" || !strings.Contains(s.Host.Virt.Evidence, "kvm-clock") {
+		t.Errorf("KVM guest: virt = %+v, want kvm", s.Host.Virt)
 	}
 }
 
