@@ -80,7 +80,11 @@ func checkHugepagesPoolOversized(in *Input) Outcome {
 	}
 	ev = append(ev, from)
 	if total <= 0 || surplus <= 0 || float64(surplus) < oversizeShare*float64(total) || surplus*sizeKB < oversizeMinKB {
-		return Passed("pool %d pages of %s, SGAs expect %d: no large surplus (%s)", total, KB(sizeKB), expected, strings.Join(ev, "; "))
+		note := "no large surplus"
+		if total < expected {
+			note = "the pool is smaller than that (see memory.hugepages-too-few; the alert log may predate a pool change or come from another host)"
+		}
+		return Passed("pool %d pages of %s, SGAs expect %d: %s (%s)", total, KB(sizeKB), expected, note, strings.Join(ev, "; "))
 	}
 	target := total - surplus
 	return Found(Finding{
