@@ -128,6 +128,9 @@ func checkOracleCagingSums(in *Input) Outcome {
 			if p.note != "" {
 				s += " [" + p.note + "]"
 			}
+			if p.inst.planKnown && p.inst.plan == "" {
+				s += " [not caged: no resource_manager_plan]"
+			}
 			parts = append(parts, s)
 		}
 		if sum > threads {

@@ -16,7 +16,8 @@ func TestOracleCagingSums(t *testing.T) {
 	for _, f := range fs {
 		switch {
 		case strings.HasPrefix(f.Current, "sum(cpu_count) = 11 over 3 instances, host has 8"):
-			sum = strings.Contains(f.Evidence, "initCDB2.ora:5") && len(f.Fix.Runtime) == 3
+			sum = strings.Contains(f.Evidence, "CDB2 cpu_count=4 (initCDB2.ora:5) [not caged: no resource_manager_plan]") && len(f.Fix.Runtime) == 3 &&
+				f.Fix.Runtime[0] == "ALTER SYSTEM SET cpu_count=4 SCOPE=BOTH SID='CDB1';"
 		case f.Setting == "oracle:resource_manager_plan":
 			plan = strings.Contains(f.Current, "CDB2") && strings.Contains(f.Fix.Runtime[0], "SID='CDB2'")
 		case f.Setting == "oracle:cpu_count" && strings.HasPrefix(f.Current, "1 "):
