@@ -42,8 +42,14 @@ func checkScheduler(in *Input) Outcome {
 	for i := range v.devs {
 		d := &v.devs[i]
 		class := v.deviceClass(d)
-		if class == "path" || class == "md" || (class == "dm" && d.Scheduler == nil) {
-			continue // bio-based, or a path below a request-based multipath device
+		if class == "path" {
+			if top := v.byName[v.pathOf[d.Name]]; top == nil || top.Scheduler != nil {
+				continue // request-based multipath: clones bypass the path's elevator
+			}
+			// bio-based multipath (no queue of its own): the paths' elevator counts.
+		}
+		if class == "md" || ((class == "dm" || class == "multipath") && d.Scheduler == nil) {
+			continue // bio-based: no elevator
 		}
 		if d.Scheduler == nil {
 			if r := AbsentReason(in.Snap, devFact(d.Name, "scheduler")); r != "" {
@@ -52,7 +58,7 @@ func checkScheduler(in *Input) Outcome {
 			continue
 		}
 		cur := *d.Scheduler
-		want, sev, why := schedulerAdvice(class, cur, blkMQ(d))
+		want, sev, why := schedulerAdvice(class, cur)
 		if want == "" {
 			ok = append(ok, d.Name+" "+cur)
 			continue
@@ -100,7 +106,7 @@ func checkScheduler(in *Input) Outcome {
 
 // schedulerAdvice returns the wanted scheduler family ("deadline" or "none";
 // "" when cur is fine), the severity and why.
-func schedulerAdvice(class, cur string, mq bool) (want, sev, why string) {
+func schedulerAdvice(class, cur string) (want, sev, why string) {
 	const deadlineWhy = "000: deadline \"has proven to perform better for database systems and low latency devices\" than cfq; with the " +
 		"other Table 8 settings the FIO Oracle profile gained 8 % throughput and 5 % latency. 003: deadline for multi-process " +
 		"applications on enterprise storage, cfq only for slow SATA root disks."

@@ -24,6 +24,14 @@ func TestIOScheduler(t *testing.T) {
 		dev(t, s, "sdb").Scheduler = ptr("bfq")
 		quiet(t, id, s, WorkloadOLTP, DBOracle)
 	})
+	t.Run("bio-based multipath: the paths' elevator counts", func(t *testing.T) {
+		s := sanHost()
+		dev(t, s, "dm-0").Scheduler = nil
+		dev(t, s, "sdb").Scheduler = ptr("bfq")
+		if f := fires(t, id, s, WorkloadOLTP, DBOracle); f.Setting != "/sys/block/sdb/queue/scheduler" {
+			t.Fatalf("%+v", f)
+		}
+	})
 	t.Run("legacy cfq → deadline", func(t *testing.T) {
 		s := sanHost()
 		d := dev(t, s, "sda")
