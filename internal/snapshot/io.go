@@ -9,17 +9,18 @@ import (
 	"os"
 )
 
-// Marshal renders a snapshot as indented JSON with a trailing newline. The
-// form is deterministic: Load followed by Marshal reproduces the bytes.
+// Marshal renders a snapshot as indented JSON with a trailing newline, arrays
+// of scalars on one line (see pretty). The form is deterministic: Load
+// followed by Marshal reproduces the bytes.
 func Marshal(s *Snapshot) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(s); err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	out := pretty(bytes.TrimRight(buf.Bytes(), "\n"))
+	return append(out, '\n'), nil
 }
 
 // InputError is bad input (a file that is not a snapshot): exit code 2.

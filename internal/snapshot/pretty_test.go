@@ -1,0 +1,54 @@
+package snapshot
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+)
+
+func TestPretty(t *testing.T) {
+	in := `{"a":[1,2,3],"b":[],"c":{},"d":[{"x":"a,b[]{}\"q","y":[true,null]}],"e":"x:y","f":[[1],[2]]}`
+	want := `{
+  "a": [1, 2, 3],
+  "b": [],
+  "c": {},
+  "d": [
+    {
+      "x": "a,b[]{}\"q",
+      "y": [true, null]
+    }
+  ],
+  "e": "x:y",
+  "f": [
+    [1],
+    [2]
+  ]
+}`
+	if got := string(pretty([]byte(in))); got != want {
+		t.Errorf("pretty:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// FuzzPretty: for any valid JSON, pretty's output is valid JSON with the same value.
+func FuzzPretty(f *testing.F) {
+	for _, s := range []string{`{"a":[1,2]}`, `[["x",",[]"],{}]`, `"s"`, `{"k":"\\\"[{"}`, `[1e3,-0.5,true,false,null]`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var v1 any
+		var compact bytes.Buffer
+		if json.Unmarshal([]byte(s), &v1) != nil || json.Compact(&compact, []byte(s)) != nil {
+			return
+		}
+		out := pretty(compact.Bytes())
+		var v2 any
+		if err := json.Unmarshal(out, &v2); err != nil {
+			t.Fatalf("pretty(%q) = %q: invalid JSON: %v", compact.String(), out, err)
+		}
+		a, _ := json.Marshal(v1)
+		b, _ := json.Marshal(v2)
+		if !bytes.Equal(a, b) {
+			t.Fatalf("pretty changed the value: %s vs %s", a, b)
+		}
+	})
+}
