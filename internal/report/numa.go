@@ -1,0 +1,244 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/dbhost/dbhost/internal/cpulist"
+	"github.com/dbhost/dbhost/internal/snapshot"
+)
+
+// NUMAView is what `dbhost numa` shows: per node CPUs, memory, hugepages,
+// the SLIT row, and CPU busy % and interrupt share over a sample.
+type NUMAView struct {
+	Host  string        `json:"host"`
+	Nodes []NUMANodeRow `json:"nodes"`
+	// Sample says what busy_pct and irq_share_pct cover: "1s sample" (live)
+	// or "since boot" (a saved snapshot); "" when no CPU counters were read.
+	Sample string `json:"sample,omitempty"`
+	// Absent lists facts the view lacks, with the reason.
+	Absent []snapshot.Absence `json:"absent,omitempty"`
+}
+
+// NUMANodeRow is one node. Sizes are kB; nil when the kernel did not say.
+type NUMANodeRow struct {
+	Node        int                      `json:"node"`
+	CPUs        []int                    `json:"cpus"`
+	MemTotalKB  *int64                   `json:"mem_total_kb"`
+	MemFreeKB   *int64                   `json:"mem_free_kb"`
+	MemUsedKB   *int64                   `json:"mem_used_kb"`
+	ShmemKB     *int64                   `json:"shmem_kb"`
+	FilePagesKB *int64                   `json:"file_pages_kb"`
+	Hugepages   []snapshot.NodeHugepages `json:"hugepages"`
+	Distances   []int                    `json:"distances"`
+	BusyPct     *float64                 `json:"busy_pct,omitempty"`
+	IRQSharePct *float64                 `json:"irq_share_pct,omitempty"`
+}
+
+func meminfoKB(n snapshot.Node, key string) *int64 {
+	if v, ok := n.Meminfo[key]; ok {
+		return &v
+	}
+	return nil
+}
+
+// NUMANodes builds the per-node picture of a snapshot (no sample yet).
+func NUMANodes(s *snapshot.Snapshot) *NUMAView {
+	v := &NUMAView{Host: s.Host.Hostname, Nodes: []NUMANodeRow{}}
+	for _, n := range s.Topology.Nodes {
+		r := NUMANodeRow{Node: n.ID, CPUs: n.CPUs, MemTotalKB: n.MemTotalKB, MemFreeKB: n.MemFreeKB, MemUsedKB: n.MemUsedKB,
+			ShmemKB: meminfoKB(n, "Shmem"), FilePagesKB: meminfoKB(n, "FilePages"), Hugepages: n.Hugepages, Distances: n.Distances}
+		if r.CPUs == nil {
+			r.CPUs = []int{}
+		}
+		if r.Hugepages == nil {
+			r.Hugepages = []snapshot.NodeHugepages{}
+		}
+		if r.MemUsedKB == nil && r.MemTotalKB != nil && r.MemFreeKB != nil {
+			u := *r.MemTotalKB - *r.MemFreeKB
+			r.MemUsedKB = &u
+		}
+		v.Nodes = append(v.Nodes, r)
+	}
+	for _, a := range s.Absent {
+		if strings.HasPrefix(a.Fact, "topology.nodes") || a.Fact == "cpu_load" || a.Fact == "irqs.irqs" {
+			v.Absent = append(v.Absent, a)
+		}
+	}
+	return v
+}
+
+// AddSample sets busy % and interrupt share per node from two readings of
+// /proc/stat and /proc/interrupts (before may be zero-valued: since boot).
+// Interrupt share counts device (numbered) interrupts only.
+func (v *NUMAView) AddSample(label string, before, after snapshot.CPULoad, irqBefore, irqAfter []snapshot.IRQ) {
+	nodeOf := map[int]int{}
+	for i, n := range v.Nodes {
+		for _, c := range n.CPUs {
+			nodeOf[c] = i
+		}
+	}
+	prev := map[int]snapshot.CPUTime{}
+	for _, t := range before.PerCPU {
+		prev[t.CPU] = t
+	}
+	busy := make([]uint64, len(v.Nodes))
+	all := make([]uint64, len(v.Nodes))
+	for _, t := range after.PerCPU {
+		i, ok := nodeOf[t.CPU]
+		if !ok {
+			continue
+		}
+		p := prev[t.CPU]
+		tot := sumTicks(t) - min(sumTicks(t), sumTicks(p))
+		idle := (t.Idle + t.IOWait) - min(t.Idle+t.IOWait, p.Idle+p.IOWait)
+		all[i] += tot
+		busy[i] += tot - min(tot, idle)
+	}
+	have := len(after.PerCPU) > 0
+	for i := range v.Nodes {
+		if have && all[i] > 0 {
+			b := 100 * float64(busy[i]) / float64(all[i])
+			v.Nodes[i].BusyPct = &b
+		}
+	}
+	// interrupts: delta per CPU column of numbered rows
+	irqs := make([]uint64, len(v.Nodes))
+	var total uint64
+	prevRow := map[string]snapshot.IRQ{}
+	for _, q := range irqBefore {
+		prevRow[q.IRQ] = q
+	}
+	for _, q := range irqAfter {
+		if _, err := strconv.Atoi(q.IRQ); err != nil {
+			continue
+		}
+		p := prevRow[q.IRQ]
+		for k, c := range q.Counts {
+			if k >= len(q.CPUs) {
+				break
+			}
+			var pc uint64
+			if k < len(p.Counts) && k < len(p.CPUs) && p.CPUs[k] == q.CPUs[k] {
+				pc = p.Counts[k]
+			}
+			d := c - min(c, pc)
+			if i, ok := nodeOf[q.CPUs[k]]; ok {
+				irqs[i] += d
+			}
+			total += d
+		}
+	}
+	if len(irqAfter) > 0 {
+		for i := range v.Nodes {
+			s := 0.0
+			if total > 0 {
+				s = 100 * float64(irqs[i]) / float64(total)
+			}
+			v.Nodes[i].IRQSharePct = &s
+		}
+	}
+	if have || len(irqAfter) > 0 {
+		v.Sample = label
+	}
+}
+
+func sumTicks(t snapshot.CPUTime) uint64 {
+	return t.User + t.Nice + t.System + t.Idle + t.IOWait + t.IRQ + t.SoftIRQ + t.Steal
+}
+
+func kbCell(p *int64) string {
+	if p == nil {
+		return "-"
+	}
+	return strconv.FormatInt(*p, 10) + "_kB"
+}
+
+func pctCell(p *float64) string {
+	if p == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", *p)
+}
+
+// Text renders the view like bdt's numa_memory.sh (seed 001), for any
+// number of nodes and hugepage sizes, then the distance table.
+func (v *NUMAView) Text() []byte {
+	var b bytes.Buffer
+	if len(v.Nodes) == 0 {
+		b.WriteString("No NUMA nodes: the kernel shows no /sys/devices/system/node (NUMA off or CONFIG_NUMA=n).\n")
+	}
+	sizes := map[int64]bool{}
+	for _, n := range v.Nodes {
+		for _, h := range n.Hugepages {
+			sizes[h.SizeKB] = true
+		}
+	}
+	var sz []int64
+	for s := range sizes {
+		sz = append(sz, s)
+	}
+	sort.Slice(sz, func(i, j int) bool { return sz[i] < sz[j] })
+	if len(v.Nodes) > 0 {
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+		hdr := []string{"", "CPUs", "MemTotal", "MemFree", "MemUsed", "Shmem", "FilePages"}
+		for _, s := range sz {
+			hdr = append(hdr, fmt.Sprintf("HugePages_Total/Free/Surp(%dkB)", s))
+		}
+		if v.Sample != "" {
+			hdr = append(hdr, "Busy", "IRQ share")
+		}
+		fmt.Fprintln(tw, strings.Join(hdr, "\t")+"\t")
+		for _, n := range v.Nodes {
+			cpus := cpulist.Format(n.CPUs)
+			if cpus == "" {
+				cpus = "(none)"
+			}
+			row := []string{fmt.Sprintf("Node_%d", n.Node), cpus, kbCell(n.MemTotalKB), kbCell(n.MemFreeKB), kbCell(n.MemUsedKB), kbCell(n.ShmemKB), kbCell(n.FilePagesKB)}
+			for _, s := range sz {
+				cell := "-"
+				for _, h := range n.Hugepages {
+					if h.SizeKB == s {
+						cell = fmt.Sprintf("%d/%d/%d", h.Total, h.Free, h.Surplus)
+					}
+				}
+				row = append(row, cell)
+			}
+			if v.Sample != "" {
+				row = append(row, pctCell(n.BusyPct), pctCell(n.IRQSharePct))
+			}
+			fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
+		}
+		tw.Flush()
+		if v.Sample != "" {
+			fmt.Fprintf(&b, "Busy and IRQ share (device interrupts): %s.\n", v.Sample)
+		}
+		b.WriteString("\nnode distances:\n")
+		tw = tabwriter.NewWriter(&b, 0, 0, 1, ' ', tabwriter.AlignRight)
+		hdr = []string{"node"}
+		for _, n := range v.Nodes {
+			hdr = append(hdr, strconv.Itoa(n.Node))
+		}
+		fmt.Fprintln(tw, strings.Join(hdr, "\t")+"\t")
+		for _, n := range v.Nodes {
+			row := []string{strconv.Itoa(n.Node) + ":"}
+			for i := range v.Nodes {
+				if i < len(n.Distances) {
+					row = append(row, strconv.Itoa(n.Distances[i]))
+				} else {
+					row = append(row, "-")
+				}
+			}
+			fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
+		}
+		tw.Flush()
+	}
+	for _, a := range v.Absent {
+		fmt.Fprintf(&b, "absent: %s (%s): %s\n", a.Fact, a.Path, a.Reason)
+	}
+	return b.Bytes()
+}
