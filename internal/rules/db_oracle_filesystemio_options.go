@@ -38,6 +38,7 @@ func checkOracleFilesystemIO(in *Input) Outcome {
 		return NotApplicable("no Oracle init.ora/spfile or alert log given (--artifact)")
 	}
 	var fs []Finding
+	var fsSIDs []string
 	var checked []string
 	for _, i := range insts {
 		storage, onFS, asm := oraDatafileStorage(in, i)
@@ -65,6 +66,7 @@ func checkOracleFilesystemIO(in *Input) Outcome {
 			} else if what == "" {
 				what = "not a known value"
 			}
+			fsSIDs = append(fsSIDs, i.SID)
 			fs = append(fs, Finding{
 				Severity:    sev,
 				Setting:     "oracle:filesystemio_options",
@@ -87,6 +89,7 @@ func checkOracleFilesystemIO(in *Input) Outcome {
 		}
 		if v, where, set := i.Param("disk_asynch_io"); set {
 			if b, ok := oraBool(v); ok && !b {
+				fsSIDs = append(fsSIDs, i.SID)
 				fs = append(fs, Finding{
 					Severity:    sev,
 					Setting:     "oracle:disk_asynch_io",
@@ -104,7 +107,7 @@ func checkOracleFilesystemIO(in *Input) Outcome {
 		}
 	}
 	if len(fs) > 0 {
-		return Found(fs...)
+		return Found(artMerge(fs, fsSIDs)...)
 	}
 	return Passed("%s", strings.Join(checked, "; "))
 }

@@ -278,3 +278,36 @@ func artPlural(n int, what string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, what)
 }
+
+// artMerge merges findings that read the same lines (same Setting and
+// Evidence): the instances of one RAC spfile, or several SIDs of one pfile,
+// give one finding naming them all. sids[k] is the instance of fs[k], named
+// in its Current as "instance SID".
+func artMerge(fs []Finding, sids []string) []Finding {
+	var out []Finding
+	var outSIDs [][]string
+	for k, f := range fs {
+		merged := false
+		for j := range out {
+			if out[j].Setting == f.Setting && out[j].Evidence == f.Evidence && k < len(sids) {
+				outSIDs[j] = append(outSIDs[j], sids[k])
+				merged = true
+				break
+			}
+		}
+		if !merged {
+			out = append(out, f)
+			var s []string
+			if k < len(sids) {
+				s = []string{sids[k]}
+			}
+			outSIDs = append(outSIDs, s)
+		}
+	}
+	for j := range out {
+		if len(outSIDs[j]) > 1 {
+			out[j].Current = strings.Replace(out[j].Current, "instance "+outSIDs[j][0], "instances "+strings.Join(outSIDs[j], ", "), 1)
+		}
+	}
+	return out
+}

@@ -106,3 +106,13 @@ func TestOraInstancesMergeInitAndAlert(t *testing.T) {
 		t.Fatalf("sga_target %s at %s", v, where)
 	}
 }
+
+// TestArtMergeRACInstances: the instances of one RAC pfile that read the
+// same line give one finding naming both.
+func TestArtMergeRACInstances(t *testing.T) {
+	fs := artFires(t, runArt(t, "db.oracle-filesystemio-options", host(), artSet(t, "initRAC.ora=*.db_name=R\n*.cluster_database=true\n"+
+		"R1.instance_number=1\nR2.instance_number=2\n*.filesystemio_options=ASYNCH\n"), DBOracle))
+	if len(fs) != 1 || fs[0].Current != "ASYNCH for instances R1, R2 (asynchronous but buffered: double caching)" {
+		t.Fatalf("%+v", fs)
+	}
+}

@@ -39,6 +39,7 @@ func checkMemlockBelowSGA(in *Input) Outcome {
 		return NotApplicable("no Oracle init.ora/spfile or alert log given (--artifact)")
 	}
 	var fs []Finding
+	var fsSIDs []string
 	var checked []string
 	user := oraUser(in.Snap)
 	for _, i := range insts {
@@ -55,6 +56,7 @@ func checkMemlockBelowSGA(in *Input) Outcome {
 					continue
 				}
 				sgaKB := *d.ExpectedMemlockBytes / 1024
+				fsSIDs = append(fsSIDs, i.SID)
 				fs = append(fs, memlockFinding(user, i.SID, fmt.Sprintf("%s (soft limit the instance saw at startup)", d.MemlockSoft), sgaKB,
 					fmt.Sprintf("%s:%d: Per process system memlock (soft) limit = %s; expected to lock the SGA: %s", i.Alert.File, d.Line, d.MemlockSoft, d.ExpectedMemlock)))
 				continue
@@ -80,15 +82,17 @@ func checkMemlockBelowSGA(in *Input) Outcome {
 		case where != "" && limKB >= sgaKB:
 			checked = append(checked, fmt.Sprintf("%s: %s memlock %d kB ≥ SGA %s (%s)", i.SID, user, limKB, KB(sgaKB), where))
 		case where == "":
+			fsSIDs = append(fsSIDs, i.SID)
 			fs = append(fs, memlockFinding(user, i.SID, "not set in limits.conf or limits.d (kernel default 64 kB; 8 MB since Linux 5.16)", sgaKB,
 				fmt.Sprintf("no memlock line for %s, @group or * in /etc/security/limits.conf or limits.d; SGA %s", user, sgaEv)))
 		default:
+			fsSIDs = append(fsSIDs, i.SID)
 			fs = append(fs, memlockFinding(user, i.SID, fmt.Sprintf("%d kB (%s)", limKB, KB(limKB)), sgaKB,
 				fmt.Sprintf("%s: %s soft memlock %d kB; SGA %s", where, user, limKB, sgaEv)))
 		}
 	}
 	if len(fs) > 0 {
-		return Found(fs...)
+		return Found(artMerge(fs, fsSIDs)...)
 	}
 	return Passed("%s", strings.Join(checked, "; "))
 }

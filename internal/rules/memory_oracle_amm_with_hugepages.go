@@ -36,6 +36,7 @@ func checkOracleAMMHugepages(in *Input) Outcome {
 	}
 	pool, poolWhy := artHugePool(in)
 	var fs []Finding
+	var fsSIDs []string
 	var checked []string
 	for _, i := range insts {
 		var set []string
@@ -73,6 +74,7 @@ func checkOracleAMMHugepages(in *Input) Outcome {
 		if poolWhy == "" {
 			ev += fmt.Sprintf("; /sys/kernel/mm/hugepages/hugepages-%dkB: nr_hugepages %d, free %d", pool.SizeKB, pool.Total, pool.Free)
 		}
+		fsSIDs = append(fsSIDs, i.SID)
 		fs = append(fs, Finding{
 			Setting:     "oracle:memory_target",
 			Current:     fmt.Sprintf("%s for instance %s (Automatic Memory Management)", KB(amm/1024), i.SID),
@@ -90,7 +92,7 @@ func checkOracleAMMHugepages(in *Input) Outcome {
 		})
 	}
 	if len(fs) > 0 {
-		return Found(fs...)
+		return Found(artMerge(fs, fsSIDs)...)
 	}
 	return Passed("%s", strings.Join(checked, "; "))
 }
