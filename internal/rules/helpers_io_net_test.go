@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -228,4 +229,55 @@ func TestIONetRulesBareFacts(t *testing.T) {
 			}
 		}
 	}
+}
+
+// ioNetHost is a snapshot with the storage of sanHost and the network of
+// netHost plus a bond and a multipath.conf: the seed of FuzzIONetRules.
+func ioNetHost() *snapshot.Snapshot {
+	s := sanHost()
+	n := netHost()
+	s.Source, s.Network = n.Source, n.Network
+	for k, v := range n.Sysctl {
+		s.Sysctl[k] = v
+	}
+	s.Network.Interfaces = append(s.Network.Interfaces, snapshot.Interface{Name: "bond0", Kind: "bond", OperState: "up", MTU: i64(1500),
+		SpeedMbps: i64(20000), IPv4: []string{"10.0.0.7/24"}, Bond: &snapshot.Bond{Mode: "802.3ad 4", XmitHashPolicy: "layer2 0", Slaves: []string{"eno2"}}})
+	s.Storage.MultipathConf = map[string]map[string]string{"defaults": {"path_selector": "round-robin 0"}, "devices[0]": {"vendor": "NETAPP", "rr_min_io_rq": "100"}}
+	return s
+}
+
+// FuzzIONetRules: any snapshot JSON (seeded with storage, multipath and
+// network facts) runs through every io.* and network.* rule, workload and
+// database without a crash and with complete findings.
+func FuzzIONetRules(f *testing.F) {
+	b, _ := json.Marshal(ioNetHost())
+	f.Add(b)
+	f.Add([]byte(`{"schema_version":1,"storage":{"devices":[{"name":"dm-0","kind":"dm","multipath":true,"slaves":["dm-0"],"holders":["dm-0"]}]}}`))
+	var mine []Rule
+	for _, r := range All() {
+		if strings.HasPrefix(r.ID, "io.") || strings.HasPrefix(r.ID, "network.") {
+			mine = append(mine, r)
+		}
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		snap, err := snapshot.Parse("fuzz.json", b)
+		if err != nil {
+			return
+		}
+		for _, w := range Workloads {
+			for _, db := range DBs {
+				rep := RunRules(mine, &Input{Snap: snap, Workload: w, DB: db})
+				for _, c := range rep.CannotCheck {
+					if strings.Contains(c.Reason, "internal error") {
+						t.Fatalf("%s/%s: %s", w, db, c.Reason)
+					}
+				}
+				for _, f := range rep.Findings {
+					if f.Setting == "" || f.Current == "" || f.Recommended == "" || f.Evidence == "" || len(f.Sources) == 0 {
+						t.Fatalf("incomplete finding %+v", f)
+					}
+				}
+			}
+		}
+	})
 }
