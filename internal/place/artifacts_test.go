@@ -1,0 +1,102 @@
+package place
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestNICPreferenceAndListeners(t *testing.T) {
+	s := mkHost(hostSpec{ids: []int{0, 1, 2}, cores: []int{4, 4, 4}, memGB: []int64{16, 16, 16},
+		nicNode: map[string]int{"eth0": 0, "eth2": 2}, ipv4: map[string]string{"eth2": "10.9.0.5/24"}})
+	spec := &Spec{Strategy: "binding", Instances: []Instance{
+		{Name: "net", Engine: "oracle", CPUs: 4, MemoryGB: 1, Class: "guaranteed", NIC: "eth2"},
+		{Name: "pg", Engine: "postgres", CPUs: 2, MemoryGB: 1, Class: "guaranteed"},
+	}}
+	r := Plan(s, spec)
+	if !r.Feasible {
+		t.Fatal(r.Errors)
+	}
+	if !reflect.DeepEqual(r.Instances[0].Mems, []int{2}) {
+		t.Errorf("net: mems %v, want [2] (its NIC's node)", r.Instances[0].Mems)
+	}
+	files := r.Artifacts("v2")
+	ora := files["oracle/net.ora"]
+	for _, w := range []string{"*.processor_group_name='dbhost_net'", "*.cpu_count=4", "*.use_large_pages='ONLY'", "*.local_listener='(ADDRESS_LIST=(ADDRESS=(PROTOCOL=TCP)(HOST=10.9.0.5)(PORT=1521)))'"} {
+		if !strings.Contains(ora, w) {
+			t.Errorf("net.ora lacks %q:\n%s", w, ora)
+		}
+	}
+	if strings.Contains(ora, "_enable_NUMA_support") {
+		t.Error("_enable_NUMA_support for a one-node instance")
+	}
+	lo := files["oracle/listener.ora"]
+	for _, w := range []string{"LISTENER_N0 =", "HOST=<address of eth0>", "LISTENER_N2 =", "HOST=10.9.0.5"} {
+		if !strings.Contains(lo, w) {
+			t.Errorf("listener.ora lacks %q:\n%s", w, lo)
+		}
+	}
+	if tn := files["oracle/tnsnames.ora"]; !strings.Contains(tn, "NET =") || !strings.Contains(tn, "(LOAD_BALANCE = ON)") || strings.Contains(tn, "PG =") {
+		t.Errorf("tnsnames.ora:\n%s", tn)
+	}
+	slice := files["systemd/dbhost_net.slice"]
+	if !strings.Contains(slice, "AllowedCPUs=8-11\n") || !strings.Contains(slice, "AllowedMemoryNodes=2\n") {
+		t.Errorf("slice:\n%s", slice)
+	}
+	drop := files["systemd/pg.service.d/50-dbhost-place.conf"]
+	if !strings.Contains(drop, "Slice=dbhost_pg.slice") || strings.Contains(drop, "CPUQuota") {
+		t.Errorf("pg drop-in (bound, not caged):\n%s", drop)
+	}
+	cg := files["cgconfig.conf"]
+	if !strings.Contains(cg, "group dbhost_net {") || !strings.Contains(cg, "cpuset.cpus = \"8-11\";") || !strings.Contains(cg, "cpuset.mems = \"2\";") || !strings.Contains(cg, "uid = postgres;") {
+		t.Errorf("cgconfig.conf:\n%s", cg)
+	}
+	// 1 GB = 512 pages of 2 MB on node 2; the pool is empty, so it grows to 512.
+	if hp := files["hugepages.sh"]; !strings.Contains(hp, "echo 512 > /sys/devices/system/node/node2/hugepages/hugepages-2048kB/nr_hugepages") {
+		t.Errorf("hugepages.sh:\n%s", hp)
+	}
+	dir := t.TempDir()
+	names, err := r.WriteArtifacts(dir, "v2")
+	if err != nil || len(names) != len(files) {
+		t.Fatal(err, names)
+	}
+	if st, err := os.Stat(filepath.Join(dir, "hugepages.sh")); err != nil || st.Mode().Perm()&0o100 == 0 {
+		t.Errorf("hugepages.sh not executable: %v", err)
+	}
+}
+
+func TestCagingArtifactsAndPoolGrowth(t *testing.T) {
+	s := mkHost(hostSpec{ids: []int{0, 1}, cores: []int{4, 4}, memGB: []int64{16, 16}, freeHuge: []int64{1000, 0}})
+	spec := &Spec{Strategy: "caging", Instances: []Instance{
+		{Name: "ora", Engine: "oracle", CPUs: 4, MemoryGB: 2, Class: "guaranteed"},
+		{Name: "my", Engine: "mysql", CPUs: 2, Class: "best-effort"},
+	}}
+	r := Plan(s, spec)
+	if !r.Feasible {
+		t.Fatal(r.Errors)
+	}
+	files := r.Artifacts("v1")
+	if _, ok := files["cgconfig.conf"]; ok {
+		t.Error("caging writes no cpusets")
+	}
+	if ora := files["oracle/ora.ora"]; !strings.Contains(ora, "*.cpu_count=4\n*.resource_manager_plan='DEFAULT_PLAN'") || strings.Contains(ora, "processor_group_name") {
+		t.Errorf("ora.ora:\n%s", ora)
+	}
+	if d := files["systemd/my.service.d/50-dbhost-place.conf"]; !strings.Contains(d, "CPUQuota=200%") || strings.Contains(d, "AllowedCPUs") {
+		t.Errorf("mysql drop-in:\n%s", d)
+	}
+	// 2 GB = 1024 pages interleaved: 512 per node. Node 0 has 1000 free in a
+	// pool of 1000: no growth; node 1 grows from 0 to 512.
+	hp := files["hugepages.sh"]
+	if !strings.Contains(hp, "echo 1000 > /sys/devices/system/node/node0/") || !strings.Contains(hp, "echo 512 > /sys/devices/system/node/node1/") {
+		t.Errorf("hugepages.sh:\n%s", hp)
+	}
+	if !strings.Contains(files["numactl.txt"], "numactl --interleave=0-1") {
+		t.Errorf("numactl.txt:\n%s", files["numactl.txt"])
+	}
+	if !strings.Contains(files["README.txt"], "cgroup v1") {
+		t.Error("README does not say which cgroup form applies")
+	}
+}
