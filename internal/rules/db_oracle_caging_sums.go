@@ -52,6 +52,7 @@ func checkOracleCagingSums(in *Input) Outcome {
 	picks := map[string]*dbPick{}
 	var order []string
 	var fs []Finding
+	var fsSIDs []string
 	var checked []string
 	for _, i := range insts {
 		v, where, ok := i.Param("cpu_count")
@@ -68,6 +69,7 @@ func checkOracleCagingSums(in *Input) Outcome {
 		plan = oraUnquote(plan)
 		c := cagedInst{sid: i.SID, where: where, cpus: n, plan: plan, planKnown: planSet || i.Complete(), planWhere: planWhere}
 		if n < 2 {
+			fsSIDs = append(fsSIDs, i.SID)
 			fs = append(fs, Finding{
 				Setting:     "oracle:cpu_count",
 				Current:     fmt.Sprintf("%d (instance %s)", n, i.SID),
@@ -87,6 +89,7 @@ func checkOracleCagingSums(in *Input) Outcome {
 				cur = "'' (empty)"
 				ev = fmt.Sprintf("%s: cpu_count = %s; %s: resource_manager_plan = ''", where, v, planWhere)
 			}
+			fsSIDs = append(fsSIDs, i.SID)
 			fs = append(fs, Finding{
 				Setting:     "oracle:resource_manager_plan",
 				Current:     fmt.Sprintf("%s with cpu_count = %d (instance %s): caging is off", cur, n, i.SID),
@@ -143,6 +146,7 @@ func checkOracleCagingSums(in *Input) Outcome {
 				}
 				fix = append(fix, fmt.Sprintf("ALTER SYSTEM SET cpu_count=%d SCOPE=BOTH SID='%s';", n, p.inst.sid))
 			}
+			fsSIDs = append(fsSIDs, "")
 			fs = append(fs, Finding{
 				Setting:     "oracle:cpu_count",
 				Current:     fmt.Sprintf("sum(cpu_count) = %d over %s, host has %d CPU threads", sum, artPlural(len(order), "instance"), threads),
@@ -162,7 +166,7 @@ func checkOracleCagingSums(in *Input) Outcome {
 		checked = append(checked, "sum(cpu_count) not compared: "+why)
 	}
 	if len(fs) > 0 {
-		return Found(fs...)
+		return Found(artMerge(fs, fsSIDs)...)
 	}
 	if len(checked) == 0 {
 		checked = append(checked, "every caged instance has cpu_count ≥ 2 and a resource plan")

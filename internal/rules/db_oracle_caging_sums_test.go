@@ -53,3 +53,13 @@ func TestOracleCagingSums(t *testing.T) {
 		t.Fatal(r)
 	}
 }
+
+// TestOracleCagingSumsRACMerged: the two instances of a RAC spfile without a
+// plan give one finding naming both.
+func TestOracleCagingSumsRACMerged(t *testing.T) {
+	fs := artFires(t, runArt(t, "db.oracle-caging-sums", host(), artSet(t, "initRAC.ora=*.db_name=R\n*.cluster_database=true\n"+
+		"R1.instance_number=1\nR2.instance_number=2\n*.cpu_count=4\n"), DBOracle))
+	if len(fs) != 1 || !strings.Contains(fs[0].Current, "(instances R1, R2): caging is off") {
+		t.Fatalf("%+v", fs)
+	}
+}

@@ -141,7 +141,11 @@ func (i *oraInstance) Complete() bool {
 func (i *oraInstance) Source() string {
 	var s []string
 	if i.Params != nil {
-		s = append(s, i.Params.File)
+		f := i.Params.File
+		if i.Params.Spfile && len(i.Params.Skipped) > 0 {
+			f += fmt.Sprintf(" (a spfile dump: %d binary line(s) skipped)", len(i.Params.Skipped))
+		}
+		s = append(s, f)
 	}
 	if i.Alert != nil {
 		s = append(s, i.Alert.File)
