@@ -3,6 +3,7 @@ package facts
 import (
 	"os"
 	"os/user"
+	"runtime"
 	"sort"
 	"strconv"
 	"sync"
@@ -118,6 +119,20 @@ func normalize(s *snapshot.Snapshot) {
 	}
 	s.Absent = out
 }
+
+// cpusPerWorker is how many CPUs make another reading worker worthwhile.
+var cpusPerWorker = 64
+
+// cpuWorkers is the number of workers that read n CPUs' files: per-CPU
+// sysfs reads are system calls, which run in parallel on several cores.
+// At most GOMAXPROCS and 4.
+func cpuWorkers(n int) int {
+	w := min(runtime.GOMAXPROCS(0), 4, (n+cpusPerWorker-1)/cpusPerWorker)
+	return max(w, 1)
+}
+
+// chunk returns the bounds of share i of n items split into w shares.
+func chunk(n, w, i int) (lo, hi int) { return n * i / w, n * (i + 1) / w }
 
 // Resolve drops Absent entries for fact (used when a sosreport fallback
 // supplied the fact after all).

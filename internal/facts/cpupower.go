@@ -3,7 +3,6 @@ package facts
 import (
 	"errors"
 	"io/fs"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -56,7 +55,7 @@ func readCPUPower(c *Collector) {
 		epb = true
 	}
 
-	parts := make([]powerPart, powerWorkers(len(cpus)))
+	parts := make([]powerPart, cpuWorkers(len(cpus)))
 	var wg sync.WaitGroup
 	for i := range parts {
 		cl, ch := chunk(len(cpus), len(parts), i)
@@ -115,18 +114,6 @@ func readCPUPower(c *Collector) {
 	}
 	ab.flush(c)
 }
-
-// powerCPUsPerWorker is how many CPUs make another worker worthwhile.
-var powerCPUsPerWorker = 64
-
-// powerWorkers is the number of workers for n CPUs: at most GOMAXPROCS and 4.
-func powerWorkers(n int) int {
-	w := min(runtime.GOMAXPROCS(0), 4, (n+powerCPUsPerWorker-1)/powerCPUsPerWorker)
-	return max(w, 1)
-}
-
-// chunk returns the bounds of share i of n items split into w shares.
-func chunk(n, w, i int) (lo, hi int) { return n * i / w, n * (i + 1) / w }
 
 func epbPath(cpu int) string { return sysCPU + "/cpu" + strconv.Itoa(cpu) + "/power/energy_perf_bias" }
 

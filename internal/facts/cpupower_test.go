@@ -342,9 +342,9 @@ func TestReadCPUPowerWorkers(t *testing.T) {
 	}
 	root := fakeRootA(t, files)
 	run := func(perWorker, procs int) *snapshot.Snapshot {
-		defer func(old int) { powerCPUsPerWorker = old }(powerCPUsPerWorker)
+		defer func(old int) { cpusPerWorker = old }(cpusPerWorker)
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
-		powerCPUsPerWorker = perWorker
+		cpusPerWorker = perWorker
 		c := collectorA(root)
 		c.Snap.Host.Cmdline = "x"
 		readCPUPower(c)

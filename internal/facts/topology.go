@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/dbhost/dbhost/internal/cpulist"
 	"github.com/dbhost/dbhost/internal/snapshot"
@@ -128,36 +129,59 @@ func readCPUs(c *Collector, t *snapshot.Topology) {
 		c.AbsentReason("topology.cpus", sysCPU, "no cpuN directories")
 		return
 	}
-	missingTopo := 0
-	for _, id := range ids {
-		dir := fmt.Sprintf("%s/cpu%d", sysCPU, id)
-		cp := snapshot.CPU{ID: id, Node: -1, Socket: -1, Core: -1, Siblings: []int{}}
-		cp.Online = contains(t.CPUsOnline, id)
-		if s, err := c.Root.ReadString(dir + "/online"); err == nil {
-			cp.Online = s == "1"
-		}
-		top := dir + "/topology"
-		pkg, err1 := c.readInt(top + "/physical_package_id")
-		core, err2 := c.readInt(top + "/core_id")
-		if err1 == nil && err2 == nil {
-			cp.Socket, cp.Core = int(pkg), int(core)
-			if d, err := c.readInt(top + "/die_id"); err == nil && d > 0 {
-				cp.Die = int(d)
-			}
-			if s, err := c.Root.ReadString(top + "/thread_siblings_list"); err == nil {
-				if sib, err := cpulist.Parse(s); err == nil {
-					cp.Siblings = sib
+	t.CPUs = make([]snapshot.CPU, len(ids))
+	missing := make([]int, cpuWorkers(len(ids)))
+	var wg sync.WaitGroup
+	for w := range missing {
+		lo, hi := chunk(len(ids), len(missing), w)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := lo; i < hi; i++ {
+				var ok bool
+				t.CPUs[i], ok = readCPU(c, ids[i], t.CPUsOnline)
+				if !ok {
+					missing[w]++
 				}
 			}
-		} else if cp.Online {
-			missingTopo++
-		}
-		t.CPUs = append(t.CPUs, cp)
+		}()
+	}
+	wg.Wait()
+	missingTopo := 0
+	for _, m := range missing {
+		missingTopo += m
 	}
 	if missingTopo > 0 {
 		c.AbsentReason("topology.cpus.socket", sysCPU+"/cpuN/topology",
 			fmt.Sprintf("%d online CPUs have no readable topology (socket/core unknown)", missingTopo))
 	}
+}
+
+// readCPU reads one CPU's online state and topology; ok is false when an
+// online CPU's topology could not be read.
+func readCPU(c *Collector, id int, online []int) (cp snapshot.CPU, ok bool) {
+	dir := sysCPU + "/cpu" + strconv.Itoa(id)
+	cp = snapshot.CPU{ID: id, Node: -1, Socket: -1, Core: -1, Siblings: []int{}}
+	cp.Online = contains(online, id)
+	if s, err := c.Root.ReadString(dir + "/online"); err == nil {
+		cp.Online = s == "1"
+	}
+	top := dir + "/topology"
+	pkg, err1 := c.readInt(top + "/physical_package_id")
+	core, err2 := c.readInt(top + "/core_id")
+	if err1 != nil || err2 != nil {
+		return cp, !cp.Online
+	}
+	cp.Socket, cp.Core = int(pkg), int(core)
+	if d, err := c.readInt(top + "/die_id"); err == nil && d > 0 {
+		cp.Die = int(d)
+	}
+	if s, err := c.Root.ReadString(top + "/thread_siblings_list"); err == nil {
+		if sib, err := cpulist.Parse(s); err == nil {
+			cp.Siblings = sib
+		}
+	}
+	return cp, true
 }
 
 func readNodes(c *Collector, t *snapshot.Topology) {
