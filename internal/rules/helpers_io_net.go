@@ -327,3 +327,78 @@ func ioNetPlural(n int, one, many string) string {
 	}
 	return many
 }
+
+// mergePathFindings folds the findings about the paths of one dm-multipath
+// device that have the same current value into one finding: a LUN with 16
+// paths is one thing to fix, not 16. devs[i] is the device of fs[i]. The
+// merged Setting spells the paths in brace form ("/sys/block/{sdb,sdc}/device/queue_depth").
+func mergePathFindings(v *blockView, fs []Finding, devs []string) []Finding {
+	type key struct{ dm, current, setting string }
+	groups := map[key][]int{}
+	var order []key
+	var out []Finding
+	for i, f := range fs {
+		dm := v.pathOf[devs[i]]
+		if dm == "" {
+			continue
+		}
+		k := key{dm, f.Current, strings.Replace(f.Setting, "/sys/block/"+devs[i]+"/", "/sys/block/*/", 1)}
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], i)
+	}
+	merged := map[int]bool{}
+	first := map[int]key{}
+	for _, k := range order {
+		idx := groups[k]
+		if len(idx) < 2 {
+			continue
+		}
+		for _, i := range idx {
+			merged[i] = true
+		}
+		first[idx[0]] = k
+	}
+	for i, f := range fs {
+		if !merged[i] {
+			out = append(out, f)
+			continue
+		}
+		k, ok := first[i]
+		if !ok {
+			continue
+		}
+		idx := groups[k]
+		names := make([]string, len(idx))
+		m := f
+		m.Fix = Fix{}
+		seenRT, seenP := map[string]bool{}, map[string]bool{}
+		var ev []string
+		for j, n := range idx {
+			names[j] = devs[n]
+			for _, c := range fs[n].Fix.Runtime {
+				if !seenRT[c] {
+					seenRT[c] = true
+					m.Fix.Runtime = append(m.Fix.Runtime, c)
+				}
+			}
+			for _, c := range fs[n].Fix.Persistent {
+				if !seenP[c] {
+					seenP[c] = true
+					m.Fix.Persistent = append(m.Fix.Persistent, c)
+				}
+			}
+			if j < 3 {
+				ev = append(ev, fs[n].Evidence)
+			}
+		}
+		if len(idx) > 3 {
+			ev = append(ev, fmt.Sprintf("and %d more path(s)", len(idx)-3))
+		}
+		m.Setting = strings.Replace(k.setting, "/sys/block/*/", "/sys/block/{"+strings.Join(names, ",")+"}/", 1)
+		m.Evidence = fmt.Sprintf("%d paths of multipath device %s: ", len(idx), k.dm) + strings.Join(ev, "; ")
+		out = append(out, m)
+	}
+	return out
+}

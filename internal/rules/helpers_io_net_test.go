@@ -281,3 +281,21 @@ func FuzzIONetRules(f *testing.F) {
 		}
 	})
 }
+
+func TestMergePathFindings(t *testing.T) {
+	s := sanHost()
+	v, _ := (&Input{Snap: s}).blockDevices()
+	mk := func(dev, cur string) Finding {
+		return Finding{Setting: sysBlock(dev, "device/queue_depth"), Current: cur, Evidence: dev,
+			Fix: Fix{Runtime: []string{"echo 128 > " + dev}, Persistent: []string{"same udev line"}}}
+	}
+	// Different current values stay apart; a local disk is never merged.
+	out := mergePathFindings(v, []Finding{mk("sdb", "32"), mk("sdc", "64"), mk("sda", "64")}, []string{"sdb", "sdc", "sda"})
+	if len(out) != 3 {
+		t.Fatalf("%+v", out)
+	}
+	out = mergePathFindings(v, []Finding{mk("sda", "64"), mk("sdb", "64"), mk("sdc", "64")}, []string{"sda", "sdb", "sdc"})
+	if len(out) != 2 || out[1].Setting != "/sys/block/{sdb,sdc}/device/queue_depth" || len(out[1].Fix.Runtime) != 2 || len(out[1].Fix.Persistent) != 1 {
+		t.Fatalf("%+v", out)
+	}
+}

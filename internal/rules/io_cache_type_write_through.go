@@ -38,6 +38,7 @@ func checkCacheType(in *Input) Outcome {
 		return CannotCheck("%s", why)
 	}
 	var fs []Finding
+	var fdevs []string // device of each finding
 	var ok, cannot []string
 	for i := range v.devs {
 		d := &v.devs[i]
@@ -66,6 +67,7 @@ func checkCacheType(in *Input) Outcome {
 				sev = SevCritical
 			}
 			wc := sysBlock(d.Name, "queue/write_cache")
+			fdevs = append(fdevs, d.Name)
 			fs = append(fs, Finding{
 				Severity:    sev,
 				Setting:     wc,
@@ -85,6 +87,7 @@ func checkCacheType(in *Input) Outcome {
 		}
 		if devWB && class == "path" {
 			h := v.pathOf[d.Name]
+			fdevs = append(fdevs, d.Name)
 			fs = append(fs, Finding{
 				Severity:    SevInfo,
 				Setting:     ctPath,
@@ -110,7 +113,7 @@ func checkCacheType(in *Input) Outcome {
 		ok = append(ok, fmt.Sprintf("%s %s", d.Name, ct))
 	}
 	if len(fs) > 0 {
-		return Found(fs...)
+		return Found(mergePathFindings(v, fs, fdevs)...)
 	}
 	if len(ok) == 0 && len(cannot) > 0 {
 		return CannotCheck("%s", strings.Join(cannot, "; "))

@@ -19,10 +19,14 @@ func TestIOCacheType(t *testing.T) {
 	t.Run("SAN paths advertising write back: info with a risky fix", func(t *testing.T) {
 		s := sanHost()
 		rep := run(t, id, s, WorkloadOLTP, DBOracle)
-		if len(rep.Findings) != 2 {
+		if len(rep.Findings) != 1 { // the two paths of dm-0 are one finding
 			t.Fatalf("%+v", rep.Findings)
 		}
 		f := rep.Findings[0]
+		if f.Setting != "/sys/block/{sdb,sdc}/device/scsi_disk/*/cache_type" || !strings.HasPrefix(f.Evidence, "2 paths of multipath device dm-0") ||
+			len(f.Fix.Runtime) != 4 {
+			t.Fatalf("%+v", f)
+		}
 		if f.Severity != SevInfo || !strings.HasPrefix(f.Risk, "RISKY") || !strings.Contains(f.Fix.Runtime[0], "RISKY") ||
 			!strings.Contains(f.Fix.Runtime[0], "temporary write through") || !strings.Contains(f.Fix.Persistent[0], "RISKY") {
 			t.Fatalf("%+v", f)

@@ -34,6 +34,7 @@ func checkNrRequests(in *Input) Outcome {
 		return CannotCheck("%s", why)
 	}
 	var fs []Finding
+	var fdevs []string // device of each finding
 	var ok, cannot []string
 	for i := range v.devs {
 		d := &v.devs[i]
@@ -67,6 +68,7 @@ func checkNrRequests(in *Input) Outcome {
 		if h := v.pathOf[d.Name]; h != "" {
 			ev += "; path of multipath device " + h
 		}
+		fdevs = append(fdevs, d.Name)
 		fs = append(fs, Finding{
 			Setting:     p,
 			Current:     fmt.Sprint(*d.NrRequests),
@@ -83,7 +85,7 @@ func checkNrRequests(in *Input) Outcome {
 		})
 	}
 	if len(fs) > 0 {
-		return Found(fs...)
+		return Found(mergePathFindings(v, fs, fdevs)...)
 	}
 	if len(ok) == 0 && len(cannot) > 0 {
 		return CannotCheck("%s", strings.Join(cannot, "; "))

@@ -45,6 +45,7 @@ func checkRotationalFlag(in *Input) Outcome {
 		return CannotCheck("%s", why)
 	}
 	var fs []Finding
+	var fdevs []string // device of each finding
 	flagged := map[string]bool{}
 	checked := 0
 	var cannot []string
@@ -79,6 +80,7 @@ func checkRotationalFlag(in *Input) Outcome {
 				for _, p := range v.paths(d) {
 					if p.Rotational != nil && *p.Rotational && !flagged[p.Name] {
 						flagged[p.Name] = true
+						fdevs = append(fdevs, p.Name)
 						fs = append(fs, finding(p, fmt.Sprintf("%s = 1 (%s) while its multipath device %s says 0",
 							sysBlock(p.Name, "queue/rotational"), describeDev(p), d.Name)))
 					}
@@ -88,11 +90,12 @@ func checkRotationalFlag(in *Input) Outcome {
 		}
 		if looksFlash(d) && !flagged[d.Name] {
 			flagged[d.Name] = true
+			fdevs = append(fdevs, d.Name)
 			fs = append(fs, finding(d, fmt.Sprintf("%s = 1 for %s (vendor/model names flash)", sysBlock(d.Name, "queue/rotational"), describeDev(d))))
 		}
 	}
 	if len(fs) > 0 {
-		return Found(fs...)
+		return Found(mergePathFindings(v, fs, fdevs)...)
 	}
 	if checked == 0 && len(cannot) > 0 {
 		return CannotCheck("%s", strings.Join(cannot, "; "))

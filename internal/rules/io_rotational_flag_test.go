@@ -19,7 +19,8 @@ func TestIORotationalFlag(t *testing.T) {
 	s = sanHost()
 	dev(t, s, "dm-0").Rotational = ptr(false)
 	rep := run(t, id, s, WorkloadOLTP, DBOracle)
-	if len(rep.Findings) != 2 || !strings.Contains(rep.Findings[0].Evidence, "multipath device dm-0 says 0") {
+	if len(rep.Findings) != 1 || rep.Findings[0].Setting != "/sys/block/{sdb,sdc}/queue/rotational" ||
+		!strings.Contains(rep.Findings[0].Evidence, "multipath device dm-0 says 0") {
 		t.Fatalf("%+v", rep.Findings)
 	}
 

@@ -33,6 +33,7 @@ func checkSCSIQueueDepth(in *Input) Outcome {
 		return CannotCheck("%s", why)
 	}
 	var fs []Finding
+	var fdevs []string // device of each finding
 	var ok, cannot []string
 	for i := range v.devs {
 		d := &v.devs[i]
@@ -61,6 +62,7 @@ func checkSCSIQueueDepth(in *Input) Outcome {
 		if d.NrRequests != nil {
 			ev += fmt.Sprintf("; queue/nr_requests = %d", *d.NrRequests)
 		}
+		fdevs = append(fdevs, d.Name)
 		fs = append(fs, Finding{
 			Setting:     p,
 			Current:     fmt.Sprint(*d.QueueDepth),
@@ -78,7 +80,7 @@ func checkSCSIQueueDepth(in *Input) Outcome {
 		})
 	}
 	if len(fs) > 0 {
-		return Found(fs...)
+		return Found(mergePathFindings(v, fs, fdevs)...)
 	}
 	if len(ok) == 0 && len(cannot) > 0 {
 		return CannotCheck("%s", strings.Join(cannot, "; "))

@@ -9,12 +9,13 @@ func TestIOSCSIQueueDepth(t *testing.T) {
 	const id = "io.scsi-queue-depth"
 	s := sanHost()
 	rep := run(t, id, s, WorkloadOLTP, DBOracle)
-	// sda (DELL SSD), sdb, sdc (SAN paths) at 64.
-	if len(rep.Findings) != 3 {
+	// sda (DELL SSD), and sdb, sdc (SAN paths, one finding) at 64.
+	if len(rep.Findings) != 2 {
 		t.Fatalf("%+v", rep.Findings)
 	}
 	f := rep.Findings[1]
-	if f.Setting != "/sys/block/sdb/device/queue_depth" || f.Recommended != "128" || !strings.Contains(f.Evidence, "one of 2 paths of dm-0") ||
+	if f.Setting != "/sys/block/{sdb,sdc}/device/queue_depth" || f.Recommended != "128" || !strings.Contains(f.Evidence, "one of 2 paths of dm-0") ||
+		len(f.Fix.Runtime) != 2 ||
 		!strings.Contains(f.Fix.Persistent[0], `ATTRS{vendor}=="NETAPP*"`) || !strings.Contains(f.Risk, "num_cmd_elems") {
 		t.Fatalf("%+v", f)
 	}
