@@ -42,7 +42,14 @@ func checkListenerRateLimitRAC(in *Input) Outcome {
 			ev = append([]string{l.File + ": " + why}, ev...)
 		}
 		for _, name := range oraListenerNames(l) {
-			rl := l.RateLimits(name)
+			var rl []artifacts.Setting
+			for _, r := range l.RateLimits(name) {
+				switch strings.ToLower(strings.TrimSpace(r.Value)) {
+				case "no", "off", "false", "0", "":
+					continue // rate limiting disabled
+				}
+				rl = append(rl, r)
+			}
 			if len(rl) == 0 {
 				checked = append(checked, fmt.Sprintf("%s: %s has no RATE_LIMIT", l.File, name))
 				continue

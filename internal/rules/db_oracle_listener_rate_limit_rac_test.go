@@ -23,5 +23,8 @@ func TestListenerRateLimitRAC(t *testing.T) {
 	if !strings.Contains(fs[0].Evidence, "initBDT12c1.ora:19: cluster_database = true") {
 		t.Fatalf("%+v", fs[0])
 	}
+	// RATE_LIMIT = no on RAC: disabled, nothing to say.
+	off := strings.Replace(single, "(RATE_LIMIT = 10)", "(RATE_LIMIT = no)", 1)
+	artQuiet(t, runArt(t, id, host(), artSet(t, off, "initBDT12c1.ora"), DBOracle), "passed")
 	artQuiet(t, runArt(t, id, host(), artSet(t, "initCDB1.ora"), DBOracle), "n/a")
 }

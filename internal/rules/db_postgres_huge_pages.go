@@ -47,6 +47,12 @@ func checkPostgresHugePages(in *Input) Outcome {
 		return Passed("%s:%d: shared_buffers = %s (%s, not above 2 GiB)", sbSet.File, sbSet.Line, sbSet.Value, KB(sb/1024))
 	}
 	hp, hpSet := c.HugePages()
+	switch hp { // PostgreSQL also accepts the boolean spellings
+	case "true", "yes", "1":
+		hp = "on"
+	case "false", "no", "0":
+		hp = "off"
+	}
 	hpEv := "huge_pages not set (default try)"
 	if hpSet {
 		p, _ := c.Setting("huge_pages")

@@ -25,6 +25,8 @@ func TestPostgresHugePages(t *testing.T) {
 		fs[0].Fix.Runtime[0] != "sysctl -w vm.nr_hugepages=4200" {
 		t.Fatalf("%+v", fs[0])
 	}
+	// The boolean spelling of off.
+	artFires(t, runArt(t, id, hugeHost(0, 0), artSet(t, "pg.conf=shared_buffers = 8GB\nhuge_pages = false\nmax_connections = 100\n"), DBPostgres))
 	// on with a pool too small: critical (the server will not start).
 	fs = artFires(t, runArt(t, id, hugeHost(1000, 1000), artSet(t, "pg.conf=shared_buffers = 8GB\nhuge_pages = on\n"), DBPostgres))
 	if fs[0].Severity != SevCritical {

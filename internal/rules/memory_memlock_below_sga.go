@@ -42,6 +42,7 @@ func checkMemlockBelowSGA(in *Input) Outcome {
 	var fsSIDs []string
 	var checked []string
 	user := oraUser(in.Snap)
+	cannotWhy := ""
 	for _, i := range insts {
 		// 1. The alert log's own account of the limit it ran with.
 		if i.Start != nil && i.Start.SGA != nil {
@@ -73,7 +74,8 @@ func checkMemlockBelowSGA(in *Input) Outcome {
 			continue
 		}
 		if why := AbsentReason(in.Snap, "config.limits"); why != "" && len(in.Snap.Config.Limits) == 0 {
-			return CannotCheck("%s", why)
+			cannotWhy = why
+			continue
 		}
 		limKB, unlimited, where := memlockLimit(in.Snap.Config.Limits, user)
 		switch {
@@ -93,6 +95,9 @@ func checkMemlockBelowSGA(in *Input) Outcome {
 	}
 	if len(fs) > 0 {
 		return Found(artMerge(fs, fsSIDs)...)
+	}
+	if cannotWhy != "" {
+		return CannotCheck("%s", cannotWhy)
 	}
 	return Passed("%s", strings.Join(checked, "; "))
 }

@@ -49,5 +49,7 @@ func TestMemlockBelowSGA(t *testing.T) {
 	s.Config.Limits = nil
 	absent(s, "config.limits", "permission denied")
 	artQuiet(t, runArt(t, id, s, artSet(t, "initCDB1.ora"), DBOracle), "cannot")
+	// ... but the alert log's own account still fires.
+	artFires(t, runArt(t, id, s, artSet(t, "initCDB1.ora", dump), DBOracle))
 	artQuiet(t, runArt(t, id, s, nil, DBOracle), "n/a")
 }
