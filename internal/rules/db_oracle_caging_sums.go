@@ -65,6 +65,10 @@ func checkOracleCagingSums(in *Input) Outcome {
 			checked = append(checked, fmt.Sprintf("%s: cpu_count %q is not a number", i.SID, v))
 			continue
 		}
+		if n == 0 {
+			checked = append(checked, i.SID+": cpu_count = 0 (Oracle derives it from the CPUs: not caged)")
+			continue
+		}
 		plan, planWhere, planSet := i.Param("resource_manager_plan")
 		plan = oraUnquote(plan)
 		c := cagedInst{sid: i.SID, where: where, cpus: n, plan: plan, planKnown: planSet || i.Complete(), planWhere: planWhere}

@@ -41,6 +41,8 @@ func TestOracleCagingSums(t *testing.T) {
 		t.Fatalf("%+v", fs)
 	}
 
+	// cpu_count = 0 is Oracle's "derive it": neither below 2 nor caged.
+	artQuiet(t, runArt(t, id, host(), artSet(t, "initZ.ora=*.db_name=Z\n*.cpu_count=0\n"), DBOracle), "passed")
 	// No artifacts, or another database: not applicable.
 	artQuiet(t, runArt(t, id, host(), nil, DBOracle), "n/a")
 	artQuiet(t, runArt(t, id, host(), artSet(t, "initCDB2.ora"), DBPostgres), "n/a")

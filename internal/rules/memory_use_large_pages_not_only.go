@@ -61,7 +61,7 @@ func checkUseLargePagesOnly(in *Input) Outcome {
 		if !set {
 			cur, ev = "TRUE (default, not set)", "use_large_pages not set in "+i.Source()
 		}
-		if _, _, amm := i.Bytes("memory_target"); amm {
+		if n, _, amm := i.Bytes("memory_target"); amm && n > 0 {
 			checked = append(checked, i.SID+": AMM on (memory.oracle-amm-with-hugepages)")
 			continue
 		}
