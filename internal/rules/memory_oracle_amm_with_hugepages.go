@@ -46,12 +46,12 @@ func checkOracleAMMHugepages(in *Input) Outcome {
 			if ok && n > 0 {
 				v, _, _ := i.Param(name)
 				set = append(set, fmt.Sprintf("%s: %s = %s", where, name, v))
-				if name == "memory_target" || amm == 0 {
+				if name == "memory_target" {
 					amm = n
 				}
 			}
 		}
-		if len(set) == 0 {
+		if mt, _, ok := i.Bytes("memory_target"); !ok || mt <= 0 {
 			checked = append(checked, i.SID+": no memory_target (AMM off)")
 			continue
 		}

@@ -30,5 +30,7 @@ func TestOracleAMMWithHugepages(t *testing.T) {
 	artQuiet(t, runArt(t, id, hugeHost(0, 0), artSet(t, "initX.ora=*.memory_target=4G\n"), DBOracle), "passed")
 	// ASMM (sga_target) with a pool: fine.
 	artQuiet(t, runArt(t, id, hugeHost(8192, 0), artSet(t, "initCDB1.ora"), DBOracle), "passed")
+	// memory_max_target alone does not turn AMM on.
+	artQuiet(t, runArt(t, id, hugeHost(8192, 0), artSet(t, "initM.ora=*.memory_max_target=16G\n*.sga_target=8G\n"), DBOracle), "passed")
 	artQuiet(t, runArt(t, id, host(), nil, DBOracle), "n/a")
 }
