@@ -328,21 +328,29 @@ func ioNetPlural(n int, one, many string) string {
 	return many
 }
 
-// mergePathFindings folds the findings about the paths of one dm-multipath
-// device that have the same current value into one finding: a LUN with 16
-// paths is one thing to fix, not 16. devs[i] is the device of fs[i]. The
-// merged Setting spells the paths in brace form ("/sys/block/{sdb,sdc}/device/queue_depth").
+// mergePathFindings folds findings that say the same thing about several
+// devices into one: the paths of one dm-multipath device (a LUN with 16 paths
+// is one thing to fix, not 16), and devices of the same class (32 SAN LUNs
+// with the same scheduler). Findings merge when their group, severity,
+// current and recommended values and setting (device name aside) agree.
+// devs[i] is the device of fs[i]. The merged Setting spells the devices in
+// brace form ("/sys/block/{sdb,sdc}/device/queue_depth"); its fix holds every
+// device's command once.
 func mergePathFindings(v *blockView, fs []Finding, devs []string) []Finding {
-	type key struct{ dm, current, setting string }
+	type key struct{ group, sev, current, recommended, setting string }
 	groups := map[key][]int{}
 	var order []key
-	var out []Finding
 	for i, f := range fs {
-		dm := v.pathOf[devs[i]]
-		if dm == "" {
+		if i >= len(devs) || !strings.Contains(f.Setting, "/sys/block/"+devs[i]+"/") {
 			continue
 		}
-		k := key{dm, f.Current, strings.Replace(f.Setting, "/sys/block/"+devs[i]+"/", "/sys/block/*/", 1)}
+		g := "class " + v.deviceClass(v.byName[devs[i]])
+		if dm := v.pathOf[devs[i]]; dm != "" {
+			g = "dm " + dm
+		} else if v.byName[devs[i]] == nil {
+			continue
+		}
+		k := key{g, f.Severity, f.Current, f.Recommended, strings.Replace(f.Setting, "/sys/block/"+devs[i]+"/", "/sys/block/*/", 1)}
 		if _, ok := groups[k]; !ok {
 			order = append(order, k)
 		}
@@ -360,6 +368,7 @@ func mergePathFindings(v *blockView, fs []Finding, devs []string) []Finding {
 		}
 		first[idx[0]] = k
 	}
+	var out []Finding
 	for i, f := range fs {
 		if !merged[i] {
 			out = append(out, f)
@@ -394,10 +403,14 @@ func mergePathFindings(v *blockView, fs []Finding, devs []string) []Finding {
 			}
 		}
 		if len(idx) > 3 {
-			ev = append(ev, fmt.Sprintf("and %d more path(s)", len(idx)-3))
+			ev = append(ev, fmt.Sprintf("and %d more", len(idx)-3))
 		}
 		m.Setting = strings.Replace(k.setting, "/sys/block/*/", "/sys/block/{"+strings.Join(names, ",")+"}/", 1)
-		m.Evidence = fmt.Sprintf("%d paths of multipath device %s: ", len(idx), k.dm) + strings.Join(ev, "; ")
+		if dm, isPath := strings.CutPrefix(k.group, "dm "); isPath {
+			m.Evidence = fmt.Sprintf("%d paths of multipath device %s: ", len(idx), dm) + strings.Join(ev, "; ")
+		} else {
+			m.Evidence = fmt.Sprintf("%d %s devices: ", len(idx), strings.TrimPrefix(k.group, "class ")) + strings.Join(ev, "; ")
+		}
 		out = append(out, m)
 	}
 	return out

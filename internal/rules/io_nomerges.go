@@ -38,6 +38,7 @@ func checkNomerges(in *Input) Outcome {
 	}
 	mounted, unresolved := mountedDevicesUnresolved(in.Snap, v)
 	var fs []Finding
+	var fdevs []string // device of each finding
 	var ok, cannot []string
 	for i := range v.devs {
 		d := &v.devs[i]
@@ -68,6 +69,7 @@ func checkNomerges(in *Input) Outcome {
 		if ps := v.paths(d); len(ps) > 0 {
 			ev += "; paths " + devNames(ps) + " (merging happens on the multipath device)"
 		}
+		fdevs = append(fdevs, d.Name)
 		fs = append(fs, Finding{
 			Setting:     p,
 			Current:     "0",
@@ -80,7 +82,7 @@ func checkNomerges(in *Input) Outcome {
 		})
 	}
 	if len(fs) > 0 {
-		return Found(fs...)
+		return Found(mergePathFindings(v, fs, fdevs)...)
 	}
 	if len(ok) == 0 && len(cannot) > 0 {
 		return CannotCheck("%s", strings.Join(cannot, "; "))

@@ -34,6 +34,7 @@ func checkReadAhead(in *Input) Outcome {
 		return CannotCheck("%s", why)
 	}
 	var fs []Finding
+	var fdevs []string // device of each finding
 	var ok, cannot []string
 	for i := range v.devs {
 		d := &v.devs[i]
@@ -51,6 +52,7 @@ func checkReadAhead(in *Input) Outcome {
 			continue
 		}
 		p := sysBlock(d.Name, "queue/read_ahead_kb")
+		fdevs = append(fdevs, d.Name)
 		fs = append(fs, Finding{
 			Setting:     p,
 			Current:     fmt.Sprintf("%d KB", *d.ReadAheadKB),
@@ -67,7 +69,7 @@ func checkReadAhead(in *Input) Outcome {
 		})
 	}
 	if len(fs) > 0 {
-		return Found(fs...)
+		return Found(mergePathFindings(v, fs, fdevs)...)
 	}
 	if len(ok) == 0 && len(cannot) > 0 {
 		return CannotCheck("%s", strings.Join(cannot, "; "))

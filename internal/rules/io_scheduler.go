@@ -38,6 +38,7 @@ func checkScheduler(in *Input) Outcome {
 		return CannotCheck("%s", why)
 	}
 	var fs []Finding
+	var fdevs []string // device of each finding
 	var ok, cannot []string
 	for i := range v.devs {
 		d := &v.devs[i]
@@ -75,6 +76,7 @@ func checkScheduler(in *Input) Outcome {
 		if !contains(d.Schedulers, wantName) && len(d.Schedulers) > 0 {
 			rec += " (not offered by this kernel: load the module, e.g. modprobe " + wantName + ")"
 		}
+		fdevs = append(fdevs, d.Name)
 		fs = append(fs, Finding{
 			Severity:    sev,
 			Setting:     sysBlock(d.Name, "queue/scheduler"),
@@ -93,7 +95,7 @@ func checkScheduler(in *Input) Outcome {
 		})
 	}
 	if len(fs) > 0 {
-		return Found(fs...)
+		return Found(mergePathFindings(v, fs, fdevs)...)
 	}
 	if len(ok) == 0 && len(cannot) > 0 {
 		return CannotCheck("%s", strings.Join(cannot, "; "))

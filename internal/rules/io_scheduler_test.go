@@ -32,6 +32,18 @@ func TestIOScheduler(t *testing.T) {
 			t.Fatalf("%+v", f)
 		}
 	})
+	t.Run("LUNs of one class with the same scheduler are one finding", func(t *testing.T) {
+		s := sanHost()
+		dev(t, s, "dm-0").Scheduler = ptr("bfq")
+		dm1 := *dev(t, s, "dm-0")
+		dm1.Name, dm1.DMName, dm1.Slaves = "dm-1", "mpathb", nil
+		s.Storage.Devices = append(s.Storage.Devices, dm1)
+		rep := run(t, id, s, WorkloadOLTP, DBOracle)
+		if len(rep.Findings) != 1 || rep.Findings[0].Setting != "/sys/block/{dm-0,dm-1}/queue/scheduler" ||
+			!strings.HasPrefix(rep.Findings[0].Evidence, "2 multipath devices: ") || len(rep.Findings[0].Fix.Runtime) != 2 {
+			t.Fatalf("%+v", rep.Findings)
+		}
+	})
 	t.Run("legacy cfq → deadline", func(t *testing.T) {
 		s := sanHost()
 		d := dev(t, s, "sda")
