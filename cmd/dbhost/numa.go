@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -87,11 +86,11 @@ spread or remote, with the memory-weighted distance ratio from the SLIT (seed 00
 				out, text = v, v.Text()
 			}
 			if format == "json" {
-				b, err := json.MarshalIndent(out, "", "  ")
+				b, err := report.JSON(out)
 				if err != nil {
 					return err
 				}
-				text = append(b, '\n')
+				text = b
 			}
 			_, err = c.OutOrStdout().Write(text)
 			return err

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/dbhost/dbhost/internal/place"
+	"github.com/dbhost/dbhost/internal/report"
 	"github.com/spf13/cobra"
 )
 
@@ -69,11 +69,10 @@ Exit codes: 0 feasible, 4 infeasible (every reason is listed), 2 bad spec (file:
 			r := place.Plan(snaps[0], spec)
 			var b []byte
 			if format == "json" {
-				b, err = json.MarshalIndent(r, "", "  ")
+				b, err = report.JSON(r)
 				if err != nil {
 					return err
 				}
-				b = append(b, '\n')
 			} else {
 				b = r.Text()
 			}

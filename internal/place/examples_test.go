@@ -1,7 +1,6 @@
 package place
 
 import (
-	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/dbhost/dbhost/internal/cpulist"
+	"github.com/dbhost/dbhost/internal/report"
 	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
@@ -194,8 +194,11 @@ func TestCustomerCases(t *testing.T) {
 				t.Fatalf("feasible %v, want %v: %v", r.Feasible, c.feasible, r.Errors)
 			}
 			c.check(t, r)
-			b, _ := json.MarshalIndent(r, "", "  ")
-			b = append(b, '\n')
+			// The same bytes as dbhost place --format json prints.
+			b, err := report.JSON(r)
+			if err != nil {
+				t.Fatal(err)
+			}
 			p := filepath.Join(examplesDir, strings.TrimSuffix(c.spec, ".yaml")+".plan.json")
 			if *update {
 				if err := os.WriteFile(p, b, 0o644); err != nil {
