@@ -36,9 +36,9 @@ var (
 	reAlertFileSID = regexp.MustCompile(`(?i)^alert_([A-Za-z0-9_$#+-]+?)(?:\.log|\.txt)*$`)
 )
 
-// oraInstances lists the Oracle instances the artifacts describe, by SID
-// (case-insensitive): an init file's instance and an alert log of the same
-// SID are one instance. Sorted by SID.
+// oraInstances lists the Oracle database instances the artifacts describe,
+// by SID (case-insensitive): an init file's instance and an alert log of the
+// same SID are one instance. ASM instances (+ASM1) are left out. Sorted by SID.
 func (in *Input) oraInstances() []*oraInstance {
 	if in.Artifacts == nil {
 		return nil
@@ -107,6 +107,9 @@ func (in *Input) oraInstances() []*oraInstance {
 	sort.Strings(order)
 	out := make([]*oraInstance, 0, len(order))
 	for _, k := range order {
+		if strings.HasPrefix(k, "+") {
+			continue // ASM / APX instances hold no database
+		}
 		out = append(out, by[k])
 	}
 	return out

@@ -116,3 +116,10 @@ func TestArtMergeRACInstances(t *testing.T) {
 		t.Fatalf("%+v", fs)
 	}
 }
+
+func TestOraInstancesSkipASM(t *testing.T) {
+	set := artSet(t, "alert_+ASM1.log=Starting ORACLE instance (normal)\nSystem parameters with non-default values:\n  instance_type = \"asm\"\n")
+	if insts := (&Input{Snap: host(), Artifacts: set}).oraInstances(); len(insts) != 0 {
+		t.Fatalf("%+v", insts[0])
+	}
+}
