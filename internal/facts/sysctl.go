@@ -2,6 +2,7 @@ package facts
 
 import (
 	"bufio"
+	"github.com/dbhost/dbhost/internal/change"
 	"io"
 	"strings"
 	"unicode/utf8"
@@ -100,21 +101,8 @@ var SysctlKeys = []string{
 	"net.ipv4.conf.default.rp_filter",
 }
 
-// SysctlPath maps a sysctl(8) key to its /proc/sys path: "." separates
-// directories and "/" stands for a "." inside a name (e.g. the VLAN interface
-// in "net.ipv4.conf.eth0/100.arp_filter"), as sysctl(8) spells it.
-func SysctlPath(key string) string {
-	b := []byte(key)
-	for i, ch := range b {
-		switch ch {
-		case '.':
-			b[i] = '/'
-		case '/':
-			b[i] = '.'
-		}
-	}
-	return "/proc/sys/" + string(b)
-}
+// SysctlPath maps a sysctl(8) key to its /proc/sys path (see change.SysctlPath).
+func SysctlPath(key string) string { return change.SysctlPath(key) }
 
 // collapseSpace trims s and collapses every run of whitespace (including
 // newlines and tabs) to one space.

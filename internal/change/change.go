@@ -1,0 +1,83 @@
+// Package change is the machine-actionable form of a fix: what a rule
+// recommends (rules.Finding.Changes), what a plan holds (internal/plan), and
+// what apply writes, reads back, journals and rolls back (internal/apply).
+// It is a leaf package: rules, plan and apply all import it, it imports none.
+package change
+
+// Kind says how a change is carried out.
+type Kind string
+
+const (
+	// Sysctl: Key is the sysctl name ("vm.swappiness"), written at runtime to
+	// /proc/sys/vm/swappiness and persisted in sysctl.d/90-dbhost.conf.
+	Sysctl Kind = "sysctl"
+	// Sysfs: Key is the host path ("/sys/block/sda/queue/scheduler",
+	// "/sys/kernel/mm/transparent_hugepage/enabled",
+	// "/sys/devices/system/node/node1/hugepages/hugepages-2048kB/nr_hugepages"),
+	// written at runtime and persisted by a udev rule (block queues) or the
+	// tuned profile (THP, hugepages).
+	Sysfs Kind = "sysfs"
+	// BootArg: Key is a kernel argument name ("numa", "intel_idle.max_cstate",
+	// "transparent_hugepage"); Value its value ("" for a flag); Remove drops it.
+	// Never applied at runtime: printed as a grubby command, pending reboot.
+	BootArg Kind = "bootarg"
+	// Limit: a limits.conf line; Key is "DOMAIN TYPE ITEM" ("oracle soft
+	// memlock"), Value the limit. Takes effect at the user's next login.
+	Limit Kind = "limit"
+	// TunedProfile: Key "profile", Value the base profile the exported tuned.conf includes.
+	TunedProfile Kind = "tuned"
+)
+
+// Change is one setting to bring to a value.
+type Change struct {
+	Kind  Kind   `json:"kind"`
+	Key   string `json:"key"`
+	Value string `json:"value"`
+	// Remove is true for a boot argument to take off the command line.
+	Remove bool `json:"remove,omitempty"`
+	// Current is the value read when the change was computed ("" when absent).
+	Current string `json:"current,omitempty"`
+	// Device, for block-queue sysfs changes, is the device name ("sda") and
+	// Match the udev match that persists it for its class
+	// (`KERNEL=="sd*", ATTR{queue/rotational}=="0"`), when known.
+	Device string `json:"device,omitempty"`
+	Match  string `json:"match,omitempty"`
+	// Rule is the finding's rule id; Why one line for the dry-run diff.
+	Rule string `json:"rule"`
+	Why  string `json:"why,omitempty"`
+	// Risk, when not empty, quotes the source's warning: apply refuses the
+	// change without --accept-risk.
+	Risk string `json:"risk,omitempty"`
+}
+
+// Runtime reports whether apply writes the change to the running kernel.
+func (c Change) Runtime() bool { return c.Kind == Sysctl || c.Kind == Sysfs }
+
+// SysctlPath is the /proc/sys path of a sysctl key ("vm.swappiness" →
+// "/proc/sys/vm/swappiness"). Keys holding a '/' (interface names with dots
+// are written with '/' by sysctl) keep it as a dot in the path.
+func SysctlPath(key string) string {
+	b := []byte("/proc/sys/")
+	for i := 0; i < len(key); i++ {
+		switch key[i] {
+		case '.':
+			b = append(b, '/')
+		case '/':
+			b = append(b, '.')
+		default:
+			b = append(b, key[i])
+		}
+	}
+	return string(b)
+}
+
+// Path is the host path a runtime change writes; "" for other kinds.
+func (c Change) Path() string {
+	switch c.Kind {
+	case Sysctl:
+		return SysctlPath(c.Key)
+	case Sysfs:
+		return c.Key
+	}
+	return ""
+}
