@@ -210,52 +210,13 @@ func (t *topo) availOf(mems []int) int64 {
 	return s
 }
 
-func (t *topo) coresNeeded(nodes []int, k int) (cores int, ok bool) {
-	// Whole cores, largest first within the node order: the count of cores
-	// to reach k CPUs taking the nodes' free cores in order.
-	got := 0
-	for _, i := range nodes {
-		for _, c := range t.nodes[i].cores {
-			if c.taken {
-				continue
-			}
-			if got >= k {
-				return cores, true
-			}
-			got += len(c.cpus)
-			cores++
-		}
-	}
-	return cores, got >= k
-}
-
-// choose finds the best node set for k CPUs and p pages: fewest nodes
-// without remote memory first, then fewest nodes, then nearest the NIC, then
-// the smallest spread of distances (never far nodes when closer ones would
-// do), then the tightest fit. nicNode is -1 when unknown.
-func (t *topo) choose(k int, p int64, nicIdx int) (*candidate, bool) {
+// chooseGreedy grows a node set from every seed node by the nearest node
+// (sum of distances) until CPUs and pages suffice, and keeps the best set
+// (betterCandidate). It seeds and backs up the exact search. nicIdx is -1
+// when unknown.
+func (t *topo) chooseGreedy(k int, p int64, nicIdx int) (*candidate, bool) {
 	var best *candidate
-	better := func(a, b *candidate) bool {
-		if b == nil {
-			return true
-		}
-		if a.remote != b.remote {
-			return a.remote < b.remote
-		}
-		if len(a.nodes) != len(b.nodes) {
-			return len(a.nodes) < len(b.nodes)
-		}
-		if a.nicD != b.nicD {
-			return a.nicD < b.nicD
-		}
-		if a.span != b.span {
-			return a.span < b.span
-		}
-		if a.slack != b.slack {
-			return a.slack < b.slack
-		}
-		return false // keep the earlier (lower seed id): deterministic
-	}
+	better := betterCandidate
 	for seed := range t.nodes {
 		if t.nodes[seed].freeCPUs() == 0 {
 			continue
@@ -269,23 +230,20 @@ func (t *topo) choose(k int, p int64, nicIdx int) (*candidate, bool) {
 			}
 			mems, remote := t.memsOf(set)
 			if free >= k && (p == 0 || t.availOf(mems) >= p) {
-				cores, _ := t.coresNeeded(set, k)
-				if cores >= len(set) { // every node gives at least one core, so mems = nodes of cpus
-					c := &candidate{nodes: append([]int(nil), set...), mems: mems, remote: remote, slack: free - k}
-					for a := range set {
-						for b := a + 1; b < len(set); b++ {
-							c.span += t.dist[set[a]][set[b]]
-						}
+				c := &candidate{nodes: append([]int(nil), set...), mems: mems, remote: remote, slack: free - k}
+				for a := range set {
+					for b := a + 1; b < len(set); b++ {
+						c.span += t.dist[set[a]][set[b]]
 					}
-					if nicIdx >= 0 {
-						c.nicD = math.MaxInt32
-						for _, i := range set {
-							c.nicD = min(c.nicD, t.dist[nicIdx][i])
-						}
+				}
+				if nicIdx >= 0 {
+					c.nicD = math.MaxInt32
+					for _, i := range set {
+						c.nicD = min(c.nicD, t.dist[nicIdx][i])
 					}
-					if better(c, best) {
-						best = c
-					}
+				}
+				if better(c, best) {
+					best = c
 				}
 				break
 			}
@@ -319,15 +277,126 @@ func (t *topo) choose(k int, p int64, nicIdx int) (*candidate, bool) {
 	return best, best != nil
 }
 
+// betterCandidate ranks node sets: fewer memoryless nodes (no forced remote
+// memory), then fewer nodes, then nearer the NIC, then the smallest sum of
+// pairwise distances (never far nodes when nearer ones would do), then the
+// tightest fit. Ties keep the earlier set: deterministic.
+func betterCandidate(a, b *candidate) bool {
+	if b == nil {
+		return true
+	}
+	if a.remote != b.remote {
+		return a.remote < b.remote
+	}
+	if len(a.nodes) != len(b.nodes) {
+		return len(a.nodes) < len(b.nodes)
+	}
+	if a.nicD != b.nicD {
+		return a.nicD < b.nicD
+	}
+	if a.span != b.span {
+		return a.span < b.span
+	}
+	return a.slack < b.slack
+}
+
+// searchBudget bounds the node sets the exact search looks at for one
+// allocation (2^16 covers every subset of a 16-node host).
+const searchBudget = 1 << 17
+
+// choose finds the best node set (betterCandidate) for k CPUs and p pages:
+// an exhaustive search over sets of nodes with free CPUs, smallest sets
+// first, pruned by the best set so far and seeded by a greedy choice; on a
+// host too big for the budget the best set found (or the greedy one) is kept.
+func (t *topo) choose(k int, p int64, nicIdx int) (*candidate, bool) {
+	best, _ := t.chooseGreedy(k, p, nicIdx)
+	var open []int
+	free := make([]int, len(t.nodes))
+	for i, n := range t.nodes {
+		free[i] = n.freeCPUs()
+		if free[i] > 0 {
+			open = append(open, i)
+		}
+	}
+	memless := make([]bool, len(t.nodes))
+	for i, n := range t.nodes {
+		memless[i] = !n.hasMem
+	}
+	budget := searchBudget
+	set := make([]int, 0, len(open))
+	var dfs func(from, size, cpus, remote, span int)
+	dfs = func(from, size, cpus, remote, span int) {
+		if budget <= 0 {
+			return
+		}
+		if best != nil {
+			if remote > best.remote {
+				return
+			}
+			if remote == best.remote && size > len(best.nodes) {
+				return
+			}
+			if remote == best.remote && size == len(best.nodes) && (nicIdx < 0 || best.nicD == 0) && span > best.span {
+				return
+			}
+		}
+		if len(set) == size {
+			budget--
+			if cpus < k {
+				return
+			}
+			mems, _ := t.memsOf(set)
+			if p > 0 && t.availOf(mems) < p {
+				return
+			}
+			c := &candidate{nodes: append([]int(nil), set...), mems: mems, remote: remote, span: span, slack: cpus - k}
+			if nicIdx >= 0 {
+				c.nicD = math.MaxInt32
+				for _, i := range set {
+					c.nicD = min(c.nicD, t.dist[nicIdx][i])
+				}
+			}
+			// fill order: the node with the most free CPUs first, then by id
+			sort.SliceStable(c.nodes, func(a, b int) bool { return free[c.nodes[a]] > free[c.nodes[b]] })
+			if betterCandidate(c, best) {
+				best = c
+			}
+			return
+		}
+		for j := from; j < len(open); j++ {
+			i := open[j]
+			add := 0
+			for _, x := range set {
+				add += t.dist[x][i]
+			}
+			r := remote
+			if memless[i] {
+				r++
+			}
+			set = append(set, i)
+			dfs(j+1, size, cpus+free[i], r, span+add)
+			set = set[:len(set)-1]
+		}
+	}
+	for size := 1; size <= len(open) && budget > 0; size++ {
+		if best != nil && best.remote == 0 && len(best.nodes) < size {
+			break
+		}
+		dfs(0, size, 0, 0, 0)
+	}
+	return best, best != nil
+}
+
 // take marks whole cores of cand's nodes taken for k CPUs: one core on each
-// node first (so every node of the set holds CPUs), then in node order.
+// node first (so every node of the set holds CPUs, and mems are the nodes of
+// the CPUs even when memory needed more nodes than CPUs did), then in node order.
 func (t *topo) take(c *candidate, k int) []int {
 	var cpus []int
 	got := 0
 	grab := func(i int, limit int) {
 		n := t.nodes[i]
 		for ci := range n.cores {
-			if got >= k || limit == 0 {
+			if limit == 0 || limit < 0 && got >= k {
 				return
 			}
 			if n.cores[ci].taken {

@@ -333,3 +333,23 @@ func rep64(n int, v int64) []int64 {
 	}
 	return out
 }
+
+// BenchmarkPlanSpanning is a harder search: 16 nodes, 512 threads, 64
+// instances of which 8 need 2 nodes each.
+func BenchmarkPlanSpanning(b *testing.B) {
+	s := mkHost(hostSpec{ids: seq(16), cores: rep(16, 16), smt: true, memGB: rep64(16, 256)})
+	spec := &Spec{Strategy: "binding"}
+	for i := 0; i < 64; i++ {
+		cpus := 1 + i%2
+		if i < 8 {
+			cpus = 36 + 2*i // 36–50 threads: 2 nodes of 32
+		}
+		spec.Instances = append(spec.Instances, Instance{Name: "db" + string(rune('a'+i/26)) + string(rune('a'+i%26)), Engine: "oracle", CPUs: cpus, MemoryGB: 8, Class: "guaranteed"})
+	}
+	if r := Plan(s, spec); !r.Feasible {
+		b.Fatalf("infeasible: %v", r.Errors)
+	}
+	for b.Loop() {
+		Plan(s, spec)
+	}
+}
