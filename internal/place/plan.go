@@ -607,6 +607,19 @@ func (r *Result) bestEffortShared() {
 	c := &candidate{nodes: all}
 	c.mems, c.remote = t.memsOf(all)
 	a := &alloc{cpus: t.take(c, free), memIdx: c.mems, mems: t.ids(c.mems), remote: c.remote > 0}
+	if len(a.mems) == 0 {
+		r.fail(strings.Join(names, ","), "the CPUs left for best-effort instances are on nodes without memory, and no node has memory")
+		return
+	}
+	if a.remote {
+		var ml []int
+		for _, i := range all {
+			if !t.nodes[i].hasMem {
+				ml = append(ml, t.nodes[i].id)
+			}
+		}
+		r.warn(strings.Join(names, ","), "the best-effort set holds CPUs of memoryless node(s) %s: their memory is remote", cpulist.Format(ml))
+	}
 	r.addGroup(GroupPrefix+"besteffort", a, names)
 	for _, i := range be {
 		in := r.spec.Instances[i]

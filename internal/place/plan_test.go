@@ -353,3 +353,29 @@ func BenchmarkPlanSpanning(b *testing.B) {
 		Plan(s, spec)
 	}
 }
+
+func TestNoNUMAHostIsOneNode(t *testing.T) {
+	s := mkHost(hostSpec{ids: []int{0}, cores: []int{4}, smt: true, memGB: []int64{8}})
+	s.Topology.Nodes = nil // CONFIG_NUMA=n: no /sys/devices/system/node
+	s.Memory.Meminfo["MemFree"] = 4 << 20
+	s.Memory.Hugepages[0].Total, s.Memory.Hugepages[0].Free = 100, 100
+	spec := &Spec{Strategy: "binding", Instances: []Instance{{Name: "a", Engine: "postgres", CPUs: 4, MemoryGB: 1, Class: "guaranteed"}, {Name: "b", Engine: "mysql", CPUs: 2, Class: "best-effort"}}}
+	r := Plan(s, spec)
+	if !r.Feasible || r.Nodes != 1 || !reflect.DeepEqual(r.Instances[0].Mems, []int{0}) || len(r.Instances[0].CPUs) != 4 {
+		t.Fatalf("%+v", r)
+	}
+	if !strings.Contains(string(r.Text()), "no NUMA nodes: planned as one node") {
+		t.Errorf("no note:\n%s", r.Text())
+	}
+	// no CPUs at all: an error, not a crash
+	s.Topology.CPUs, s.Topology.CPUsOnline = nil, nil
+	if r := Plan(s, spec); r.Feasible || len(r.Errors) != 1 || !strings.Contains(r.Errors[0].Message, "no online CPUs") {
+		t.Errorf("%+v", r.Errors)
+	}
+	// hugepage size unknown with memory asked: said so
+	s2 := mkHost(hostSpec{ids: []int{0}, cores: []int{2}, memGB: []int64{8}})
+	s2.Memory.Hugepages, s2.Memory.Meminfo = nil, nil
+	if r := Plan(s2, spec); r.Feasible || !strings.Contains(r.Errors[0].Message, "hugepage size is unknown") {
+		t.Errorf("%+v", r.Errors)
+	}
+}
