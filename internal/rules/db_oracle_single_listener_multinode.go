@@ -79,7 +79,8 @@ func checkSingleListenerMultinode(in *Input) Outcome {
 		}
 		return Passed("%d TCP listeners (%s) for %d NUMA nodes", len(tcp), strings.Join(n, ", "), nodes)
 	}
-	perNode, total, nics := artNICIRQNodes(s)
+	tally := NICIRQsPerNode(s)
+	perNode, total, nics := tally.PerNode, tally.Total, tally.NICs
 	if len(nics) == 0 {
 		return CannotCheck("%s", in.Reason("network.interfaces", "no physical NIC with interrupts in the snapshot (needs /proc/interrupts and the NICs' IRQs)"))
 	}

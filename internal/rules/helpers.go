@@ -292,3 +292,48 @@ func allDigits(s string) bool {
 	}
 	return true
 }
+
+// NICIRQTally is where the interrupts of the physical NICs were served since boot.
+type NICIRQTally struct {
+	PerNode map[int]uint64 // interrupts served by the CPUs of each node
+	Total   uint64
+	NICs    []string // NICs with at least one counted interrupt
+	IRQs    []int    // IRQ numbers of those NICs found in /proc/interrupts
+}
+
+// NICIRQsPerNode tallies the physical NICs' interrupts per NUMA node.
+func NICIRQsPerNode(s *snapshot.Snapshot) NICIRQTally {
+	nodeOf := NodeOfCPU(s)
+	byNum := make(map[string]*snapshot.IRQ, len(s.IRQs.IRQs))
+	for i := range s.IRQs.IRQs {
+		byNum[s.IRQs.IRQs[i].IRQ] = &s.IRQs.IRQs[i]
+	}
+	t := NICIRQTally{PerNode: map[int]uint64{}}
+	for _, ifc := range s.Network.Interfaces {
+		if ifc.Kind != "physical" || len(ifc.IRQs) == 0 {
+			continue
+		}
+		counted := false
+		for _, num := range ifc.IRQs {
+			q, ok := byNum[strconv.Itoa(num)]
+			if !ok {
+				continue
+			}
+			for k, c := range q.Counts {
+				if k >= len(q.CPUs) {
+					break
+				}
+				if n, ok := nodeOf[q.CPUs[k]]; ok {
+					t.PerNode[n] += c
+					t.Total += c
+					counted = true
+				}
+			}
+			t.IRQs = append(t.IRQs, num)
+		}
+		if counted {
+			t.NICs = append(t.NICs, ifc.Name)
+		}
+	}
+	return t
+}

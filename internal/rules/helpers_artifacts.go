@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/dbhost/dbhost/internal/artifacts"
@@ -239,43 +238,6 @@ func artHugePool(in *Input) (snapshot.Hugepages, string) {
 		return in.Snap.Memory.Hugepages[0], ""
 	}
 	return snapshot.Hugepages{}, in.Reason("memory.hugepages", "no hugepage pool in the snapshot")
-}
-
-// artNICIRQNodes tallies the interrupts of the physical NICs per NUMA node
-// since boot; nics names the NICs counted.
-func artNICIRQNodes(s *snapshot.Snapshot) (perNode map[int]uint64, total uint64, nics []string) {
-	nodeOf := NodeOfCPU(s)
-	byNum := map[string]snapshot.IRQ{}
-	for _, q := range s.IRQs.IRQs {
-		byNum[q.IRQ] = q
-	}
-	perNode = map[int]uint64{}
-	for _, ifc := range s.Network.Interfaces {
-		if ifc.Kind != "physical" || len(ifc.IRQs) == 0 {
-			continue
-		}
-		counted := false
-		for _, num := range ifc.IRQs {
-			q, ok := byNum[strconv.Itoa(num)]
-			if !ok {
-				continue
-			}
-			for k, c := range q.Counts {
-				if k >= len(q.CPUs) {
-					break
-				}
-				if n, ok := nodeOf[q.CPUs[k]]; ok {
-					perNode[n] += c
-					total += c
-					counted = true
-				}
-			}
-		}
-		if counted {
-			nics = append(nics, ifc.Name)
-		}
-	}
-	return perNode, total, nics
 }
 
 // artPlural is "1 thing" / "2 things".

@@ -63,7 +63,7 @@ func checkCPUIRQImbalance(in *Input) Outcome {
 			checked = append(checked, what)
 		}
 	}
-	if f, ok, what := nicIRQImbalance(s, nodeOf); ok {
+	if f, ok, what := nicIRQImbalance(s); ok {
 		fs = append(fs, f)
 	} else if what != "" {
 		checked = append(checked, what)
@@ -136,41 +136,9 @@ func cpuImbalance(s *snapshot.Snapshot, nodeOf map[int]int) (Finding, bool, stri
 }
 
 // nicIRQImbalance checks where the interrupts of the physical NICs were served.
-func nicIRQImbalance(s *snapshot.Snapshot, nodeOf map[int]int) (Finding, bool, string) {
-	byNum := map[string]snapshot.IRQ{}
-	for _, q := range s.IRQs.IRQs {
-		byNum[q.IRQ] = q
-	}
-	perNode := map[int]uint64{}
-	var total uint64
-	var nics []string
-	var irqNums []string
-	for _, ifc := range s.Network.Interfaces {
-		if ifc.Kind != "physical" || len(ifc.IRQs) == 0 {
-			continue
-		}
-		counted := false
-		for _, num := range ifc.IRQs {
-			q, ok := byNum[strconv.Itoa(num)]
-			if !ok {
-				continue
-			}
-			for i, c := range q.Counts {
-				if i >= len(q.CPUs) {
-					break
-				}
-				if n, ok := nodeOf[q.CPUs[i]]; ok {
-					perNode[n] += c
-					total += c
-					counted = true
-				}
-			}
-			irqNums = append(irqNums, strconv.Itoa(num))
-		}
-		if counted {
-			nics = append(nics, ifc.Name)
-		}
-	}
+func nicIRQImbalance(s *snapshot.Snapshot) (Finding, bool, string) {
+	tally := NICIRQsPerNode(s)
+	perNode, total, nics := tally.PerNode, tally.Total, tally.NICs
 	if len(nics) == 0 {
 		return Finding{}, false, ""
 	}
@@ -200,7 +168,7 @@ func nicIRQImbalance(s *snapshot.Snapshot, nodeOf map[int]int) (Finding, bool, s
 		Current:     fmt.Sprintf("%.0f %% of the interrupts of %s served on node %d", 100*share, strings.Join(nics, ", "), hot),
 		Recommended: "NIC queues' interrupts spread over the nodes (or one NIC per node, each with its own listener)",
 		Evidence: fmt.Sprintf("/proc/interrupts, IRQs %s of %s, by node since boot: %s; irqbalance %s",
-			List(atoiAll(irqNums)), strings.Join(nics, ", "), per, irqbalance),
+			List(tally.IRQs), strings.Join(nics, ", "), per, irqbalance),
 		Why: "000 Scenario 3: with the NIC's interrupts all on node 0, node 0 spent 6.98 % of its time in interrupts (others " +
 			"about 0.6 %) and the scheduler pulled the work toward it: node 0 at 99.84 % busy, the rest near 50 %.",
 		Fix: Fix{
@@ -291,17 +259,6 @@ func sortedKeys[V any](m map[int]V) []int {
 	out := make([]int, 0, len(m))
 	for k := range m {
 		out = append(out, k)
-	}
-	sort.Ints(out)
-	return out
-}
-
-func atoiAll(ss []string) []int {
-	out := make([]int, 0, len(ss))
-	for _, s := range ss {
-		if n, err := strconv.Atoi(s); err == nil {
-			out = append(out, n)
-		}
 	}
 	sort.Ints(out)
 	return out
