@@ -74,7 +74,7 @@ func ParseSpec(file string, data []byte) (*Spec, error) {
 		return nil, &SpecError{File: file, Msg: "empty spec: expected strategy and instances"}
 	}
 	var s Spec
-	if err := yaml.UnmarshalWithOptions(data, &s, yaml.Strict()); err != nil {
+	if err := decode(data, &s); err != nil {
 		return nil, yamlError(file, err)
 	}
 	lineOf := instanceLines(data, len(s.Instances))
@@ -137,6 +137,28 @@ func ParseSpec(file string, data []byte) (*Spec, error) {
 	return &s, nil
 }
 
+// decode is go-yaml's strict Unmarshal; go-yaml v1.19.2 panics on some
+// malformed input (found by FuzzParseSpec: "instances:\n  ! 0"), which is
+// turned into an error here.
+func decode(data []byte, s *Spec) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("malformed YAML: the parser failed (%v)", r)
+		}
+	}()
+	return yaml.UnmarshalWithOptions(data, s, yaml.Strict())
+}
+
+// parse is parser.ParseBytes with the same protection.
+func parse(data []byte) (f *ast.File, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			f, err = nil, fmt.Errorf("malformed YAML: the parser failed (%v)", r)
+		}
+	}()
+	return parser.ParseBytes(data, 0)
+}
+
 // yamlError turns a go-yaml error into a SpecError with its line.
 func yamlError(file string, err error) error {
 	var ye yaml.Error
@@ -167,7 +189,7 @@ func topLine(data []byte, key string) int {
 // instanceLines returns a function giving the line of instances[i].key (or
 // of the instance itself when key is "" or absent).
 func instanceLines(data []byte, n int) func(i int, key string) int {
-	f, err := parser.ParseBytes(data, 0)
+	f, err := parse(data)
 	return func(i int, key string) int {
 		if err != nil {
 			return 0
@@ -182,7 +204,7 @@ func instanceLines(data []byte, n int) func(i int, key string) int {
 }
 
 func pathLine(data []byte, path string) int {
-	f, err := parser.ParseBytes(data, 0)
+	f, err := parse(data)
 	if err != nil {
 		return 0
 	}
