@@ -93,6 +93,15 @@ func TestCagingArtifactsAndPoolGrowth(t *testing.T) {
 	if !strings.Contains(hp, "echo 1000 > /sys/devices/system/node/node0/") || !strings.Contains(hp, "echo 512 > /sys/devices/system/node/node1/") {
 		t.Errorf("hugepages.sh:\n%s", hp)
 	}
+	grow := ""
+	for _, w := range r.Warnings {
+		if strings.Contains(w.Message, "grows the pool") {
+			grow += w.Message + "\n"
+		}
+	}
+	if !strings.Contains(grow, "node 1: 512 pages of 2048 kB planned, its pool has 0 free: hugepages.sh grows the pool by 512") || strings.Contains(grow, "node 0:") {
+		t.Errorf("pool growth warnings:\n%s", grow)
+	}
 	if !strings.Contains(files["numactl.txt"], "numactl --interleave=0-1") {
 		t.Errorf("numactl.txt:\n%s", files["numactl.txt"])
 	}

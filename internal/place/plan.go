@@ -104,6 +104,9 @@ func Plan(snap *snapshot.Snapshot, spec *Spec) *Result {
 		r.planMix()
 	}
 	r.Feasible = len(r.Errors) == 0
+	if r.Feasible {
+		r.warnPoolGrowth()
+	}
 	if !r.Feasible {
 		// An infeasible plan places nothing: half a plan would be applied by mistake.
 		for i := range r.Instances {
@@ -113,6 +116,24 @@ func Plan(snap *snapshot.Snapshot, spec *Spec) *Result {
 		r.Groups = []Group{}
 	}
 	return r
+}
+
+// warnPoolGrowth says which nodes need more hugepages than their pool has
+// free: the plan counts pages the node's MemFree can add, and hugepages.sh
+// grows the pool.
+func (r *Result) warnPoolGrowth() {
+	planned := map[int]int64{}
+	for _, ip := range r.Instances {
+		for _, h := range ip.Hugepages {
+			planned[h.Node] += h.Pages
+		}
+	}
+	for _, n := range r.topo.nodes {
+		if p := planned[n.id]; p > n.pool {
+			r.warn("", "node %d: %d pages of %d kB planned, its pool has %d free: hugepages.sh grows the pool by %d (%s of its MemFree)",
+				n.id, p, r.topo.sizeKB, n.pool, p-n.pool, gbOf(p-n.pool, r.topo.sizeKB))
+		}
+	}
 }
 
 func (r *Result) fail(inst, format string, a ...any) {
