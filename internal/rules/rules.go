@@ -39,6 +39,7 @@ import (
 	"sync"
 
 	"github.com/dbhost/dbhost/internal/artifacts"
+	"github.com/dbhost/dbhost/internal/change"
 	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
@@ -140,6 +141,8 @@ type Finding struct {
 	Risk           string   `json:"risk"`
 	Sources        []Source `json:"sources"`
 	Scope          Scope    `json:"scope"`
+	// Changes is the machine-actionable form of Fix, for plan and apply.
+	Changes []change.Change `json:"changes,omitempty"`
 }
 
 // Input is what every check sees.

@@ -1,0 +1,428 @@
+// Package plan turns an audit into a desired state: the changes every finding
+// asks for (deduplicated, conflicts resolved), the boot arguments pending a
+// reboot, the tuned base profile, and the advice no setting can carry out. It
+// writes the plan as plan.json plus artifacts (tuned.conf, sysctl.d, udev,
+// limits.d, boot-args.txt) and reads plan.json back for apply. It never
+// changes the host.
+package plan
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dbhost/dbhost/internal/artifacts"
+	"github.com/dbhost/dbhost/internal/change"
+	"github.com/dbhost/dbhost/internal/rules"
+	"github.com/dbhost/dbhost/internal/snapshot"
+)
+
+// SchemaVersion is bumped on any incompatible change of plan.json.
+const SchemaVersion = 1
+
+// FileName is the plan's file inside a plan directory.
+const FileName = "plan.json"
+
+// Tuned base profiles.
+const (
+	TunedThroughput = "throughput-performance"
+	TunedLatency    = "latency-performance"
+	TunedGuest      = "virtual-guest"
+)
+
+// Options say what to plan for.
+type Options struct {
+	Workload  string // oltp | dss | mixed | latency ("" = mixed)
+	DB        string // oracle | postgres | mysql | none ("" or "auto" = detected)
+	Artifacts *artifacts.Set
+	// Only keeps the changes of these rules: a rule id ("memory.swappiness")
+	// or an area/prefix ("io" keeps io.*). Empty keeps all.
+	Only []string
+	// Now is the plan's creation time (zero: time.Now()); tests fix it.
+	Now time.Time
+	// TunedBootloader writes [bootloader] cmdline= into tuned.conf as an
+	// active option instead of a comment (the user opts in).
+	TunedBootloader bool
+}
+
+// Advice is a finding no machine-actionable change carries out: a DBA must act.
+type Advice struct {
+	Rule        string    `json:"rule"`
+	Severity    string    `json:"severity"`
+	Setting     string    `json:"setting"`
+	Current     string    `json:"current"`
+	Recommended string    `json:"recommended"`
+	Why         string    `json:"why"`
+	Fix         rules.Fix `json:"fix"`
+}
+
+// Plan is the desired state of one host. The JSON names are a contract with apply.
+type Plan struct {
+	SchemaVersion int       `json:"schema_version"`
+	Host          string    `json:"host"`
+	Workload      string    `json:"workload"`
+	DB            string    `json:"db"`
+	CreatedAt     time.Time `json:"created_at"`
+	// Changes are the sysctl, sysfs and limit changes, sorted by kind then key.
+	Changes []change.Change `json:"changes"`
+	// PendingReboot are the boot arguments to add or remove (never applied at runtime).
+	PendingReboot []change.Change `json:"pending_reboot"`
+	// TunedProfile is the base profile tuned.conf includes, TunedWhy why.
+	TunedProfile string `json:"tuned_profile"`
+	TunedWhy     string `json:"tuned_why,omitempty"`
+	// Conflicts says, for each setting two rules wanted at different values,
+	// which value the plan kept and why.
+	Conflicts []string `json:"conflicts,omitempty"`
+	// FindingsWithoutChanges is advice a DBA must act on by hand.
+	FindingsWithoutChanges []Advice `json:"findings_without_changes"`
+	// TunedBootloader: see Options.TunedBootloader.
+	TunedBootloader bool `json:"tuned_bootloader,omitempty"`
+}
+
+// TunedProfileFor chooses the tuned base profile for a workload on a host.
+func TunedProfileFor(s *snapshot.Snapshot, workload string) (profile, why string) {
+	if workload == rules.WorkloadLatency {
+		return TunedLatency, "workload latency: latency-performance (C-states limited, performance governor)"
+	}
+	if s != nil && s.Host.Virt.Guest {
+		ev := s.Host.Virt.Type
+		if ev == "" {
+			ev = s.Host.Virt.Evidence
+		}
+		if ev == "" {
+			ev = "virtualization detected"
+		}
+		return TunedGuest, "host is a virtual guest (" + ev + "): virtual-guest (throughput-performance plus guest settings)"
+	}
+	if workload == "" {
+		workload = rules.WorkloadMixed
+	}
+	return TunedThroughput, "workload " + workload + ": throughput-performance"
+}
+
+// Build audits snap and collects every finding's changes into a plan.
+func Build(snap *snapshot.Snapshot, in Options) (*Plan, error) {
+	if snap == nil {
+		return nil, errors.New("plan: no snapshot")
+	}
+	wl := in.Workload
+	if wl == "" {
+		wl = rules.WorkloadMixed
+	}
+	if !contains(rules.Workloads, wl) {
+		return nil, fmt.Errorf("plan: workload %q: expected one of %s", wl, strings.Join(rules.Workloads, ", "))
+	}
+	db := in.DB
+	if db == "" || db == "auto" {
+		db, _ = rules.DetectDB(snap, in.Artifacts)
+	} else if !contains(rules.DBs, db) {
+		return nil, fmt.Errorf("plan: db %q: expected one of %s", db, strings.Join(rules.DBs, ", "))
+	}
+	rep := rules.Run(&rules.Input{Snap: snap, Workload: wl, DB: db, Artifacts: in.Artifacts})
+	now := in.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	p := &Plan{
+		SchemaVersion:          SchemaVersion,
+		Host:                   snap.Host.Hostname,
+		Workload:               wl,
+		DB:                     db,
+		CreatedAt:              now.UTC(),
+		Changes:                []change.Change{},
+		PendingReboot:          []change.Change{},
+		FindingsWithoutChanges: []Advice{},
+		TunedBootloader:        in.TunedBootloader,
+	}
+	p.TunedProfile, p.TunedWhy = TunedProfileFor(snap, wl)
+	sev := map[string]int{} // rule id → severity rank, for conflicts
+	var all []change.Change
+	for _, f := range rep.Findings {
+		if !selected(f.ID, in.Only) {
+			continue
+		}
+		sev[f.ID] = rules.SeverityRank(f.Severity)
+		var kept int
+		for _, c := range f.Changes {
+			if c.Kind == change.TunedProfile {
+				continue // the profile choice is the plan's own
+			}
+			if c.Rule == "" {
+				c.Rule = f.ID
+			}
+			all = append(all, c)
+			kept++
+		}
+		if kept == 0 {
+			p.FindingsWithoutChanges = append(p.FindingsWithoutChanges, Advice{
+				Rule: f.ID, Severity: f.Severity, Setting: f.Setting, Current: f.Current,
+				Recommended: f.Recommended, Why: f.Why, Fix: f.Fix,
+			})
+		}
+	}
+	merged, conflicts := merge(all, sev)
+	p.Conflicts = conflicts
+	for _, c := range merged {
+		if c.Kind == change.BootArg {
+			p.PendingReboot = append(p.PendingReboot, c)
+		} else {
+			p.Changes = append(p.Changes, c)
+		}
+	}
+	return p, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// selected reports whether rule id passes the --only filter.
+func selected(id string, only []string) bool {
+	if len(only) == 0 {
+		return true
+	}
+	for _, o := range only {
+		o = strings.TrimSuffix(o, ".")
+		if id == o || strings.HasPrefix(id, o+".") {
+			return true
+		}
+	}
+	return false
+}
+
+// lowerIsStricter lists sysctls whose smaller value is the stricter one; for
+// the other numeric settings (buffers, backlogs, limits, hugepage counts) the
+// larger value is.
+var lowerIsStricter = map[string]bool{
+	"vm.swappiness":                true,
+	"vm.dirty_ratio":               true,
+	"vm.dirty_background_ratio":    true,
+	"vm.dirty_bytes":               true,
+	"vm.dirty_background_bytes":    true,
+	"vm.dirty_expire_centisecs":    true,
+	"vm.dirty_writeback_centisecs": true,
+	"vm.zone_reclaim_mode":         true,
+	"kernel.numa_balancing":        true,
+}
+
+func mergeKey(c change.Change) string { return string(c.Kind) + "\x00" + c.Key }
+
+// merge deduplicates changes by kind+key. Equal values are kept once (the
+// rules named in Rule, comma separated). Different values: the change of the
+// more severe finding wins; at equal severity the stricter value (numeric,
+// see lowerIsStricter); else the first rule id. Each conflict is explained.
+func merge(cs []change.Change, sev map[string]int) ([]change.Change, []string) {
+	byKey := map[string]int{}
+	var out []change.Change
+	var conflicts []string
+	for _, c := range cs {
+		i, seen := byKey[mergeKey(c)]
+		if !seen {
+			byKey[mergeKey(c)] = len(out)
+			out = append(out, c)
+			continue
+		}
+		old := out[i]
+		if old.Value == c.Value && old.Remove == c.Remove {
+			if !strings.Contains(","+old.Rule+",", ","+c.Rule+",") {
+				out[i].Rule = old.Rule + "," + c.Rule
+			}
+			if out[i].Risk == "" {
+				out[i].Risk = c.Risk
+			}
+			continue
+		}
+		win, why := pick(old, c, sev)
+		lose := c
+		if win == 1 {
+			out[i] = c
+			lose = old
+		}
+		w := out[i]
+		conflicts = append(conflicts, fmt.Sprintf("%s %s: %s wants %s, %s wants %s; kept %s (%s)",
+			c.Kind, c.Key, w.Rule, valueText(w), lose.Rule, valueText(lose), valueText(w), why))
+	}
+	sort.SliceStable(out, func(a, b int) bool {
+		if out[a].Kind != out[b].Kind {
+			return kindOrder(out[a].Kind) < kindOrder(out[b].Kind)
+		}
+		return out[a].Key < out[b].Key
+	})
+	return out, conflicts
+}
+
+func valueText(c change.Change) string {
+	if c.Kind == change.BootArg && c.Remove {
+		return "removed"
+	}
+	if c.Value == "" {
+		return `""`
+	}
+	return strconv.Quote(c.Value)
+}
+
+func firstRule(r string) string {
+	if i := strings.IndexByte(r, ','); i >= 0 {
+		return r[:i]
+	}
+	return r
+}
+
+// pick returns 0 to keep a, 1 to keep b, and the reason.
+func pick(a, b change.Change, sev map[string]int) (int, string) {
+	sa, sb := sev[firstRule(a.Rule)], sev[firstRule(b.Rule)]
+	if sa != sb {
+		if sb > sa {
+			return 1, "the more severe finding"
+		}
+		return 0, "the more severe finding"
+	}
+	if a.Kind == change.BootArg && a.Remove != b.Remove {
+		if b.Remove {
+			return 1, "removing an argument is the source-preferred default"
+		}
+		return 0, "removing an argument is the source-preferred default"
+	}
+	na, ea := strconv.ParseInt(a.Value, 10, 64)
+	nb, eb := strconv.ParseInt(b.Value, 10, 64)
+	if ea == nil && eb == nil {
+		lower := lowerIsStricter[a.Key]
+		if (lower && nb < na) || (!lower && nb > na) {
+			if lower {
+				return 1, "the lower value is stricter"
+			}
+			return 1, "the higher value is stricter"
+		}
+		if lower {
+			return 0, "the lower value is stricter"
+		}
+		return 0, "the higher value is stricter"
+	}
+	if firstRule(b.Rule) < firstRule(a.Rule) {
+		return 1, "first rule id"
+	}
+	return 0, "first rule id"
+}
+
+func kindOrder(k change.Kind) int {
+	switch k {
+	case change.Sysctl:
+		return 0
+	case change.Sysfs:
+		return 1
+	case change.Limit:
+		return 2
+	case change.BootArg:
+		return 3
+	}
+	return 4
+}
+
+// JSON is the plan's plan.json form.
+func (p *Plan) JSON() ([]byte, error) {
+	b, err := json.MarshalIndent(p, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// Parse reads plan.json bytes and checks them: schema version, known kinds,
+// keys present, boot arguments only under pending_reboot.
+func Parse(b []byte) (*Plan, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	var p Plan
+	if err := dec.Decode(&p); err != nil {
+		return nil, fmt.Errorf("plan.json: %w", err)
+	}
+	if dec.More() {
+		return nil, errors.New("plan.json: trailing data after the plan")
+	}
+	if p.SchemaVersion != SchemaVersion {
+		return nil, fmt.Errorf("plan.json: schema_version %d, this dbhost reads %d", p.SchemaVersion, SchemaVersion)
+	}
+	for i, c := range p.Changes {
+		if err := checkChange(c, false); err != nil {
+			return nil, fmt.Errorf("plan.json: changes[%d]: %w", i, err)
+		}
+	}
+	for i, c := range p.PendingReboot {
+		if err := checkChange(c, true); err != nil {
+			return nil, fmt.Errorf("plan.json: pending_reboot[%d]: %w", i, err)
+		}
+	}
+	if p.Changes == nil {
+		p.Changes = []change.Change{}
+	}
+	if p.PendingReboot == nil {
+		p.PendingReboot = []change.Change{}
+	}
+	if p.FindingsWithoutChanges == nil {
+		p.FindingsWithoutChanges = []Advice{}
+	}
+	return &p, nil
+}
+
+func checkChange(c change.Change, boot bool) error {
+	if c.Key == "" {
+		return errors.New("no key")
+	}
+	if strings.ContainsAny(c.Key+c.Value+c.Match+c.Device, "\n\r\x00") {
+		return fmt.Errorf("%s %q: key, value, match and device are one line each", c.Kind, c.Key)
+	}
+	switch c.Kind {
+	case change.Sysctl:
+		if strings.ContainsAny(c.Key, " =\t") || strings.Contains(c.Key, "..") {
+			return fmt.Errorf("sysctl key %q is not a sysctl name", c.Key)
+		}
+	case change.Sysfs:
+		if !strings.HasPrefix(c.Key, "/sys/") || strings.Contains(c.Key, "/../") || strings.HasSuffix(c.Key, "/..") {
+			return fmt.Errorf("sysfs key %q is not a path under /sys", c.Key)
+		}
+	case change.Limit:
+		if len(strings.Fields(c.Key)) != 3 {
+			return fmt.Errorf("limit key %q: expected \"DOMAIN TYPE ITEM\"", c.Key)
+		}
+	case change.BootArg:
+		if strings.ContainsAny(c.Key, " \t=") {
+			return fmt.Errorf("boot argument name %q", c.Key)
+		}
+	default:
+		return fmt.Errorf("unknown kind %q", c.Kind)
+	}
+	if boot != (c.Kind == change.BootArg) {
+		if boot {
+			return fmt.Errorf("%s %q: only boot arguments are pending reboot", c.Kind, c.Key)
+		}
+		return fmt.Errorf("boot argument %q belongs under pending_reboot", c.Key)
+	}
+	return nil
+}
+
+// Load reads a plan: a plan directory (its plan.json) or the file itself.
+func Load(path string) (*Plan, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		path = filepath.Join(path, FileName)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	p, err := Parse(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return p, nil
+}

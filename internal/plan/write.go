@@ -1,0 +1,403 @@
+package plan
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/dbhost/dbhost/internal/change"
+)
+
+// Artifact paths inside a plan directory.
+const (
+	TunedFile   = "tuned.conf"
+	SysctlFile  = "sysctl.d/90-dbhost.conf"
+	UdevFile    = "udev/60-dbhost-block.rules"
+	LimitsFile  = "limits.d/90-dbhost.conf"
+	BootArgFile = "boot-args.txt"
+)
+
+// Artifacts returns every file Write puts in a plan directory, by relative path.
+func (p *Plan) Artifacts() (map[string][]byte, error) {
+	j, err := p.JSON()
+	if err != nil {
+		return nil, err
+	}
+	return map[string][]byte{
+		FileName:    j,
+		TunedFile:   p.TunedConf(),
+		SysctlFile:  p.SysctlConf(),
+		UdevFile:    p.UdevRules(),
+		LimitsFile:  p.LimitsConf(),
+		BootArgFile: p.BootArgs(),
+	}, nil
+}
+
+// Write writes the plan directory dir atomically: every file goes into a
+// temporary directory beside dir, which then replaces dir (an existing plan
+// directory is swapped out and removed only after the rename).
+func (p *Plan) Write(dir string) error {
+	files, err := p.Artifacts()
+	if err != nil {
+		return err
+	}
+	dir = filepath.Clean(dir)
+	parent := filepath.Dir(dir)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return err
+	}
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return fmt.Errorf("%s exists and is not a directory", dir)
+	}
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".tmp-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		path := filepath.Join(tmp, filepath.FromSlash(n))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		if err := writeSync(path, files[n]); err != nil {
+			return err
+		}
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return err
+	}
+	var old string
+	if _, err := os.Stat(dir); err == nil {
+		old = tmp + ".old"
+		if err := os.Rename(dir, old); err != nil {
+			return err
+		}
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		if old != "" {
+			_ = os.Rename(old, dir)
+		}
+		return err
+	}
+	if old != "" {
+		return os.RemoveAll(old)
+	}
+	return nil
+}
+
+func writeSync(path string, b []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func (p *Plan) header(b *strings.Builder, what string) {
+	fmt.Fprintf(b, "# %s written by dbhost plan for host %s (workload %s, db %s).\n", what, orDash(p.Host), p.Workload, p.DB)
+	fmt.Fprintf(b, "# Every setting names the rule that wants it; see plan.json for the evidence.\n")
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// comment is the "# rule: why" line above a setting.
+func comment(c change.Change) string {
+	s := "# " + c.Rule
+	if c.Why != "" {
+		s += ": " + oneLine(c.Why)
+	}
+	if c.Current != "" {
+		s += " (now " + oneLine(c.Current) + ")"
+	}
+	if c.Risk != "" {
+		s += " RISK: " + oneLine(c.Risk)
+	}
+	return s
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// SysctlConf is sysctl.d/90-dbhost.conf.
+func (p *Plan) SysctlConf() []byte {
+	var b strings.Builder
+	p.header(&b, "/etc/sysctl.d/90-dbhost.conf")
+	for _, c := range p.Changes {
+		if c.Kind == change.Sysctl {
+			fmt.Fprintf(&b, "%s\n%s = %s\n", comment(c), c.Key, c.Value)
+		}
+	}
+	return []byte(b.String())
+}
+
+// LimitsConf is limits.d/90-dbhost.conf.
+func (p *Plan) LimitsConf() []byte {
+	var b strings.Builder
+	p.header(&b, "/etc/security/limits.d/90-dbhost.conf")
+	for _, c := range p.Changes {
+		if c.Kind == change.Limit {
+			fmt.Fprintf(&b, "%s\n%s %s\n", comment(c), strings.Join(strings.Fields(c.Key), " "), c.Value)
+		}
+	}
+	return []byte(b.String())
+}
+
+// BootArgs is boot-args.txt: each argument, its grubby command and its reason.
+func (p *Plan) BootArgs() []byte {
+	var b strings.Builder
+	p.header(&b, "Boot arguments (pending reboot; dbhost never changes them itself)")
+	if len(p.PendingReboot) == 0 {
+		b.WriteString("# No boot argument to change.\n")
+	}
+	for _, c := range p.PendingReboot {
+		b.WriteString(comment(c) + "\n")
+		if c.Remove {
+			fmt.Fprintf(&b, "grubby --update-kernel=ALL --remove-args=%s\n", shellArg(c.Key))
+		} else {
+			fmt.Fprintf(&b, "grubby --update-kernel=ALL --args=%s\n", shellArg(bootArg(c)))
+		}
+	}
+	return []byte(b.String())
+}
+
+func bootArg(c change.Change) string {
+	if c.Value == "" {
+		return c.Key
+	}
+	return c.Key + "=" + c.Value
+}
+
+// shellArg quotes s for a POSIX shell when it holds anything but safe characters.
+func shellArg(s string) string {
+	safe := s != ""
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._-=,:/+@%", r)) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// blockAttr splits a block-queue or SCSI sysfs path into the udev rule's
+// subsystem, kernel name and attribute: /sys/block/sda/queue/scheduler →
+// ("block", "sda", "queue/scheduler"); /sys/class/scsi_disk/0:0:0:0/cache_type
+// → ("scsi_disk", "0:0:0:0", "cache_type"). ok is false for other paths.
+func blockAttr(path string) (subsys, kernel, attr string, ok bool) {
+	for _, pre := range []struct{ prefix, subsys string }{
+		{"/sys/block/", "block"},
+		{"/sys/class/block/", "block"},
+		{"/sys/class/scsi_disk/", "scsi_disk"},
+	} {
+		if rest, found := strings.CutPrefix(path, pre.prefix); found {
+			k, a, _ := strings.Cut(rest, "/")
+			if k == "" || a == "" {
+				return "", "", "", false
+			}
+			return pre.subsys, k, a, true
+		}
+	}
+	return "", "", "", false
+}
+
+// UdevRules is udev/60-dbhost-block.rules: one rule per block setting; a
+// change whose Match names its device class is written once for the class.
+func (p *Plan) UdevRules() []byte {
+	var b strings.Builder
+	p.header(&b, "/etc/udev/rules.d/60-dbhost-block.rules")
+	seen := map[string]bool{}
+	for _, c := range p.Changes {
+		if c.Kind != change.Sysfs {
+			continue
+		}
+		subsys, kernel, attr, ok := blockAttr(c.Key)
+		if !ok {
+			continue
+		}
+		match := c.Match
+		if match == "" {
+			match = fmt.Sprintf("SUBSYSTEM==%q, KERNEL==%q", subsys, kernel)
+		} else if !strings.Contains(match, "SUBSYSTEM==") {
+			match = fmt.Sprintf("SUBSYSTEM==%q, %s", subsys, match)
+		}
+		line := fmt.Sprintf("ACTION==\"add|change\", %s, ATTR{%s}=%q", match, attr, c.Value)
+		if seen[line] {
+			continue
+		}
+		seen[line] = true
+		fmt.Fprintf(&b, "%s\n%s\n", comment(c), line)
+	}
+	return []byte(b.String())
+}
+
+// tuned [disk] options for block-queue attributes.
+var diskOption = map[string]string{
+	"queue/scheduler":     "elevator",
+	"queue/read_ahead_kb": "readahead",
+}
+
+// thpOption maps THP sysfs files to tuned [vm] options.
+var thpOption = map[string]string{
+	"/sys/kernel/mm/transparent_hugepage/enabled": "transparent_hugepages",
+	"/sys/kernel/mm/transparent_hugepage/defrag":  "transparent_hugepage.defrag",
+}
+
+// TunedConf is a tuned 2.20 profile. It uses only the option names
+// tuned-2.20-plugin-options.txt lists: [main] include, [sysctl], [vm]
+// transparent_hugepages, [disk] instances (type=disk, devices=, elevator,
+// readahead), [cpu] governor, [sysfs] paths, [bootloader] cmdline.
+func (p *Plan) TunedConf() []byte {
+	var b strings.Builder
+	b.WriteString("# tuned 2.20 profile written by dbhost plan; install as /etc/tuned/<name>/tuned.conf.\n")
+	b.WriteString("# Every setting names the rule that wants it; see plan.json for the evidence.\n")
+	fmt.Fprintf(&b, "[main]\nsummary=dbhost plan for %s (workload %s, db %s)\n", oneLine(orDash(p.Host)), p.Workload, p.DB)
+	if p.TunedWhy != "" {
+		fmt.Fprintf(&b, "# %s\n", oneLine(p.TunedWhy))
+	}
+	fmt.Fprintf(&b, "include=%s\n", p.TunedProfile)
+
+	var sysctl, vm, cpu, sysfs []string
+	type diskClass struct {
+		match, attr, value string
+		devices            []string
+		cs                 []change.Change
+	}
+	var disks []*diskClass
+	diskBy := map[string]*diskClass{}
+	for _, c := range p.Changes {
+		switch c.Kind {
+		case change.Sysctl:
+			sysctl = append(sysctl, comment(c), c.Key+"="+c.Value)
+		case change.Sysfs:
+			if opt, ok := thpOption[c.Key]; ok {
+				vm = append(vm, comment(c), opt+"="+c.Value)
+				continue
+			}
+			if strings.HasPrefix(c.Key, "/sys/devices/system/cpu/") && strings.HasSuffix(c.Key, "/cpufreq/scaling_governor") {
+				cpu = append(cpu, comment(c), "governor="+c.Value)
+				continue
+			}
+			if subsys, dev, attr, ok := blockAttr(c.Key); ok && subsys == "block" {
+				if opt, ok := diskOption[attr]; ok {
+					k := c.Match + "\x00" + opt + "\x00" + c.Value
+					d := diskBy[k]
+					if d == nil {
+						d = &diskClass{match: c.Match, attr: opt, value: c.Value}
+						diskBy[k] = d
+						disks = append(disks, d)
+					}
+					d.devices = append(d.devices, dev)
+					d.cs = append(d.cs, c)
+					continue
+				}
+			}
+			sysfs = append(sysfs, comment(c), c.Key+"="+c.Value)
+		}
+	}
+	section := func(name string, lines []string) {
+		if len(lines) == 0 {
+			return
+		}
+		fmt.Fprintf(&b, "\n[%s]\n", name)
+		for _, l := range lines {
+			b.WriteString(l + "\n")
+		}
+	}
+	section("sysctl", sysctl)
+	section("vm", dedupPairs(vm))
+	section("cpu", dedupPairs(cpu))
+	for i, d := range disks {
+		fmt.Fprintf(&b, "\n[dbhost_disk%d]\n", i+1)
+		rulesSeen := map[string]bool{}
+		for _, c := range d.cs {
+			if !rulesSeen[c.Rule] {
+				rulesSeen[c.Rule] = true
+				b.WriteString(comment(change.Change{Rule: c.Rule, Why: c.Why, Risk: c.Risk}) + "\n")
+			}
+		}
+		if d.match != "" {
+			fmt.Fprintf(&b, "# device class: %s\n", oneLine(d.match))
+		}
+		fmt.Fprintf(&b, "type=disk\ndevices=%s\n%s=%s\n", strings.Join(d.devices, ","), d.attr, d.value)
+	}
+	section("sysfs", sysfs)
+	var boot []string
+	var removed []string
+	for _, c := range p.PendingReboot {
+		if c.Remove {
+			removed = append(removed, c.Key)
+			continue
+		}
+		boot = append(boot, bootArg(c))
+	}
+	if len(boot) > 0 || len(removed) > 0 {
+		b.WriteString("\n")
+		if p.TunedBootloader && len(boot) > 0 {
+			b.WriteString("[bootloader]\n")
+			fmt.Fprintf(&b, "# boot arguments from: %s (pending reboot)\n", bootRules(p.PendingReboot, false))
+			fmt.Fprintf(&b, "cmdline=%s\n", strings.Join(boot, " "))
+		} else {
+			b.WriteString("# [bootloader] is left out: dbhost changes boot arguments only with grubby (boot-args.txt).\n")
+			b.WriteString("# Re-run dbhost plan with --tuned-bootloader to let tuned add them instead:\n")
+			if len(boot) > 0 {
+				fmt.Fprintf(&b, "# [bootloader]\n# cmdline=%s   (%s)\n", strings.Join(boot, " "), bootRules(p.PendingReboot, false))
+			}
+		}
+		if len(removed) > 0 {
+			fmt.Fprintf(&b, "# tuned cannot remove arguments it did not add; remove with grubby (boot-args.txt): %s   (%s)\n",
+				strings.Join(removed, " "), bootRules(p.PendingReboot, true))
+		}
+	}
+	return []byte(b.String())
+}
+
+func bootRules(cs []change.Change, remove bool) string {
+	var ids []string
+	seen := map[string]bool{}
+	for _, c := range cs {
+		if c.Remove == remove && !seen[c.Rule] {
+			seen[c.Rule] = true
+			ids = append(ids, c.Rule)
+		}
+	}
+	return strings.Join(ids, ", ")
+}
+
+// dedupPairs keeps the first (comment, option=value) pair per option: the
+// per-CPU governor changes of one plan are one [cpu] governor= line.
+func dedupPairs(lines []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(lines); i += 2 {
+		if seen[lines[i+1]] {
+			continue
+		}
+		seen[lines[i+1]] = true
+		out = append(out, lines[i], lines[i+1])
+	}
+	return out
+}
