@@ -328,14 +328,9 @@ func parseMultipathConf(s string) (map[string]map[string]string, error) {
 		return nil
 	}
 	lineNo := 0
-	for len(s) > 0 {
+	for line := range strings.Lines(s) {
 		lineNo++
-		var line string
-		if i := strings.IndexByte(s, '\n'); i >= 0 {
-			line, s = s[:i], s[i+1:]
-		} else {
-			line, s = s, ""
-		}
+		line = strings.TrimSuffix(line, "\n")
 		toks, err := multipathTokens(line, lineNo)
 		if err != nil {
 			return nil, err

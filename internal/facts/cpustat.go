@@ -23,14 +23,9 @@ func parseStat(s string) (snapshot.CPULoad, error) {
 	load := snapshot.CPULoad{ClockTicks: userHZ, PerCPU: []snapshot.CPUTime{}}
 	seen := map[int]bool{}
 	lineNo := 0
-	for len(s) > 0 {
+	for line := range strings.Lines(s) {
 		lineNo++
-		var line string
-		if i := strings.IndexByte(s, '\n'); i >= 0 {
-			line, s = s[:i], s[i+1:]
-		} else {
-			line, s = s, ""
-		}
+		line = strings.TrimSuffix(line, "\n")
 		switch {
 		case strings.HasPrefix(line, "cpu"):
 			t, err := parseStatCPU(line, lineNo)

@@ -25,14 +25,9 @@ var pseudoFS = map[string]bool{
 func parseMounts(s string) ([]snapshot.Mount, error) {
 	out := []snapshot.Mount{}
 	lineNo := 0
-	for len(s) > 0 {
+	for line := range strings.Lines(s) {
 		lineNo++
-		var line string
-		if i := strings.IndexByte(s, '\n'); i >= 0 {
-			line, s = s[:i], s[i+1:]
-		} else {
-			line, s = s, ""
-		}
+		line = strings.TrimSuffix(line, "\n")
 		f := strings.Fields(line)
 		if len(f) == 0 {
 			continue

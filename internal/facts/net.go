@@ -34,14 +34,9 @@ const (
 func parseVlanConfig(s string) (map[string]string, error) {
 	out := map[string]string{}
 	lineNo := 0
-	for len(s) > 0 {
+	for line := range strings.Lines(s) {
 		lineNo++
-		var line string
-		if i := strings.IndexByte(s, '\n'); i >= 0 {
-			line, s = s[:i], s[i+1:]
-		} else {
-			line, s = s, ""
-		}
+		line = strings.TrimSuffix(line, "\n")
 		t := strings.TrimSpace(line)
 		if t == "" || strings.HasPrefix(t, "VLAN Dev name") || strings.HasPrefix(t, "Name-Type:") {
 			continue
