@@ -5,23 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/dbhost/dbhost/internal/jsonfmt"
 	"io"
 	"os"
 )
 
 // Marshal renders a snapshot as indented JSON with a trailing newline, arrays
-// of scalars on one line (see pretty). The form is deterministic: Load
-// followed by Marshal reproduces the bytes.
-func Marshal(s *Snapshot) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(s); err != nil {
-		return nil, err
-	}
-	out := pretty(bytes.TrimRight(buf.Bytes(), "\n"))
-	return append(out, '\n'), nil
-}
+// of scalars on one line (jsonfmt). The form is deterministic: Load followed
+// by Marshal reproduces the bytes.
+func Marshal(s *Snapshot) ([]byte, error) { return jsonfmt.Marshal(s) }
 
 // InputError is bad input (a file that is not a snapshot): exit code 2.
 type InputError struct {

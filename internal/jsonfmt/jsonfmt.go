@@ -1,11 +1,29 @@
-package snapshot
+// Package jsonfmt writes JSON for people and diffs: indented two spaces,
+// with arrays of scalars (CPU lists, per-CPU counters) on one line.
+package jsonfmt
 
-// pretty indents compact JSON two spaces per level, but keeps an array
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// Marshal renders v (HTML characters unescaped) with Indent and a trailing newline.
+func Marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return append(Indent(bytes.TrimRight(buf.Bytes(), "\n")), '\n'), nil
+}
+
+// Indent indents compact JSON two spaces per level, but keeps an array
 // whose elements are all scalars on one line ("cpus": [0, 1, 2, 3]). A
 // 240-CPU snapshot is mostly such arrays (IRQ counts per CPU, CPU lists): one
 // line each keeps it readable and diffable at a third of the size that one
 // number per line takes, and costs one linear pass.
-func pretty(in []byte) []byte {
+func Indent(in []byte) []byte {
 	out := make([]byte, 0, len(in)+len(in)/4)
 	depth := 0
 	newline := func() {

@@ -1,4 +1,4 @@
-package snapshot
+package jsonfmt
 
 import (
 	"bytes"
@@ -24,12 +24,12 @@ func TestPretty(t *testing.T) {
     [2]
   ]
 }`
-	if got := string(pretty([]byte(in))); got != want {
+	if got := string(Indent([]byte(in))); got != want {
 		t.Errorf("pretty:\n%s\nwant:\n%s", got, want)
 	}
 }
 
-// FuzzPretty: for any valid JSON, pretty's output is valid JSON with the same value.
+// FuzzPretty: for any valid JSON, Indent's output is valid JSON with the same value.
 func FuzzPretty(f *testing.F) {
 	for _, s := range []string{`{"a":[1,2]}`, `[["x",",[]"],{}]`, `"s"`, `{"k":"\\\"[{"}`, `[1e3,-0.5,true,false,null]`} {
 		f.Add(s)
@@ -40,10 +40,10 @@ func FuzzPretty(f *testing.F) {
 		if json.Unmarshal([]byte(s), &v1) != nil || json.Compact(&compact, []byte(s)) != nil {
 			return
 		}
-		out := pretty(compact.Bytes())
+		out := Indent(compact.Bytes())
 		var v2 any
 		if err := json.Unmarshal(out, &v2); err != nil {
-			t.Fatalf("pretty(%q) = %q: invalid JSON: %v", compact.String(), out, err)
+			t.Fatalf("Indent(%q) = %q: invalid JSON: %v", compact.String(), out, err)
 		}
 		a, _ := json.Marshal(v1)
 		b, _ := json.Marshal(v2)
