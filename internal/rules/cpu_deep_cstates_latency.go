@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/dbhost/dbhost/internal/change"
 )
 
 // cpu.deep-cstates-latency: idle states deeper than C1 are allowed on a
@@ -103,6 +105,8 @@ func checkDeepCstates(in *Input) Outcome {
 			Runtime:    []string{"tuned-adm profile latency-performance   (holds /dev/cpu_dma_latency; or: cpupower idle-set -D 10)"},
 			Persistent: append(AddKernelArgFix(arg).Persistent, "or make latency-performance / network-latency the tuned profile"),
 		},
+		Changes: []change.Change{BootArgChange("cpu.deep-cstates-latency", strings.SplitN(arg, "=", 2)[0], "1",
+			s.Host.CmdlineArgs[strings.SplitN(arg, "=", 2)[0]], "deep C-states add wake-up latency on a latency workload")},
 		Risk: "Idle power and heat rise sharply (000 Table 3: 182 W → 578 W floor); turbo headroom from idle cores is lost on " +
 			"some CPUs. 000 Table 4: binding the workload to one node recovered most of the gain at under half the power.",
 	})

@@ -382,6 +382,7 @@ func mergePathFindings(v *blockView, fs []Finding, devs []string) []Finding {
 		names := make([]string, len(idx))
 		m := f
 		m.Fix = Fix{}
+		m.Changes = nil
 		seenRT, seenP := map[string]bool{}, map[string]bool{}
 		var ev []string
 		for j, n := range idx {
@@ -398,6 +399,7 @@ func mergePathFindings(v *blockView, fs []Finding, devs []string) []Finding {
 					m.Fix.Persistent = append(m.Fix.Persistent, c)
 				}
 			}
+			m.Changes = append(m.Changes, fs[n].Changes...)
 			if j < 3 {
 				ev = append(ev, fs[n].Evidence)
 			}

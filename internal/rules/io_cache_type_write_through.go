@@ -3,6 +3,8 @@ package rules
 import (
 	"fmt"
 	"strings"
+
+	"github.com/dbhost/dbhost/internal/change"
 )
 
 // io.cache-type-write-through: 000 switched its 3PAR LUNs' SCSI cache_type
@@ -81,7 +83,8 @@ func checkCacheType(in *Input) Outcome {
 					Runtime:    []string{fmt.Sprintf("echo \"write back\" > %s", wc)},
 					Persistent: []string{"remove the udev rule / script that writes \"write through\" to " + wc},
 				},
-				Risk: "Restoring flushes is safe; it costs the barrier-write latency 000 describes.",
+				Changes: []change.Change{blockChange(v, d, "queue/write_cache", "write back", "write through", "io.cache-type-write-through", "restore cache flushes on a device with a volatile write-back cache")},
+				Risk:    "Restoring flushes is safe; it costs the barrier-write latency 000 describes.",
 			})
 			continue
 		}
@@ -105,6 +108,12 @@ func checkCacheType(in *Input) Outcome {
 					Persistent: []string{fmt.Sprintf(`# RISKY: %s: ACTION=="add|change", %s, RUN+="/bin/sh -c 'echo temporary write through > /sys$devpath/device/scsi_disk/*/cache_type'"`,
 						UdevBlockRules, udevMatch(v, d))},
 				},
+				Changes: []change.Change{func() change.Change {
+					c := blockChange(v, d, "device/scsi_disk/*/cache_type", "temporary write through", ct, "io.cache-type-write-through",
+						"no SYNCHRONIZE_CACHE per sync write when the array cache is non-volatile")
+					c.Risk = "000 WARNING: \"Disabling barrier writes on disk devices with volatile cache can result in data loss or data corruption.\" Only if the array's write cache is non-volatile (battery/flash backed)."
+					return c
+				}()},
 				Risk: "RISKY: DATA LOSS OR CORRUPTION if the array's write cache is volatile (000 WARNING). The change lasts until reboot or " +
 					"rescan; devices must be reopened (restart the database). Prefer the array firmware that advertises write cache disabled (3PAR OS 3.2.1+).",
 			})

@@ -3,6 +3,8 @@ package rules
 import (
 	"fmt"
 	"strings"
+
+	"github.com/dbhost/dbhost/internal/change"
 )
 
 // io.max-sectors-multipath: max_sectors_kb of a dm-multipath device and its
@@ -85,6 +87,19 @@ func checkMaxSectorsMultipath(in *Input) Outcome {
 				"or /etc/multipath.conf: devices { device { vendor ... product ... max_sectors_kb "+fmt.Sprint(val)+" } } (multipath-tools 0.4.9+ sets dm and paths together)")
 			return f
 		}
+		setAllChanges := func(val int64, why string) []change.Change {
+			var cs []change.Change
+			for _, p := range paths {
+				if p.MaxSectorsKB != nil && *p.MaxSectorsKB == val {
+					continue
+				}
+				cs = append(cs, blockChange(v, p, "queue/max_sectors_kb", fmt.Sprint(val), optInt(p.MaxSectorsKB), "io.max-sectors-multipath", why))
+			}
+			if cur != val {
+				cs = append(cs, blockChange(v, dm, "queue/max_sectors_kb", fmt.Sprint(val), fmt.Sprint(cur), "io.max-sectors-multipath", why))
+			}
+			return cs
+		}
 		if len(small) > 0 {
 			fs = append(fs, Finding{
 				Severity:    SevWarning,
@@ -95,8 +110,9 @@ func checkMaxSectorsMultipath(in *Input) Outcome {
 				Why: "A request-based multipath device builds requests up to its own max_sectors_kb and clones them to a path; a clone larger " +
 					"than the path's limit is rejected (\"over max size limit\") and the I/O fails over or errors. 000 sets max_sectors_kb on " +
 					"every device (/sys/block/*/queue/max_sectors_kb) and keeps 512 KB.",
-				Fix:  setAll(minPath),
-				Risk: "Lowering the dm device's value is safe at runtime; raising a path above max_hw_sectors_kb is refused by the kernel.",
+				Fix:     setAll(minPath),
+				Changes: setAllChanges(minPath, "the multipath device's requests must fit every path's max_sectors_kb"),
+				Risk:    "Lowering the dm device's value is safe at runtime; raising a path above max_hw_sectors_kb is refused by the kernel.",
 			})
 			continue
 		}
@@ -115,8 +131,9 @@ func checkMaxSectorsMultipath(in *Input) Outcome {
 					Why: fmt.Sprintf("000: \"consider an application that issues 1 MB requests to a device that has 8 FC paths. Setting max_sectors_kb "+
 						"to 128 can allow 1 I/O to be sent in parallel to each of the eight paths\". This LUN has %d paths; 000's own "+
 						"configuration kept 512 KB, so measure full-scan throughput both ways.", len(paths)),
-					Fix:  setAll(split),
-					Risk: "More, smaller I/Os cost more interrupts and CPU; with few large scans it can lower throughput. Test with the real workload.",
+					Fix:     setAll(split),
+					Changes: setAllChanges(split, "one large scan I/O split over every path"),
+					Risk:    "More, smaller I/Os cost more interrupts and CPU; with few large scans it can lower throughput. Test with the real workload.",
 				})
 				continue
 			}

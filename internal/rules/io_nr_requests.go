@@ -3,6 +3,8 @@ package rules
 import (
 	"fmt"
 	"strings"
+
+	"github.com/dbhost/dbhost/internal/change"
 )
 
 // io.nr-requests: 000 raised nr_requests from 128 to 1024 for the Oracle FIO
@@ -81,7 +83,8 @@ func checkNrRequests(in *Input) Outcome {
 				Persistent: []string{udevLine(v, d, "queue/nr_requests", fmt.Sprint(wantNrRequests)) +
 					"   (after the scheduler assignment: changing the scheduler resets nr_requests)"},
 			},
-			Risk: "More queued requests raise the worst-case queueing latency under saturation; no reboot needed.",
+			Changes: []change.Change{blockChange(v, d, "queue/nr_requests", fmt.Sprint(wantNrRequests), fmt.Sprint(*d.NrRequests), "io.nr-requests", "more requests in flight before tasks wait for a free one")},
+			Risk:    "More queued requests raise the worst-case queueing latency under saturation; no reboot needed.",
 		})
 	}
 	if len(fs) > 0 {

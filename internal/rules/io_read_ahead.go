@@ -3,6 +3,8 @@ package rules
 import (
 	"fmt"
 	"strings"
+
+	"github.com/dbhost/dbhost/internal/change"
 )
 
 // io.read-ahead: 003's throughput-performance profile sets disk read-ahead
@@ -65,7 +67,8 @@ func checkReadAhead(in *Input) Outcome {
 				Persistent: []string{udevLine(v, d, "queue/read_ahead_kb", fmt.Sprint(wantReadAheadKB)),
 					"or tuned-adm profile throughput-performance ([disk] readahead=>4096)"},
 			},
-			Risk: "Random-read (OLTP) devices can waste bandwidth and page cache on read-ahead; apply to the DSS data devices only.",
+			Changes: []change.Change{blockChange(v, d, "queue/read_ahead_kb", fmt.Sprint(wantReadAheadKB), fmt.Sprint(*d.ReadAheadKB), "io.read-ahead", "larger read-ahead for sequential (DSS) scans")},
+			Risk:    "Random-read (OLTP) devices can waste bandwidth and page cache on read-ahead; apply to the DSS data devices only.",
 		})
 	}
 	if len(fs) > 0 {

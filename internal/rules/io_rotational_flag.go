@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/dbhost/dbhost/internal/change"
 	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
@@ -59,8 +60,9 @@ func checkRotationalFlag(in *Input) Outcome {
 			Why: "000: the schedulers \"sort and merge I/O requests to reduce disk head movement. For SSD drives, the rotational " +
 				"value can be set to 0, although very little improvement if any is noticed.\" It also keeps tools and the kernel's " +
 				"per-device heuristics (entropy, writeback throttling, md/dm stacking) coherent.",
-			Fix:  Fix{Runtime: []string{"echo 0 > " + p}, Persistent: []string{udevLine(v, d, "queue/rotational", "0")}},
-			Risk: "None for data; expect little or no performance change.",
+			Fix:     Fix{Runtime: []string{"echo 0 > " + p}, Persistent: []string{udevLine(v, d, "queue/rotational", "0")}},
+			Changes: []change.Change{blockChange(v, d, "queue/rotational", "0", "1", "io.rotational-flag", "the device is not rotational: the block layer should treat it as solid state")},
+			Risk:    "None for data; expect little or no performance change.",
 		}
 	}
 	for i := range v.devs {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/dbhost/dbhost/internal/change"
 	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
@@ -91,7 +92,8 @@ func checkScheduler(in *Input) Outcome {
 					"or a tuned profile: [disk] elevator=" + wantName + " (throughput-performance / latency-performance set deadline)",
 				},
 			},
-			Risk: "Takes effect immediately, no reboot; I/O in flight is drained while switching. Measure latency (iostat -x await) before and after.",
+			Changes: []change.Change{blockChange(v, d, "queue/scheduler", wantName, cur, "io.scheduler", "scheduler "+wantName+" suits device class "+class)},
+			Risk:    "Takes effect immediately, no reboot; I/O in flight is drained while switching. Measure latency (iostat -x await) before and after.",
 		})
 	}
 	if len(fs) > 0 {

@@ -3,6 +3,8 @@ package rules
 import (
 	"fmt"
 	"strings"
+
+	"github.com/dbhost/dbhost/internal/change"
 )
 
 // io.scsi-queue-depth: 000 raised the SCSI queue_depth from 32 to 128 (Table
@@ -75,6 +77,7 @@ func checkSCSIQueueDepth(in *Input) Outcome {
 				Runtime:    []string{fmt.Sprintf("echo %d > %s", wantQueueDepth, p)},
 				Persistent: []string{udevLine(v, d, "device/queue_depth", fmt.Sprint(wantQueueDepth))},
 			},
+			Changes: []change.Change{blockChange(v, d, "device/queue_depth", fmt.Sprint(wantQueueDepth), fmt.Sprint(*d.QueueDepth), "io.scsi-queue-depth", "more parallel I/O to a large LUN or SSD")},
 			Risk: "The array port and HBA must absorb paths × LUNs × queue_depth commands (004: size HBA num_cmd_elems to the sum); " +
 				"over-subscription gives QUEUE FULL / TASK SET FULL and higher latency. Follow the array vendor's limit.",
 		})

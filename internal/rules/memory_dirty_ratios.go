@@ -1,6 +1,10 @@
 package rules
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/dbhost/dbhost/internal/change"
+)
 
 // memory.dirty-ratios: vm.dirty_ratio / vm.dirty_background_ratio differ from
 // the tuned profile 003's tables give for the audited workload:
@@ -70,6 +74,7 @@ func checkDirtyRatios(in *Input) Outcome {
 			Evidence:    in.SysctlEvidence(k.ratio, fmt.Sprint(v)),
 			Why:         dirtyWhy(p),
 			Fix:         SysctlFix(k.ratio, fmt.Sprint(k.want)),
+			Changes:     []change.Change{in.SysctlChange("memory.dirty-ratios", k.ratio, fmt.Sprint(k.want), "Dirty page ratios differ from the tuned profile for this workload")},
 			Risk: "A higher dirty_ratio holds more unwritten data in memory (longer fsync/checkpoint bursts, more lost on a crash " +
 				"of the page cache owner); databases using direct I/O are little affected either way.",
 		})

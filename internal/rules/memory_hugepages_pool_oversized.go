@@ -3,6 +3,8 @@ package rules
 import (
 	"fmt"
 	"strings"
+
+	"github.com/dbhost/dbhost/internal/change"
 )
 
 // memory.hugepages-pool-oversized: the hugepage pool holds far more pages
@@ -95,7 +97,8 @@ func checkHugepagesPoolOversized(in *Input) Outcome {
 		Why: "000 (Scenario 2): a pool of 1,536,000 pages (3 TB) for an SGA using 1,077,250 \"could mean the HugePage pool is " +
 			"oversized for this system, or that other applications and Oracle instances have not yet been started\"; hugepages " +
 			"are reserved: memory no process outside the pool can use.",
-		Fix: SysctlFix("vm.nr_hugepages", fmt.Sprint(target)),
+		Fix:     SysctlFix("vm.nr_hugepages", fmt.Sprint(target)),
+		Changes: []change.Change{in.SysctlChange("memory.hugepages-pool-oversized", "vm.nr_hugepages", fmt.Sprint(target), "Hugepage pool larger than the Oracle SGAs expect")},
 		Risk: "Shrink only after confirming no other instance (not given here), no instance still to be started and no SGA growth " +
 			"needs the pages: with use_large_pages=ONLY an instance that no longer fits does not start. Keep headroom for per-node placement.",
 	})

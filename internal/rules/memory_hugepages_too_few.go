@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/dbhost/dbhost/internal/change"
 	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
@@ -131,25 +132,37 @@ func checkHugepagesTooFew(in *Input) Outcome {
 	f.Current = fmt.Sprintf("%d pages of %s (%d free); database shared memory %s, %s not in hugepages", pool.Total, KB(pool.SizeKB), pool.Free, KB(needKB), KB(missingKB))
 	f.Recommended = fmt.Sprintf("vm.nr_hugepages ≥ %d (%d more)", target, extra)
 	f.Fix = SysctlFix("vm.nr_hugepages", fmt.Sprint(target))
+	const hpWhy = "the database's shared memory does not fit in the free hugepages"
+	if def, ok := DefaultHugepages(s); ok && def.SizeKB == pool.SizeKB {
+		f.Changes = []change.Change{in.SysctlChange("memory.hugepages-too-few", "vm.nr_hugepages", fmt.Sprint(target), hpWhy)}
+	} else {
+		f.Changes = []change.Change{SysfsChange("memory.hugepages-too-few", fmt.Sprintf("/sys/kernel/mm/hugepages/hugepages-%dkB/nr_hugepages", pool.SizeKB),
+			fmt.Sprint(target), fmt.Sprint(pool.Total), hpWhy)}
+	}
 	if NodeCount(s) > 1 {
 		// Per node: each of the database's nodes gets an even share of the
 		// extra pages on top of what it has (the kernel spreads a global
 		// nr_hugepages over every node, which misses a node-bound database).
 		share := ceilDiv(extra, int64(len(nodes)))
 		var per, echo, bootArg []string
+		var nodeChanges []change.Change
 		for _, n := range nodes {
 			total, ok := nodeTotal(s, n, pool.SizeKB)
 			if !ok {
-				per, echo = nil, nil
+				per, echo, nodeChanges = nil, nil, nil
 				break
 			}
 			per = append(per, fmt.Sprintf("node%d %d", n, total+share))
 			echo = append(echo, fmt.Sprintf("echo %d > /sys/devices/system/node/node%d/hugepages/hugepages-%dkB/nr_hugepages", total+share, n, pool.SizeKB))
+			nodeChanges = append(nodeChanges, SysfsChange("memory.hugepages-too-few",
+				fmt.Sprintf("/sys/devices/system/node/node%d/hugepages/hugepages-%dkB/nr_hugepages", n, pool.SizeKB),
+				fmt.Sprint(total+share), fmt.Sprint(total), hpWhy+" (node "+fmt.Sprint(n)+"'s share)"))
 			bootArg = append(bootArg, fmt.Sprintf("%d:%d", n, total+share))
 		}
 		if per != nil {
 			f.Recommended += "; per node: " + strings.Join(per, ", ")
 			f.Fix.Runtime = echo
+			f.Changes = nodeChanges
 			f.Fix.Persistent = append(f.Fix.Persistent, fmt.Sprintf("per-node pools at boot: kernel arguments hugepagesz=%dK hugepages=%s (node format, Linux 5.16+), or the echo lines above in a boot unit",
 				pool.SizeKB, strings.Join(bootArg, ",")))
 		}

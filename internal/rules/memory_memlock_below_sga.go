@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dbhost/dbhost/internal/change"
 	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
@@ -116,6 +117,10 @@ func memlockFinding(user, sid, current string, sgaKB int64, ev string) Finding {
 			fmt.Sprintf("/etc/security/limits.d/99-%s-memlock.conf: %s hard memlock %d", user, user, sgaKB),
 			"then log in again as " + user + " and restart the instance (CRS/systemd-started instances: raise their limit there too)",
 		}},
+		Changes: []change.Change{
+			LimitChange("memory.memlock-below-sga", user, "soft", "memlock", fmt.Sprint(sgaKB), current, "the SGA cannot be locked in hugepages below this limit"),
+			LimitChange("memory.memlock-below-sga", user, "hard", "memlock", fmt.Sprint(sgaKB), "", "the soft limit cannot exceed the hard one"),
+		},
 		Risk: "Locked memory cannot be swapped or reclaimed: a limit far above the SGA lets any process of the user pin " +
 			"memory (Oracle's preinstall package uses about 90 % of RAM).",
 	}

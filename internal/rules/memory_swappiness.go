@@ -1,6 +1,10 @@
 package rules
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/dbhost/dbhost/internal/change"
+)
 
 // memory.swappiness: vm.swappiness above the 10 that every database-oriented
 // tuned profile in 003's tables sets (balanced keeps the kernel default 60).
@@ -52,7 +56,8 @@ func checkSwappiness(in *Input) Outcome {
 		Evidence:    ev,
 		Why: "003: the throughput-performance and latency-performance profiles set 10 (balanced keeps 60). A lower value " +
 			"reclaims unmapped page cache before swapping mapped memory, so the database's buffers stay resident.",
-		Fix:  SysctlFix("vm.swappiness", fmt.Sprint(wantSwappiness)),
-		Risk: "Under real memory shortage the OOM killer may act sooner instead of swapping; size memory, not swap, for the database.",
+		Fix:     SysctlFix("vm.swappiness", fmt.Sprint(wantSwappiness)),
+		Changes: []change.Change{in.SysctlChange("memory.swappiness", "vm.swappiness", fmt.Sprint(wantSwappiness), "vm.swappiness is above the database profiles' 10")},
+		Risk:    "Under real memory shortage the OOM killer may act sooner instead of swapping; size memory, not swap, for the database.",
 	})
 }

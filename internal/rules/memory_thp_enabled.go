@@ -1,6 +1,10 @@
 package rules
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/dbhost/dbhost/internal/change"
+)
 
 // memory.thp-enabled: transparent hugepages in "always" mode on a database
 // host. The sources differ by kernel and database version: 000 (RHEL 7,
@@ -56,6 +60,12 @@ func checkTHP(in *Input) Outcome {
 		Fix: Fix{
 			Runtime:    []string{"echo " + firstWord(recommended) + " > /sys/kernel/mm/transparent_hugepage/enabled"},
 			Persistent: AddKernelArgFix("transparent_hugepage=" + firstWord(recommended)).Persistent,
+		},
+		Changes: []change.Change{
+			SysfsChange("memory.thp-enabled", "/sys/kernel/mm/transparent_hugepage/enabled", firstWord(recommended), mode,
+				"THP cannot back SysV shared memory and its compaction stalls allocations"),
+			BootArgChange("memory.thp-enabled", "transparent_hugepage", firstWord(recommended), s.Host.CmdlineArgs["transparent_hugepage"],
+				"keeps THP "+firstWord(recommended)+" from boot on"),
 		},
 		Risk: "Programs that rely on THP for their private memory (JVMs with large heaps) lose it unless they madvise; " +
 			"the database's shared memory belongs in explicit hugepages (memory.hugepages-too-few).",

@@ -1,6 +1,10 @@
 package rules
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/dbhost/dbhost/internal/change"
+)
 
 // memory.zone-reclaim: vm.zone_reclaim_mode is non-zero on a NUMA host. The
 // seeds do not name this knob; the kernel's own documentation and the commit
@@ -45,7 +49,8 @@ func checkZoneReclaim(in *Input) Outcome {
 			"(and with bits 2/4 writes out dirty or mapped pages) instead of using free memory on another node: a database's " +
 			"file cache is thrown away and allocations stall in reclaim. The kernel turned it off by default because it " +
 			"\"destroys performance\" for workloads that are not partitioned per node.",
-		Fix:  SysctlFix("vm.zone_reclaim_mode", "0"),
-		Risk: "None known for databases; a workload that was partitioned per node on purpose may see more remote allocations.",
+		Fix:     SysctlFix("vm.zone_reclaim_mode", "0"),
+		Changes: []change.Change{in.SysctlChange("memory.zone-reclaim", "vm.zone_reclaim_mode", "0", "Zone reclaim is on: the page cache is evicted rather than allocating on another node")},
+		Risk:    "None known for databases; a workload that was partitioned per node on purpose may see more remote allocations.",
 	})
 }

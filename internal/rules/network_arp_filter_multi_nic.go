@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/dbhost/dbhost/internal/change"
 )
 
 // network.arp-filter-multi-nic: several interfaces with addresses on the same
@@ -111,8 +113,9 @@ func checkArpFilter(in *Input) Outcome {
 			Why: "003: \"If on same network, use arp_filter to prevent ARP flux\": without it any of the interfaces may answer ARP for the " +
 				"others' addresses, so traffic meant for one NIC (a listener, the RAC interconnect, iSCSI) arrives on another, defeating " +
 				"NIC separation and NUMA placement of its interrupts.",
-			Fix:  SysctlFix("net.ipv4.conf.all.arp_filter", "1"),
-			Risk: "Only matters with several NICs on one subnet; on multi-homed setups with policy routing check that replies still leave the intended interface.",
+			Fix:     SysctlFix("net.ipv4.conf.all.arp_filter", "1"),
+			Changes: []change.Change{in.SysctlChange("network.arp-filter-multi-nic", "net.ipv4.conf.all.arp_filter", "1", "Several interfaces on one subnet without arp_filter (ARP flux)")},
+			Risk:    "Only matters with several NICs on one subnet; on multi-homed setups with policy routing check that replies still leave the intended interface.",
 		})
 	}
 	if len(fs) > 0 {

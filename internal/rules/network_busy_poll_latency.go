@@ -3,6 +3,8 @@ package rules
 import (
 	"fmt"
 	"strings"
+
+	"github.com/dbhost/dbhost/internal/change"
 )
 
 // network.busy-poll-latency: 003's network-latency profile sets
@@ -45,8 +47,9 @@ func checkBusyPoll(in *Input) Outcome {
 			Evidence:    in.SysctlEvidence(key, fmt.Sprint(v)),
 			Why: "003: the network-latency profile (recommended by 000 for RHEL 7 latency work) sets busy_read and busy_poll to 50 µs: " +
 				"a socket waiting for data polls the device queue instead of sleeping until the interrupt, cutting wake-up latency.",
-			Fix:  SysctlFix(key, fmt.Sprint(wantBusyPoll)),
-			Risk: "CPUs spin up to 50 µs per blocking receive/poll: more CPU and power; useless for NICs whose driver has no busy-poll support.",
+			Fix:     SysctlFix(key, fmt.Sprint(wantBusyPoll)),
+			Changes: []change.Change{in.SysctlChange("network.busy-poll-latency", key, fmt.Sprint(wantBusyPoll), "Socket busy polling off on a latency workload")},
+			Risk:    "CPUs spin up to 50 µs per blocking receive/poll: more CPU and power; useless for NICs whose driver has no busy-poll support.",
 		})
 	}
 	if len(fs) > 0 {

@@ -3,6 +3,8 @@ package rules
 import (
 	"fmt"
 	"strings"
+
+	"github.com/dbhost/dbhost/internal/change"
 )
 
 // network.socket-buffers: 000's high-performance network configuration
@@ -52,6 +54,7 @@ func checkSocketBuffers(in *Input) Outcome {
 			Evidence:    in.SysctlEvidence(key, fmt.Sprint(v)),
 			Why:         why + trap,
 			Fix:         SysctlFix(key, fmt.Sprint(wantSockBuf)),
+			Changes:     []change.Change{in.SysctlChange("network.socket-buffers", key, fmt.Sprint(wantSockBuf), "Socket buffer maxima below 16 MiB")},
 			Risk:        "A maximum only: memory is used when sockets ask for it (tcp_mem still bounds the total).",
 		})
 	}
@@ -84,6 +87,7 @@ func checkSocketBuffers(in *Input) Outcome {
 			Evidence:    in.SysctlEvidence(key, s),
 			Why:         why + " tcp_rmem/tcp_wmem's third value is the ceiling of autotuning for sockets that do not set their own size.",
 			Fix:         SysctlFix(key, want),
+			Changes:     []change.Change{in.SysctlChange("network.socket-buffers", key, want, "Socket buffer maxima below 16 MiB")},
 			Risk:        "Per-connection memory can grow to 16 MiB on fast, long links; with thousands of connections watch tcp_mem pressure.",
 		})
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/dbhost/dbhost/internal/change"
 )
 
 // network.somaxconn-listener: the kernel caps every listen() backlog at
@@ -55,6 +57,9 @@ func checkSomaxconn(in *Input) Outcome {
 		}
 	}
 	fix := func(want int64) Fix { return SysctlFix("net.core.somaxconn", fmt.Sprint(want)) }
+	chg := func(want int64) []change.Change {
+		return []change.Change{in.SysctlChange("network.somaxconn-listener", "net.core.somaxconn", fmt.Sprint(want), "listen() backlogs are capped at net.core.somaxconn")}
+	}
 	switch {
 	case maxQ > v:
 		fs = append(fs, Finding{
@@ -65,8 +70,9 @@ func checkSomaxconn(in *Input) Outcome {
 			Why: "The kernel cuts every listen() backlog to somaxconn (002: \"backlog depth for listen() seems to be SOMAXCONN\"), so the " +
 				"QUEUESIZE asked for in listener.ora is not what the listener gets: during a logon storm from application servers the " +
 				"accept queue overflows, SYNs are dropped and clients retry after 1-3 s.",
-			Fix:  fix(maxQ),
-			Risk: "None beyond a little kernel memory per pending connection; restart the listener so listen() is called again.",
+			Fix:     fix(maxQ),
+			Changes: chg(maxQ),
+			Risk:    "None beyond a little kernel memory per pending connection; restart the listener so listen() is called again.",
 		})
 	case v <= smallSomaxconn && crs:
 		fs = append(fs, Finding{
@@ -77,8 +83,9 @@ func checkSomaxconn(in *Input) Outcome {
 			Evidence:    ev + "; " + crsWhy,
 			Why: "002: on RAC the listeners are managed by Clusterware and srvctl cannot set QUEUESIZE (Bug 11782958), so the listen() " +
 				"backlog is somaxconn - 128 by default; a connection storm (the reason for RATE_LIMIT, unsupported on RAC) overflows it.",
-			Fix:  fix(1024),
-			Risk: "None significant; restart the listeners (srvctl stop/start listener) to take the new backlog.",
+			Fix:     fix(1024),
+			Changes: chg(1024),
+			Risk:    "None significant; restart the listeners (srvctl stop/start listener) to take the new backlog.",
 		})
 	case v <= smallSomaxconn && in.DB != DBNone && maxQ == 0:
 		fs = append(fs, Finding{
@@ -89,8 +96,9 @@ func checkSomaxconn(in *Input) Outcome {
 			Evidence:    ev + fmt.Sprintf("; database %s on this host", in.DB),
 			Why: "002: the listener's listen() backlog is capped by somaxconn, 128 by default on older kernels: a burst of connection " +
 				"requests (application servers starting their pools) overflows it and clients see connect timeouts and retries.",
-			Fix:  fix(1024),
-			Risk: "None significant; restart the listener or database for the new backlog.",
+			Fix:     fix(1024),
+			Changes: chg(1024),
+			Risk:    "None significant; restart the listener or database for the new backlog.",
 		})
 	}
 	if len(fs) > 0 {

@@ -1,6 +1,10 @@
 package rules
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/dbhost/dbhost/internal/change"
+)
 
 // numa.balancing-with-db-shm: automatic NUMA balancing is on while the
 // database holds a large shared memory (SGA, shared_buffers) or hugepages.
@@ -68,6 +72,7 @@ func checkNUMABalancing(in *Input) Outcome {
 		Recommended: "0",
 		Evidence:    ev,
 		Fix:         SysctlFix("kernel.numa_balancing", "0"),
+		Changes:     []change.Change{in.SysctlChange("numa.balancing-with-db-shm", "kernel.numa_balancing", "0", "Automatic NUMA balancing is on with a large database shared memory")},
 		Risk: "Without automatic balancing nothing moves tasks or pages toward each other: place the database explicitly " +
 			"(one instance per node, numactl/cpusets, Oracle _enable_NUMA_support) or processes may overload one node (000 Note).",
 	}

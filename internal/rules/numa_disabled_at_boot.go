@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/dbhost/dbhost/internal/change"
 	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
@@ -77,6 +78,7 @@ func checkNUMADisabledAtBoot(in *Input) Outcome {
 			Evidence:       ev,
 			Why:            why + note,
 			Fix:            RemoveKernelArgFix("numa"),
+			Changes:        []change.Change{RemoveBootArgChange("numa.disabled-at-boot", "numa", "off", "numa=off hides the NUMA topology from the kernel and the database")},
 			RebootRequired: true,
 			Risk: "After the reboot memory is allocated per node: re-check hugepages per node (an SGA larger than one node's pool " +
 				"spreads or fails with use_large_pages=ONLY) and turn off automatic NUMA balancing (numa.balancing-with-db-shm). " +
