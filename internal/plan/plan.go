@@ -258,7 +258,7 @@ func merge(cs []change.Change, sev map[string]int) ([]change.Change, []string) {
 		if out[a].Kind != out[b].Kind {
 			return kindOrder(out[a].Kind) < kindOrder(out[b].Kind)
 		}
-		return out[a].Key < out[b].Key
+		return naturalLess(sortKey(out[a].Key), sortKey(out[b].Key))
 	})
 	return out, conflicts
 }
@@ -425,4 +425,48 @@ func Load(path string) (*Plan, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return p, nil
+}
+
+// naturalLess orders strings with runs of digits compared as numbers
+// (cpu2 before cpu10, node2 before node10).
+func naturalLess(a, b string) bool {
+	for a != "" && b != "" {
+		da, db := digitRun(a), digitRun(b)
+		if da > 0 && db > 0 {
+			na, nb := strings.TrimLeft(a[:da], "0"), strings.TrimLeft(b[:db], "0")
+			if len(na) != len(nb) {
+				return len(na) < len(nb)
+			}
+			if na != nb {
+				return na < nb
+			}
+			if da != db {
+				return da < db
+			}
+			a, b = a[da:], b[db:]
+			continue
+		}
+		if a[0] != b[0] {
+			return a[0] < b[0]
+		}
+		a, b = a[1:], b[1:]
+	}
+	return len(a) < len(b)
+}
+
+func digitRun(s string) int {
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+// sortKey puts a block device's scheduler before its other queue attributes:
+// switching the elevator resets nr_requests, so it must be written first.
+func sortKey(k string) string {
+	if strings.HasSuffix(k, "/queue/scheduler") {
+		return strings.TrimSuffix(k, "scheduler") + "\x00scheduler"
+	}
+	return k
 }

@@ -245,6 +245,10 @@ func (p *Plan) UdevRules() []byte {
 			match = fmt.Sprintf("SUBSYSTEM==%q, %s", subsys, match)
 		}
 		line := fmt.Sprintf("ACTION==\"add|change\", %s, ATTR{%s}=%q", match, attr, c.Value)
+		if strings.ContainsAny(attr, "*?[") {
+			// udev's ATTR{} takes no glob (device/scsi_disk/*/cache_type): write it from a shell.
+			line = fmt.Sprintf("ACTION==\"add|change\", %s, RUN+=\"/bin/sh -c 'echo %s > /sys$devpath/%s'\"", match, c.Value, attr)
+		}
 		if seen[line] {
 			continue
 		}
@@ -362,8 +366,8 @@ func (p *Plan) TunedConf() []byte {
 			fmt.Fprintf(&b, "cmdline=%s\n", strings.Join(boot, " "))
 		} else {
 			b.WriteString("# [bootloader] is left out: dbhost changes boot arguments only with grubby (boot-args.txt).\n")
-			b.WriteString("# Re-run dbhost plan with --tuned-bootloader to let tuned add them instead:\n")
 			if len(boot) > 0 {
+				b.WriteString("# Re-run dbhost plan with --tuned-bootloader to let tuned add them instead:\n")
 				fmt.Fprintf(&b, "# [bootloader]\n# cmdline=%s   (%s)\n", strings.Join(boot, " "), bootRules(p.PendingReboot, false))
 			}
 		}
@@ -400,4 +404,66 @@ func dedupPairs(lines []string) []string {
 		out = append(out, lines[i], lines[i+1])
 	}
 	return out
+}
+
+// Summary is the readable text `dbhost plan` prints: what would change, what
+// waits for a reboot, what a DBA must do by hand, and where the files are.
+func (p *Plan) Summary(dir string) []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "dbhost plan for %s (workload %s, db %s)", orDash(p.Host), p.Workload, p.DB)
+	if dir != "" {
+		fmt.Fprintf(&b, " written to %s/", strings.TrimSuffix(dir, "/"))
+	}
+	b.WriteString("\n")
+	fmt.Fprintf(&b, "tuned base profile: %s", p.TunedProfile)
+	if p.TunedWhy != "" {
+		fmt.Fprintf(&b, " (%s)", p.TunedWhy)
+	}
+	b.WriteString("\n")
+	fmt.Fprintf(&b, "\nChanges (%d):\n", len(p.Changes))
+	if len(p.Changes) == 0 {
+		b.WriteString("  none\n")
+	}
+	for _, c := range p.Changes {
+		cur := c.Current
+		if cur == "" {
+			cur = "?"
+		}
+		fmt.Fprintf(&b, "  %-7s %s: %s → %s   [%s]\n", c.Kind, c.Key, oneLine(cur), oneLine(c.Value), c.Rule)
+		if c.Risk != "" {
+			fmt.Fprintf(&b, "          RISK (apply needs --accept-risk): %s\n", oneLine(c.Risk))
+		}
+	}
+	if len(p.PendingReboot) > 0 {
+		fmt.Fprintf(&b, "\nPending reboot: boot arguments (%d, commands in %s):\n", len(p.PendingReboot), BootArgFile)
+		for _, c := range p.PendingReboot {
+			if c.Remove {
+				cur := c.Key
+				if c.Current != "" {
+					cur += "=" + c.Current
+				}
+				fmt.Fprintf(&b, "  remove %s   [%s]\n", cur, c.Rule)
+			} else {
+				fmt.Fprintf(&b, "  add    %s   [%s]\n", bootArg(c), c.Rule)
+			}
+		}
+	}
+	if len(p.Conflicts) > 0 {
+		fmt.Fprintf(&b, "\nConflicts resolved (%d):\n", len(p.Conflicts))
+		for _, c := range p.Conflicts {
+			fmt.Fprintf(&b, "  %s\n", c)
+		}
+	}
+	if len(p.FindingsWithoutChanges) > 0 {
+		fmt.Fprintf(&b, "\nFor a DBA to act on (no setting dbhost can change, %d):\n", len(p.FindingsWithoutChanges))
+		for _, a := range p.FindingsWithoutChanges {
+			fmt.Fprintf(&b, "  [%s] %s: %s: %s → %s\n", a.Severity, a.Rule, a.Setting, oneLine(a.Current), oneLine(a.Recommended))
+		}
+	}
+	if dir != "" {
+		d := strings.TrimSuffix(dir, "/") + "/"
+		fmt.Fprintf(&b, "\nFiles: %s%s, %s%s, %s%s, %s%s, %s%s, %s%s\n", d, FileName, d, TunedFile, d, SysctlFile, d, UdevFile, d, LimitsFile, d, BootArgFile)
+		fmt.Fprintf(&b, "Nothing was changed on this host. Review with: dbhost apply --dry-run --plan %s%s\n", d, FileName)
+	}
+	return []byte(b.String())
 }

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dbhost/dbhost/internal/artifacts"
+	"github.com/dbhost/dbhost/internal/plan"
+	"github.com/dbhost/dbhost/internal/rules"
+	"github.com/spf13/cobra"
+)
+
+type planFlags struct {
+	auditFlags
+	only            []string
+	tunedBootloader bool
+}
+
+func newPlanCmd() *cobra.Command {
+	var src sourceFlags
+	var out outputFlags
+	var f planFlags
+	c := &cobra.Command{
+		Use:   "plan",
+		Short: "Compute the desired state and write it as artifacts; nothing is changed",
+		Long: `Plan audits the host (this host, --root, --sosreport or a single --snapshot) and turns the
+findings into a desired state: sysctls, sysfs values (block queues per device class, THP,
+governor, hugepages per node), limits, boot arguments to add or remove, and the tuned base
+profile for the workload (oltp/mixed/dss: throughput-performance, latency:
+latency-performance, a virtual guest: virtual-guest). Two rules asking for one setting at
+different values are resolved (the more severe finding, then the stricter value) and the
+plan says so.
+
+-o DIR (default plan) receives, atomically (a temporary directory renamed into place):
+  plan.json                    the plan 'dbhost apply --plan' reads
+  tuned.conf                   a tuned 2.20 profile including the base profile
+  sysctl.d/90-dbhost.conf      for /etc/sysctl.d
+  udev/60-dbhost-block.rules   block queue settings per device class, for /etc/udev/rules.d
+  limits.d/90-dbhost.conf      for /etc/security/limits.d
+  boot-args.txt                each boot argument with its grubby command and reason
+Every line names the rule that wants it. Nothing on the host is changed.`,
+		Example: `  dbhost plan --workload oltp --db oracle -o plan/
+  dbhost plan --workload dss --artifact initORCL.ora --artifact alert_ORCL.log -o plan/
+  dbhost plan --root tree/ --only io --format json -o /tmp/plan`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error { return runPlan(c, &src, &out, &f) },
+	}
+	src.add(c)
+	out.add(c, "text", "json")
+	c.Flags().Lookup("output").Usage = "plan directory to write (replaced atomically)"
+	c.Flags().Lookup("output").DefValue = "plan"
+	fl := c.Flags()
+	fl.StringVar(&f.workload, "workload", rules.WorkloadMixed, "workload: "+strings.Join(rules.Workloads, "|"))
+	fl.StringVar(&f.db, "db", "auto", "database: auto|"+strings.Join(rules.DBs, "|"))
+	fl.StringArrayVar(&f.artifacts, "artifact", nil, "database artifact file (repeatable): alert log, init.ora, listener.ora, ...")
+	fl.StringSliceVar(&f.only, "only", nil, "keep only the changes of these rules (rule id or area, e.g. io or memory.swappiness; repeatable)")
+	fl.BoolVar(&f.tunedBootloader, "tuned-bootloader", false, "write boot arguments into tuned.conf's [bootloader] cmdline (default: a comment; use boot-args.txt)")
+	complete := func(vals ...string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			return vals, cobra.ShellCompDirectiveNoFileComp
+		}
+	}
+	_ = c.RegisterFlagCompletionFunc("workload", complete(rules.Workloads...))
+	_ = c.RegisterFlagCompletionFunc("db", complete(append([]string{"auto"}, rules.DBs...)...))
+	_ = c.MarkFlagDirname("output")
+	return c
+}
+
+func runPlan(c *cobra.Command, src *sourceFlags, out *outputFlags, f *planFlags) error {
+	if err := out.validate(); err != nil {
+		return err
+	}
+	if err := f.validate(); err != nil {
+		return err
+	}
+	dir := out.out
+	if dir == "" {
+		dir = "plan"
+	}
+	if dir == "-" {
+		return usageErr("-o -: plan writes a directory; give its name")
+	}
+	var set *artifacts.Set
+	var artErrs []error
+	if len(f.artifacts) > 0 {
+		set, artErrs = artifacts.Load(f.artifacts)
+		for _, e := range artErrs {
+			fmt.Fprintln(c.ErrOrStderr(), "dbhost: artifact:", e)
+		}
+	}
+	snaps, err := src.load()
+	if err != nil {
+		return err
+	}
+	if len(snaps) != 1 {
+		return usageErr("plan needs exactly one host; --snapshot matched %d", len(snaps))
+	}
+	s := snaps[0]
+	db := f.db
+	if db == "auto" {
+		db, _ = rules.DetectDB(s, set)
+	}
+	p, err := plan.Build(s, plan.Options{Workload: f.workload, DB: db, Artifacts: set, Only: f.only, TunedBootloader: f.tunedBootloader})
+	if err != nil {
+		return err
+	}
+	if err := p.Write(dir); err != nil {
+		return fmt.Errorf("writing the plan to %s: %w", dir, err)
+	}
+	var b []byte
+	if out.format == "json" {
+		if b, err = p.JSON(); err != nil {
+			return err
+		}
+	} else {
+		b = p.Summary(dir)
+	}
+	if _, err := c.OutOrStdout().Write(b); err != nil {
+		return err
+	}
+	if len(artErrs) > 0 {
+		return usageErr("%d problem(s) with --artifact files (listed above); the plan was made with the rest", len(artErrs))
+	}
+	return nil
+}
