@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dbhost/dbhost/internal/change"
 	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
@@ -20,6 +21,9 @@ func TestDeepCstatesLatency(t *testing.T) {
 		return s
 	}
 	f := fires(t, id, idle(false), WorkloadLatency, DBNone)
+	if c := f.Changes; len(c) != 1 || c[0].Kind != change.BootArg || c[0].Value != "1" || c[0].Remove {
+		t.Fatalf("%+v", c)
+	}
 	if f.Setting != "cmdline:intel_idle.max_cstate" || f.Current != "C6 (exit latency 133 µs) on CPUs 0-7" ||
 		!strings.Contains(f.Why, "182 W → 578 W") {
 		t.Fatalf("%+v", f)

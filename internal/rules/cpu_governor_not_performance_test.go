@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dbhost/dbhost/internal/change"
 	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
@@ -21,6 +22,9 @@ func TestGovernorNotPerformance(t *testing.T) {
 		return s
 	}
 	f := fires(t, id, gov("performance", "powersave"), WorkloadOLTP, DBNone)
+	if len(f.Changes) != 4 || f.Changes[0].Key != "/sys/devices/system/cpu/cpu4/cpufreq/scaling_governor" || f.Changes[0].Kind != change.Sysfs || f.Changes[0].Value != "performance" || f.Changes[0].Current != "powersave" {
+		t.Fatalf("one change per CPU not in performance: %+v", f.Changes)
+	}
 	if f.Current != "powersave on CPUs 4-7" || f.Recommended != "performance" || !strings.Contains(f.Why, "182 W to 578 W") {
 		t.Fatalf("%+v", f)
 	}

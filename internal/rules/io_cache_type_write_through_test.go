@@ -3,6 +3,8 @@ package rules
 import (
 	"strings"
 	"testing"
+
+	"github.com/dbhost/dbhost/internal/change"
 )
 
 func TestIOCacheType(t *testing.T) {
@@ -12,6 +14,9 @@ func TestIOCacheType(t *testing.T) {
 		s.Storage.Devices = s.Storage.Devices[3:4] // sda
 		s.Storage.Devices[0].WriteCache = ptr("write through")
 		f := fires(t, id, s, WorkloadOLTP, DBOracle)
+		if c := wantChange(t, f, change.Sysfs, "/sys/block/sda/queue/write_cache", "write back", "write through"); c.Risk != "" {
+			t.Fatalf("restoring flushes is not risky: %+v", c)
+		}
 		if f.Severity != SevCritical || f.Setting != "/sys/block/sda/queue/write_cache" || !strings.Contains(f.Why, "data loss") {
 			t.Fatalf("%+v", f)
 		}
@@ -23,6 +28,11 @@ func TestIOCacheType(t *testing.T) {
 			t.Fatalf("%+v", rep.Findings)
 		}
 		f := rep.Findings[0]
+		for _, d := range []string{"sdb", "sdc"} {
+			if c := wantChange(t, f, change.Sysfs, "/sys/block/"+d+"/device/scsi_disk/*/cache_type", "temporary write through", "-"); !strings.Contains(c.Risk, "data loss") {
+				t.Fatalf("write-through must quote the warning: %+v", c)
+			}
+		}
 		if f.Setting != "/sys/block/{sdb,sdc}/device/scsi_disk/*/cache_type" || !strings.HasPrefix(f.Evidence, "2 paths of multipath device dm-0") ||
 			len(f.Fix.Runtime) != 4 {
 			t.Fatalf("%+v", f)

@@ -3,6 +3,8 @@ package rules
 import (
 	"strings"
 	"testing"
+
+	"github.com/dbhost/dbhost/internal/change"
 )
 
 func TestIOMaxSectorsMultipath(t *testing.T) {
@@ -13,6 +15,7 @@ func TestIOMaxSectorsMultipath(t *testing.T) {
 		s := sanHost()
 		dev(t, s, "sdc").MaxSectorsKB = i64(256)
 		f := fires(t, id, s, WorkloadOLTP, DBOracle)
+		wantChange(t, f, change.Sysfs, "/sys/block/dm-0/queue/max_sectors_kb", "256", "-")
 		if f.Severity != SevWarning || !strings.Contains(f.Current, "256 on path(s) sdc") || len(f.Fix.Runtime) != 3 ||
 			!strings.Contains(f.Fix.Runtime[2], "echo 256 > /sys/block/dm-0/queue/max_sectors_kb") {
 			t.Fatalf("%+v", f)

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dbhost/dbhost/internal/change"
 	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
@@ -12,6 +13,9 @@ func TestIONomerges(t *testing.T) {
 	// dm-0 (multipath LUN) carries no filesystem: an ASM disk.
 	s := sanHost()
 	f := fires(t, id, s, WorkloadOLTP, DBOracle)
+	if c := wantChange(t, f, change.Sysfs, f.Setting, "1", "0"); c.Device == "" || c.Match == "" {
+		t.Fatalf("%+v", c)
+	}
 	if f.Setting != "/sys/block/dm-0/queue/nomerges" || f.Recommended != "1" || !strings.Contains(f.Evidence, "paths sdb,sdc") {
 		t.Fatalf("%+v", f)
 	}

@@ -3,6 +3,8 @@ package rules
 import (
 	"strings"
 	"testing"
+
+	"github.com/dbhost/dbhost/internal/change"
 )
 
 func TestIOReadAhead(t *testing.T) {
@@ -17,6 +19,7 @@ func TestIOReadAhead(t *testing.T) {
 	if len(got) != 3 || got["/sys/block/sdb/queue/read_ahead_kb"] || !got["/sys/block/dm-0/queue/read_ahead_kb"] {
 		t.Fatalf("%v", got)
 	}
+	wantChange(t, rep.Findings[0], change.Sysfs, strings.Replace(rep.Findings[0].Setting, "{", "", 1), "4096", "-")
 	if f := rep.Findings[0]; f.Recommended != "4096 KB" || !strings.Contains(f.Fix.Runtime[0], "blockdev --setra 8192") {
 		t.Fatalf("%+v", f)
 	}

@@ -3,6 +3,8 @@ package rules
 import (
 	"strings"
 	"testing"
+
+	"github.com/dbhost/dbhost/internal/change"
 )
 
 func TestIORotationalFlag(t *testing.T) {
@@ -12,6 +14,7 @@ func TestIORotationalFlag(t *testing.T) {
 	s := sanHost()
 	d := dev(t, s, "sda")
 	d.Rotational, d.Vendor, d.Model = ptr(true), "HPE", "MO003200JWFWR SSD"
+	wantChange(t, fires(t, id, s, WorkloadOLTP, DBOracle), change.Sysfs, "/sys/block/sda/queue/rotational", "0", "1")
 	if f := fires(t, id, s, WorkloadOLTP, DBOracle); f.Setting != "/sys/block/sda/queue/rotational" || !strings.Contains(f.Why, "very little improvement") {
 		t.Fatalf("%+v", f)
 	}

@@ -3,6 +3,8 @@ package rules
 import (
 	"strings"
 	"testing"
+
+	"github.com/dbhost/dbhost/internal/change"
 )
 
 func TestIOScheduler(t *testing.T) {
@@ -13,6 +15,9 @@ func TestIOScheduler(t *testing.T) {
 		s := sanHost()
 		dev(t, s, "dm-0").Scheduler = ptr("bfq")
 		f := fires(t, id, s, WorkloadOLTP, DBOracle)
+		if c := wantChange(t, f, change.Sysfs, "/sys/block/dm-0/queue/scheduler", "mq-deadline", "bfq"); c.Match != `KERNEL=="dm-*", ENV{DM_UUID}=="mpath-*"` {
+			t.Fatalf("%+v", c)
+		}
 		if f.Severity != SevWarning || f.Setting != "/sys/block/dm-0/queue/scheduler" || f.Recommended != "mq-deadline" ||
 			!strings.Contains(f.Evidence, "sdb,sdc") || !strings.Contains(f.Fix.Persistent[0], `ATTR{queue/scheduler}="mq-deadline"`) ||
 			!strings.Contains(f.Why, "8 %") {

@@ -3,6 +3,8 @@ package rules
 import (
 	"strings"
 	"testing"
+
+	"github.com/dbhost/dbhost/internal/change"
 )
 
 func TestIOSCSIQueueDepth(t *testing.T) {
@@ -14,6 +16,8 @@ func TestIOSCSIQueueDepth(t *testing.T) {
 		t.Fatalf("%+v", rep.Findings)
 	}
 	f := rep.Findings[1]
+	wantChange(t, f, change.Sysfs, "/sys/block/sdb/device/queue_depth", "128", "64")
+	wantChange(t, f, change.Sysfs, "/sys/block/sdc/device/queue_depth", "128", "64")
 	if f.Setting != "/sys/block/{sdb,sdc}/device/queue_depth" || f.Recommended != "128" || !strings.Contains(f.Evidence, "one of 2 paths of dm-0") ||
 		len(f.Fix.Runtime) != 2 ||
 		!strings.Contains(f.Fix.Persistent[0], `ATTRS{vendor}=="NETAPP*"`) || !strings.Contains(f.Risk, "num_cmd_elems") {

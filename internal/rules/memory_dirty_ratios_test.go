@@ -3,6 +3,8 @@ package rules
 import (
 	"strings"
 	"testing"
+
+	"github.com/dbhost/dbhost/internal/change"
 )
 
 func TestDirtyRatios(t *testing.T) {
@@ -15,6 +17,7 @@ func TestDirtyRatios(t *testing.T) {
 		t.Fatalf("%+v", rep.Findings)
 	}
 	s.Sysctl["vm.dirty_ratio"] = "20"
+	wantChange(t, fires(t, id, s, WorkloadDSS, DBNone), change.Sysctl, "vm.dirty_ratio", "40", "-")
 	if f := fires(t, id, s, WorkloadDSS, DBNone); f.Setting != "vm.dirty_ratio" || f.Fix.Persistent[0] != SysctlDropIn+": vm.dirty_ratio = 40" {
 		t.Fatalf("%+v", f)
 	}

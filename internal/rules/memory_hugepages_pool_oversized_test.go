@@ -3,6 +3,8 @@ package rules
 import (
 	"strings"
 	"testing"
+
+	"github.com/dbhost/dbhost/internal/change"
 )
 
 func TestHugepagesPoolOversized(t *testing.T) {
@@ -10,6 +12,7 @@ func TestHugepagesPoolOversized(t *testing.T) {
 	// 000's example: 1,536,000 pages, the SGA expects 1,077,250.
 	fs := artFires(t, runArt(t, id, hugeHost(1536000, 458750), artSet(t, "alert_ORCL.log"), DBOracle))
 	f := fs[0]
+	wantChange(t, f, change.Sysctl, "vm.nr_hugepages", "1077250", "-")
 	if f.Severity != SevInfo || !strings.Contains(f.Current, "1536000 pages of 2.0 MiB; the SGAs given expect 1077250: 458750 pages") ||
 		!strings.Contains(f.Evidence, "alert_ORCL.log:78: ORCL SGA dump") || f.Fix.Runtime[0] != "sysctl -w vm.nr_hugepages=1077250" {
 		t.Fatalf("%+v", f)

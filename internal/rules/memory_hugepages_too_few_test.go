@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/dbhost/dbhost/internal/artifacts"
+	"github.com/dbhost/dbhost/internal/change"
 	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
@@ -22,6 +23,9 @@ func TestHugepagesTooFew(t *testing.T) {
 	}
 	t.Run("no pool for a 24 GiB SGA: page count per node", func(t *testing.T) {
 		f := fires(t, id, sga(false, 0, 0), WorkloadOLTP, DBOracle)
+		if len(f.Changes) == 0 || f.Changes[0].Rule != id || f.Changes[0].Kind == change.BootArg || !strings.HasSuffix(f.Changes[0].Key, "nr_hugepages") {
+			t.Fatalf("%+v", f.Changes)
+		}
 		if f.Setting != "vm.nr_hugepages" || f.Recommended != "vm.nr_hugepages ≥ 12288 (12288 more); per node: node0 6144, node1 6144" ||
 			f.Fix.Runtime[1] != "echo 6144 > /sys/devices/system/node/node1/hugepages/hugepages-2048kB/nr_hugepages" ||
 			f.Fix.Persistent[0] != SysctlDropIn+": vm.nr_hugepages = 12288" || !strings.Contains(f.Fix.Persistent[1], "hugepages=0:6144,1:6144") ||

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dbhost/dbhost/internal/change"
 	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
@@ -18,6 +19,8 @@ func TestMemlockBelowSGA(t *testing.T) {
 		!strings.Contains(fs[0].Recommended, "2206203904 kB") {
 		t.Fatalf("%+v", fs[0])
 	}
+	wantChange(t, fs[0], change.Limit, "oracle soft memlock", "2206203904", "-")
+	wantChange(t, fs[0], change.Limit, "oracle hard memlock", "2206203904", "-")
 	// The 000 example log: UNLIMITED → passes.
 	artQuiet(t, runArt(t, id, host(), artSet(t, "alert_ORCL.log"), DBOracle), "passed")
 

@@ -1,12 +1,17 @@
 package rules
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/dbhost/dbhost/internal/change"
+)
 
 func TestSwappiness(t *testing.T) {
 	const id = "memory.swappiness"
 	s := host()
 	s.Sysctl["vm.swappiness"] = "60"
 	s.Memory.Meminfo = map[string]int64{"SwapTotal": 8 << 20}
+	wantChange(t, fires(t, id, s, WorkloadMixed, DBNone), change.Sysctl, "vm.swappiness", "10", "60")
 	if f := fires(t, id, s, WorkloadMixed, DBNone); f.Current != "60" || f.Recommended != "10" || f.Severity != SevWarning {
 		t.Fatalf("%+v", f)
 	}

@@ -1,6 +1,10 @@
 package rules
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/dbhost/dbhost/internal/change"
+)
 
 func TestTHPEnabled(t *testing.T) {
 	const id = "memory.thp-enabled"
@@ -13,6 +17,8 @@ func TestTHPEnabled(t *testing.T) {
 	t.Run("always on an old kernel with Oracle: never", func(t *testing.T) {
 		in := thp("always", "3.10.0-1160.el7.x86_64")
 		f := fires(t, id, in.Snap, WorkloadOLTP, DBOracle)
+		wantChange(t, f, change.Sysfs, "/sys/kernel/mm/transparent_hugepage/enabled", firstWord(f.Recommended), "-")
+		wantChange(t, f, change.BootArg, "transparent_hugepage", firstWord(f.Recommended), "-")
 		if f.Recommended != "never" || f.Severity != SevWarning || f.Fix.Runtime[0] != "echo never > /sys/kernel/mm/transparent_hugepage/enabled" {
 			t.Fatalf("%+v", f)
 		}

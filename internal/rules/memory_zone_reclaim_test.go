@@ -1,11 +1,16 @@
 package rules
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/dbhost/dbhost/internal/change"
+)
 
 func TestZoneReclaim(t *testing.T) {
 	const id = "memory.zone-reclaim"
 	s := host()
 	s.Sysctl["vm.zone_reclaim_mode"] = "1"
+	wantChange(t, fires(t, id, s, WorkloadOLTP, DBPostgres), change.Sysctl, "vm.zone_reclaim_mode", "0", "1")
 	if f := fires(t, id, s, WorkloadOLTP, DBPostgres); f.Current != "1" || f.Fix.Runtime[0] != "sysctl -w vm.zone_reclaim_mode=0" {
 		t.Fatalf("%+v", f)
 	}

@@ -3,6 +3,8 @@ package rules
 import (
 	"strings"
 	"testing"
+
+	"github.com/dbhost/dbhost/internal/change"
 )
 
 func TestNetArpFilterMultiNIC(t *testing.T) {
@@ -13,6 +15,7 @@ func TestNetArpFilterMultiNIC(t *testing.T) {
 	s.Network.Interfaces[1].OperState = "up"
 	s.Network.Interfaces[1].IPv4 = []string{"10.0.0.6/24"}
 	f := fires(t, id, s, WorkloadOLTP, DBOracle)
+	wantChange(t, f, change.Sysctl, "net.ipv4.conf.all.arp_filter", "1", "-")
 	if f.Setting != "net.ipv4.conf.all.arp_filter" || !strings.Contains(f.Current, "eno1,eno2") || !strings.Contains(f.Evidence, "10.0.0.0/24") ||
 		!strings.Contains(f.Why, "ARP flux") {
 		t.Fatalf("%+v", f)

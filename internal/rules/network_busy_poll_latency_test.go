@@ -1,6 +1,10 @@
 package rules
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/dbhost/dbhost/internal/change"
+)
 
 func TestNetBusyPollLatency(t *testing.T) {
 	const id = "network.busy-poll-latency"
@@ -9,6 +13,7 @@ func TestNetBusyPollLatency(t *testing.T) {
 	s.Sysctl["net.core.busy_read"] = "0"
 	s.Sysctl["net.core.busy_poll"] = "0"
 	rep := run(t, id, s, WorkloadLatency, DBOracle)
+	wantChange(t, rep.Findings[0], change.Sysctl, "net.core.busy_poll", "50", "0")
 	if len(rep.Findings) != 2 || rep.Findings[0].Setting != "net.core.busy_poll" || rep.Findings[0].Fix.Runtime[0] != "sysctl -w net.core.busy_poll=50" {
 		t.Fatalf("%+v", rep.Findings)
 	}

@@ -3,6 +3,8 @@ package rules
 import (
 	"strings"
 	"testing"
+
+	"github.com/dbhost/dbhost/internal/change"
 )
 
 func TestNetSocketBuffers(t *testing.T) {
@@ -24,6 +26,7 @@ func TestNetSocketBuffers(t *testing.T) {
 			}
 		case "net.ipv4.tcp_rmem":
 			// The host's min and default are kept.
+			wantChange(t, f, change.Sysctl, "net.ipv4.tcp_rmem", "4096 131072 16777216", "4096 131072 6291456")
 			if f.Recommended != "4096 131072 16777216" || !strings.Contains(f.Fix.Runtime[0], `"4096 131072 16777216"`) {
 				t.Fatalf("%+v", f)
 			}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/dbhost/dbhost/internal/artifacts"
+	"github.com/dbhost/dbhost/internal/change"
 )
 
 const listenerOra = `LISTENER =
@@ -32,6 +33,7 @@ func TestNetSomaxconnListener(t *testing.T) {
 		t.Fatalf("%+v", rep)
 	}
 	f := rep.Findings[0]
+	wantChange(t, f, change.Sysctl, "net.core.somaxconn", "2048", "1024")
 	if f.Severity != SevWarning || f.Recommended != "≥ 2048" || !strings.Contains(f.Evidence, "listener.ora:4 LISTENER QUEUESIZE = 2048") {
 		t.Fatalf("%+v", f)
 	}

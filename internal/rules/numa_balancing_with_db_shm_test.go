@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dbhost/dbhost/internal/change"
 	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
@@ -21,6 +22,7 @@ func TestNUMABalancingWithDBShm(t *testing.T) {
 	}
 	t.Run("SGA in small pages: warning citing 000", func(t *testing.T) {
 		f := fires(t, id, withSGA(ptr(false)), WorkloadOLTP, DBOracle)
+		wantChange(t, f, change.Sysctl, "kernel.numa_balancing", "0", "1")
 		if f.Severity != SevWarning || f.Recommended != "0" || !strings.Contains(f.Why, "+27 %") ||
 			!strings.Contains(f.Evidence, "24.0 GiB in 1 segment") || len(f.Sources) != 4 {
 			t.Fatalf("%+v", f)

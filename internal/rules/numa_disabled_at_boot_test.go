@@ -3,6 +3,8 @@ package rules
 import (
 	"strings"
 	"testing"
+
+	"github.com/dbhost/dbhost/internal/change"
 )
 
 func TestNUMADisabledAtBoot(t *testing.T) {
@@ -11,6 +13,9 @@ func TestNUMADisabledAtBoot(t *testing.T) {
 		s := host()
 		s.Host.CmdlineArgs["numa"] = "off"
 		f := fires(t, id, s, WorkloadOLTP, DBOracle)
+		if c := wantChange(t, f, change.BootArg, "numa", "", "off"); !c.Remove {
+			t.Fatalf("numa=off must be removed: %+v", c)
+		}
 		if f.Severity != SevCritical || !f.RebootRequired || f.Setting != "cmdline:numa" || !strings.Contains(f.Why, "27 %") {
 			t.Fatalf("%+v", f)
 		}
