@@ -133,8 +133,10 @@ func (pp *powerPart) read(root Root, cpus, policies []int, havePolicies bool, on
 	// cpufreq: the policyN directories of this share (Linux 4.3+), each read
 	// once and given to the online CPUs it covers; else the per-CPU
 	// cpuN/cpufreq directories of this share's CPUs.
+	var common cpufreqCommon
 	for _, pid := range policies {
 		dir := sysCPUFreq + "/policy" + strconv.Itoa(pid)
+		rd.enter(dir)
 		var members []int
 		s, err := rd.read(dir + "/affected_cpus")
 		if err == nil {
@@ -149,13 +151,14 @@ func (pp *powerPart) read(root Root, cpus, policies []int, havePolicies bool, on
 				continue // an inactive policy has no online CPU
 			}
 			if f == nil {
-				v := readPolicy(pp.ab, dir)
+				v := readPolicy(pp.ab, dir, &common)
 				f = &v
 			}
 			g := *f
 			g.CPU = id
 			pp.freq = append(pp.freq, g)
 		}
+		rd.leave()
 	}
 	if !havePolicies {
 		for _, id := range cpus {
@@ -163,7 +166,9 @@ func (pp *powerPart) read(root Root, cpus, policies []int, havePolicies bool, on
 			if !root.Exists(dir) {
 				continue
 			}
-			f := readPolicy(pp.ab, dir)
+			rd.enter(dir)
+			f := readPolicy(pp.ab, dir, &common)
+			rd.leave()
 			f.CPU = id
 			pp.freq = append(pp.freq, f)
 		}
@@ -326,16 +331,30 @@ func sysText(ab *powerAbsences, fact, p string) (string, bool) {
 }
 
 // readPolicy reads one cpufreq policy directory.
-func readPolicy(ab *powerAbsences, dir string) snapshot.CPUFreq {
+// cpufreqCommon is what every cpufreq policy shares: Linux registers one
+// cpufreq driver (a single global cpufreq_driver), and the available
+// governors are the registered ones (or a setpolicy driver's fixed pair, as
+// intel_pstate's "performance powersave"), the same for every policy. They
+// are read from the first policy only: 480 fewer files on a 240-CPU host.
+type cpufreqCommon struct {
+	read      bool
+	driver    string
+	governors []string
+}
+
+func readPolicy(ab *powerAbsences, dir string, common *cpufreqCommon) snapshot.CPUFreq {
 	var f snapshot.CPUFreq
-	f.Driver, _ = sysText(ab, "cpu_power.cpufreq.driver", dir+"/scaling_driver")
-	f.Governor, _ = sysText(ab, "cpu_power.cpufreq.governor", dir+"/scaling_governor")
-	if s, ok := sysText(ab, "cpu_power.cpufreq.available_governors", dir+"/scaling_available_governors"); ok {
-		f.Governors = strings.Fields(s)
+	if !common.read {
+		common.read = true
+		common.driver, _ = sysText(ab, "cpu_power.cpufreq.driver", dir+"/scaling_driver")
+		if s, ok := sysText(ab, "cpu_power.cpufreq.available_governors", dir+"/scaling_available_governors"); ok {
+			common.governors = strings.Fields(s)
+		}
 	}
+	f.Driver, f.Governors = common.driver, common.governors
+	f.Governor, _ = sysText(ab, "cpu_power.cpufreq.governor", dir+"/scaling_governor")
 	f.MinKHz = sysUint(ab, "cpu_power.cpufreq.min_khz", dir+"/scaling_min_freq")
 	f.MaxKHz = sysUint(ab, "cpu_power.cpufreq.max_khz", dir+"/scaling_max_freq")
-	f.CurKHz = sysUint(ab, "cpu_power.cpufreq.cur_khz", dir+"/scaling_cur_freq")
 	f.HWMinKHz = sysUint(ab, "cpu_power.cpufreq.hw_min_khz", dir+"/cpuinfo_min_freq")
 	f.HWMaxKHz = sysUint(ab, "cpu_power.cpufreq.hw_max_khz", dir+"/cpuinfo_max_freq")
 	// energy_performance_preference exists only with HWP (intel_pstate,
@@ -375,7 +394,10 @@ func readIntelPstate(c *Collector) *snapshot.IntelPstate {
 // from the previous CPU's (prev; hybrid P-/E-core tables differ and are read)
 // and copied otherwise: on a 240-CPU host that is 2,400 fewer files.
 func readIdleStates(ab *powerAbsences, id int, prev []snapshot.IdleState) []snapshot.IdleState {
-	base := sysCPU + "/cpu" + strconv.Itoa(id) + "/cpuidle/state"
+	idleDir := sysCPU + "/cpu" + strconv.Itoa(id) + "/cpuidle"
+	base := idleDir + "/state"
+	ab.rd.enter(idleDir)
+	defer ab.rd.leave()
 	var states []snapshot.IdleState
 	for i := 0; i < maxIdleStat; i++ {
 		dir := base + strconv.Itoa(i)

@@ -54,3 +54,28 @@ func TestReadRawLimitsAndErrors(t *testing.T) {
 		t.Errorf("reading a directory: %v", err)
 	}
 }
+
+// A sysReader that entered a directory reads files under it relative to it,
+// others by full path, and errors keep the full host path.
+func TestSysReaderEnter(t *testing.T) {
+	root := Root{Dir: topoTree(t, map[string]string{"/sys/a/x": "1\n", "/sys/ab/y": "2\n", "/sys/b": "3\n"})}
+	r := newSysReader(root)
+	r.enter("/sys/a")
+	if _, ok := r.relative("/sys/ab/y"); ok {
+		t.Error("/sys/ab/y taken as under /sys/a")
+	}
+	for p, want := range map[string]string{"/sys/a/x": "1", "/sys/ab/y": "2", "/sys/b": "3"} {
+		if got, err := r.read(p); err != nil || got != want {
+			t.Errorf("read(%s) = %q, %v", p, got, err)
+		}
+	}
+	if _, err := r.read("/sys/a/missing"); err == nil || !strings.Contains(err.Error(), "/sys/a/missing") || Reason(err) != "not present on this host" {
+		t.Errorf("missing under the entered dir: %v", err)
+	}
+	r.enter("/sys/nonexistent") // cannot be opened: reads fall back to full paths
+	if got, err := r.read("/sys/b"); err != nil || got != "3" {
+		t.Errorf("after a failed enter: %q, %v", got, err)
+	}
+	r.leave()
+	r.leave() // idempotent
+}

@@ -216,9 +216,8 @@ type CPUFreq struct {
 	Driver    string   `json:"driver"`
 	Governor  string   `json:"governor"`
 	Governors []string `json:"available_governors,omitempty"`
-	MinKHz    *int64   `json:"min_khz"` // scaling_min_freq
-	MaxKHz    *int64   `json:"max_khz"` // scaling_max_freq
-	CurKHz    *int64   `json:"cur_khz,omitempty"`
+	MinKHz    *int64   `json:"min_khz"`              // scaling_min_freq
+	MaxKHz    *int64   `json:"max_khz"`              // scaling_max_freq
 	HWMinKHz  *int64   `json:"hw_min_khz,omitempty"` // cpuinfo_min_freq
 	HWMaxKHz  *int64   `json:"hw_max_khz,omitempty"` // cpuinfo_max_freq
 	EPP       string   `json:"energy_performance_preference,omitempty"`
