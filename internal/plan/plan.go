@@ -363,6 +363,7 @@ func Parse(b []byte) (*Plan, error) {
 			return nil, fmt.Errorf("plan.json: pending_reboot[%d]: %w", i, err)
 		}
 	}
+	p.CreatedAt = p.CreatedAt.UTC()
 	if p.Changes == nil {
 		p.Changes = []change.Change{}
 	}

@@ -1,0 +1,474 @@
+package plan
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbhost/dbhost/internal/change"
+	"github.com/dbhost/dbhost/internal/facts"
+	"github.com/dbhost/dbhost/internal/rules"
+	"github.com/dbhost/dbhost/internal/snapshot"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/golden")
+
+var epoch = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+var collected = map[string]*snapshot.Snapshot{}
+
+// fixture collects a committed fixture host tree (testdata/hosts), once per test binary.
+func fixture(t testing.TB, name string) *snapshot.Snapshot {
+	t.Helper()
+	if s, ok := collected[name]; ok {
+		return s
+	}
+	dir := filepath.Join("..", "..", "testdata", "hosts", name)
+	root := facts.Root{Dir: dir}
+	if ents, err := os.ReadDir(dir); err == nil && len(ents) == 1 && strings.HasPrefix(ents[0].Name(), "sosreport-") {
+		root = facts.Root{Dir: filepath.Join(dir, ents[0].Name()), Sos: true}
+	}
+	if _, err := os.Stat(root.Dir); err != nil {
+		t.Fatalf("fixture %s: %v", name, err)
+	}
+	s := facts.Collect(root, facts.Options{Now: epoch, Kind: "root", Path: name})
+	collected[name] = s
+	return s
+}
+
+func build(t testing.TB, s *snapshot.Snapshot, o Options) *Plan {
+	t.Helper()
+	o.Now = epoch
+	p, err := Build(s, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func find(p *Plan, kind change.Kind, key string) (change.Change, bool) {
+	for _, c := range append(append([]change.Change{}, p.Changes...), p.PendingReboot...) {
+		if c.Kind == kind && c.Key == key {
+			return c, true
+		}
+	}
+	return change.Change{}, false
+}
+
+func mustHave(t *testing.T, p *Plan, kind change.Kind, key, value, current string) change.Change {
+	t.Helper()
+	c, ok := find(p, kind, key)
+	if !ok {
+		t.Fatalf("no %s %s in plan: %+v %+v", kind, key, p.Changes, p.PendingReboot)
+	}
+	if c.Value != value || current != "-" && c.Current != current || c.Rule == "" {
+		t.Fatalf("%s %s: %+v, want %q (now %q)", kind, key, c, value, current)
+	}
+	return c
+}
+
+var fixtures = []string{"laptop-2s", "interleaved-4n", "numa-off", "cgroup-v1", "cgroup-v2", "memoryless", "nosmt", "odd-8n", "sosreport-db1"}
+
+// Every fixture plans without error, every change is valid, and the plan
+// survives plan.json (Write → Load) unchanged.
+func TestEveryFixture(t *testing.T) {
+	for _, name := range fixtures {
+		for _, wl := range rules.Workloads {
+			s := fixture(t, name)
+			p := build(t, s, Options{Workload: wl})
+			for _, c := range p.Changes {
+				if err := checkChange(c, false); err != nil {
+					t.Errorf("%s %s: %v", name, wl, err)
+				}
+			}
+			for _, c := range p.PendingReboot {
+				if err := checkChange(c, true); err != nil {
+					t.Errorf("%s %s: %v", name, wl, err)
+				}
+			}
+			seen := map[string]bool{}
+			for _, c := range append(append([]change.Change{}, p.Changes...), p.PendingReboot...) {
+				if seen[mergeKey(c)] {
+					t.Errorf("%s %s: %s %s twice", name, wl, c.Kind, c.Key)
+				}
+				seen[mergeKey(c)] = true
+			}
+			dir := filepath.Join(t.TempDir(), "plan")
+			if err := p.Write(dir); err != nil {
+				t.Fatal(err)
+			}
+			q, err := Load(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(p, q) {
+				t.Errorf("%s %s: plan.json round trip differs:\n%+v\n%+v", name, wl, p, q)
+			}
+		}
+	}
+}
+
+func TestFixtureStories(t *testing.T) {
+	t.Run("numa-off: remove numa at the next boot, never at runtime", func(t *testing.T) {
+		p := build(t, fixture(t, "numa-off"), Options{Workload: rules.WorkloadMixed})
+		c := mustHave(t, p, change.BootArg, "numa", "", "off")
+		if !c.Remove || c.Rule != "numa.disabled-at-boot" {
+			t.Fatalf("%+v", c)
+		}
+		for _, c := range p.Changes {
+			if c.Kind == change.BootArg {
+				t.Fatalf("boot argument among runtime changes: %+v", c)
+			}
+		}
+		b := string(p.BootArgs())
+		if !strings.Contains(b, "# numa.disabled-at-boot: ") || !strings.Contains(b, "\ngrubby --update-kernel=ALL --remove-args=numa\n") {
+			t.Fatal(b)
+		}
+		// bfq on the rotational disk → mq-deadline, written before nr_requests
+		// (switching the elevator resets nr_requests).
+		mustHave(t, p, change.Sysfs, "/sys/block/sda/queue/scheduler", "mq-deadline", "bfq")
+		mustHave(t, p, change.Sysfs, "/sys/block/sda/queue/nr_requests", "1024", "64")
+		is, ir := -1, -1
+		for i, c := range p.Changes {
+			switch c.Key {
+			case "/sys/block/sda/queue/scheduler":
+				is = i
+			case "/sys/block/sda/queue/nr_requests":
+				ir = i
+			}
+		}
+		if is > ir {
+			t.Fatalf("scheduler (%d) must come before nr_requests (%d)", is, ir)
+		}
+		tc := string(p.TunedConf())
+		if !strings.Contains(tc, "type=disk\ndevices=sda\nelevator=mq-deadline\n") {
+			t.Fatal(tc)
+		}
+		if !strings.Contains(tc, "remove with grubby (boot-args.txt): numa") || strings.Contains(tc, "\n[bootloader]") {
+			t.Fatal(tc)
+		}
+	})
+	t.Run("interleaved-4n dss: NUMA balancing off, SAN queues per class", func(t *testing.T) {
+		p := build(t, fixture(t, "interleaved-4n"), Options{Workload: rules.WorkloadDSS})
+		if p.DB != rules.DBOracle || p.TunedProfile != TunedThroughput {
+			t.Fatalf("%s %s", p.DB, p.TunedProfile)
+		}
+		mustHave(t, p, change.Sysctl, "kernel.numa_balancing", "0", "1")
+		for _, d := range []string{"sdb", "sdc"} {
+			c := mustHave(t, p, change.Sysfs, "/sys/block/"+d+"/device/queue_depth", "128", "64")
+			if c.Device != d || !strings.Contains(c.Match, `ATTRS{vendor}=="NETAPP*"`) {
+				t.Fatalf("%+v", c)
+			}
+		}
+		u := string(p.UdevRules())
+		// the two paths share one class rule
+		if strings.Count(u, `ATTR{device/queue_depth}="128"`) != 1 ||
+			!strings.Contains(u, `ACTION=="add|change", SUBSYSTEM=="block", KERNEL=="sd*", ENV{DEVTYPE}=="disk", ATTRS{vendor}=="NETAPP*", ATTR{device/queue_depth}="128"`) {
+			t.Fatal(u)
+		}
+	})
+	t.Run("laptop-2s: THP, governor, C-states", func(t *testing.T) {
+		p := build(t, fixture(t, "laptop-2s"), Options{Workload: rules.WorkloadOLTP})
+		mustHave(t, p, change.Sysfs, "/sys/kernel/mm/transparent_hugepage/enabled", "madvise", "always")
+		mustHave(t, p, change.BootArg, "transparent_hugepage", "madvise", "")
+		mustHave(t, p, change.Sysfs, "/sys/devices/system/cpu/cpu10/cpufreq/scaling_governor", "performance", "powersave")
+		tc := string(p.TunedConf())
+		if !strings.Contains(tc, "\n[vm]\n") || !strings.Contains(tc, "\ntransparent_hugepages=madvise\n") ||
+			strings.Count(tc, "governor=performance") != 1 || strings.Contains(tc, "scaling_governor") {
+			t.Fatal(tc)
+		}
+	})
+	t.Run("cgroup-v2: a guest gets virtual-guest", func(t *testing.T) {
+		p := build(t, fixture(t, "cgroup-v2"), Options{Workload: rules.WorkloadOLTP})
+		if p.TunedProfile != TunedGuest || !strings.Contains(string(p.TunedConf()), "\ninclude=virtual-guest\n") {
+			t.Fatal(p.TunedProfile)
+		}
+		if q := build(t, fixture(t, "cgroup-v2"), Options{Workload: rules.WorkloadLatency}); q.TunedProfile != TunedLatency {
+			t.Fatal(q.TunedProfile)
+		}
+		if q := build(t, fixture(t, "nosmt"), Options{Workload: rules.WorkloadDSS}); q.TunedProfile != TunedThroughput {
+			t.Fatal(q.TunedProfile)
+		}
+	})
+	t.Run("advice without a setting is kept for the DBA", func(t *testing.T) {
+		p := build(t, fixture(t, "cgroup-v1"), Options{Workload: rules.WorkloadOLTP})
+		ids := map[string]bool{}
+		for _, a := range p.FindingsWithoutChanges {
+			ids[a.Rule] = true
+		}
+		if !ids["cgroup.cpuset-mems-not-local"] {
+			t.Fatalf("%+v", p.FindingsWithoutChanges)
+		}
+	})
+	t.Run("--only keeps one area", func(t *testing.T) {
+		p := build(t, fixture(t, "numa-off"), Options{Workload: rules.WorkloadMixed, Only: []string{"io"}})
+		if len(p.PendingReboot) != 0 || len(p.Changes) == 0 {
+			t.Fatalf("%+v", p)
+		}
+		for _, c := range p.Changes {
+			if !strings.HasPrefix(c.Rule, "io.") {
+				t.Fatalf("%+v", c)
+			}
+		}
+		p = build(t, fixture(t, "numa-off"), Options{Workload: rules.WorkloadMixed, Only: []string{"numa.disabled-at-boot"}})
+		if len(p.PendingReboot) != 1 || len(p.Changes) != 0 {
+			t.Fatalf("%+v", p)
+		}
+	})
+}
+
+func TestBuildRejects(t *testing.T) {
+	s := fixture(t, "nosmt")
+	if _, err := Build(s, Options{Workload: "batch"}); err == nil {
+		t.Fatal("unknown workload accepted")
+	}
+	if _, err := Build(s, Options{DB: "db2"}); err == nil {
+		t.Fatal("unknown db accepted")
+	}
+	if _, err := Build(nil, Options{}); err == nil {
+		t.Fatal("nil snapshot accepted")
+	}
+}
+
+func TestMerge(t *testing.T) {
+	sev := map[string]int{"a.warn": 2, "b.warn": 2, "c.crit": 3, "d.info": 1}
+	sc := func(rule, key, value string) change.Change {
+		return change.Change{Kind: change.Sysctl, Key: key, Value: value, Rule: rule, Why: "w"}
+	}
+	cases := []struct {
+		name string
+		in   []change.Change
+		want string // rule and value kept
+		conf bool
+	}{
+		{"same value once, both rules named", []change.Change{sc("a.warn", "vm.swappiness", "10"), sc("b.warn", "vm.swappiness", "10")}, "a.warn,b.warn=10", false},
+		{"more severe wins", []change.Change{sc("d.info", "vm.swappiness", "1"), sc("c.crit", "vm.swappiness", "10")}, "c.crit=10", true},
+		{"lower swappiness is stricter", []change.Change{sc("a.warn", "vm.swappiness", "10"), sc("b.warn", "vm.swappiness", "1")}, "b.warn=1", true},
+		{"higher somaxconn is stricter", []change.Change{sc("a.warn", "net.core.somaxconn", "4096"), sc("b.warn", "net.core.somaxconn", "1024")}, "a.warn=4096", true},
+		{"non-numeric: first rule id", []change.Change{sc("b.warn", "k", "x"), sc("a.warn", "k", "y")}, "a.warn=y", true},
+	}
+	for _, c := range cases {
+		out, conf := merge(c.in, sev)
+		if len(out) != 1 || out[0].Rule+"="+out[0].Value != c.want || (len(conf) == 1) != c.conf {
+			t.Errorf("%s: %+v %v", c.name, out, conf)
+		}
+		if c.conf && !strings.Contains(conf[0], "kept") {
+			t.Errorf("%s: %v", c.name, conf)
+		}
+	}
+	rm := change.Change{Kind: change.BootArg, Key: "numa", Remove: true, Rule: "a.warn"}
+	add := change.Change{Kind: change.BootArg, Key: "numa", Value: "on", Rule: "b.warn"}
+	if out, _ := merge([]change.Change{add, rm}, sev); len(out) != 1 || !out[0].Remove {
+		t.Errorf("removal preferred: %+v", out)
+	}
+	// Different kinds with one key are different settings.
+	if out, _ := merge([]change.Change{sc("a.warn", "x", "1"), {Kind: change.Sysfs, Key: "x", Value: "2", Rule: "a.warn"}}, sev); len(out) != 2 {
+		t.Errorf("%+v", out)
+	}
+}
+
+func TestNaturalLess(t *testing.T) {
+	in := []string{"cpu10", "cpu2", "cpu1", "a", "cpu02x", "node1/x"}
+	want := []string{"a", "cpu1", "cpu2", "cpu02x", "cpu10", "node1/x"}
+	got := append([]string{}, in...)
+	for i := range got {
+		for j := i + 1; j < len(got); j++ {
+			if naturalLess(got[j], got[i]) {
+				got[i], got[j] = got[j], got[i]
+			}
+		}
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatal(got)
+	}
+}
+
+func TestParseRejects(t *testing.T) {
+	good := `{"schema_version":1,"host":"h","changes":[{"kind":"sysctl","key":"vm.swappiness","value":"10","rule":"r"}],"pending_reboot":[{"kind":"bootarg","key":"numa","remove":true,"rule":"r"}]}`
+	if p, err := Parse([]byte(good)); err != nil || len(p.Changes) != 1 || p.FindingsWithoutChanges == nil {
+		t.Fatalf("%v %+v", err, p)
+	}
+	for name, b := range map[string]string{
+		"schema":             `{"schema_version":2}`,
+		"not json":           `{"schema_version":1`,
+		"trailing":           `{"schema_version":1} {}`,
+		"unknown kind":       `{"schema_version":1,"changes":[{"kind":"magic","key":"x"}]}`,
+		"no key":             `{"schema_version":1,"changes":[{"kind":"sysctl","key":""}]}`,
+		"sysfs outside sys":  `{"schema_version":1,"changes":[{"kind":"sysfs","key":"/etc/passwd","value":"x"}]}`,
+		"sysfs escape":       `{"schema_version":1,"changes":[{"kind":"sysfs","key":"/sys/../etc/passwd","value":"x"}]}`,
+		"sysctl with space":  `{"schema_version":1,"changes":[{"kind":"sysctl","key":"vm swappiness","value":"x"}]}`,
+		"newline in value":   `{"schema_version":1,"changes":[{"kind":"sysctl","key":"vm.swappiness","value":"1\nkernel.x=1"}]}`,
+		"bootarg at runtime": `{"schema_version":1,"changes":[{"kind":"bootarg","key":"numa","remove":true}]}`,
+		"sysctl at reboot":   `{"schema_version":1,"pending_reboot":[{"kind":"sysctl","key":"vm.swappiness","value":"1"}]}`,
+		"limit key":          `{"schema_version":1,"changes":[{"kind":"limit","key":"oracle memlock","value":"1"}]}`,
+	} {
+		if _, err := Parse([]byte(b)); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	if _, err := Load(filepath.Join(t.TempDir(), "missing")); err == nil {
+		t.Error("missing plan loaded")
+	}
+}
+
+func TestWriteReplacesAtomically(t *testing.T) {
+	p := build(t, fixture(t, "numa-off"), Options{})
+	dir := filepath.Join(t.TempDir(), "out", "plan")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "stale"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "stale")); !os.IsNotExist(err) {
+		t.Fatal("an old plan directory's files survived")
+	}
+	ents, _ := os.ReadDir(filepath.Dir(dir))
+	if len(ents) != 1 {
+		t.Fatalf("temporary directories left: %v", ents)
+	}
+	for _, f := range []string{FileName, TunedFile, SysctlFile, UdevFile, LimitsFile, BootArgFile} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Write(file); err == nil {
+		t.Fatal("wrote over a regular file")
+	}
+}
+
+// tunedOptions are the option names tuned 2.20 accepts per plugin (from
+// `tuned` 2.20's plugin sources; the instance options type and devices are
+// the framework's). Plugins with dynamic keys ([sysctl], [sysfs]) take any key.
+var tunedOptions = map[string][]string{
+	"main":       {"summary", "include"},
+	"vm":         {"transparent_hugepages", "transparent_hugepage", "transparent_hugepage.defrag"},
+	"cpu":        {"load_threshold", "latency_low", "latency_high", "force_latency", "governor", "sampling_down_factor", "energy_perf_bias", "min_perf_pct", "max_perf_pct", "no_turbo", "pm_qos_resume_latency_us", "energy_performance_preference"},
+	"disk":       {"type", "devices", "dynamic", "elevator", "apm", "spindown", "readahead", "readahead_multiply", "scheduler_quantum"},
+	"bootloader": {"grub2_cfg_file", "initrd_dst_img", "initrd_add_img", "initrd_add_dir", "initrd_remove_dir", "cmdline", "skip_grub_config"},
+}
+
+// checkTunedOptions fails on any option tuned 2.20 would warn about ("Unknown option").
+func checkTunedOptions(t *testing.T, conf string) {
+	t.Helper()
+	section := ""
+	for i, l := range strings.Split(conf, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		if strings.HasPrefix(l, "[") && strings.HasSuffix(l, "]") {
+			section = l[1 : len(l)-1]
+			if strings.HasPrefix(section, "dbhost_disk") {
+				section = "disk"
+			}
+			continue
+		}
+		k, _, ok := strings.Cut(l, "=")
+		if !ok {
+			t.Errorf("line %d: %q is not option=value", i+1, l)
+			continue
+		}
+		if section == "sysctl" || section == "sysfs" {
+			continue
+		}
+		opts, known := tunedOptions[section]
+		if !known {
+			t.Errorf("line %d: section [%s] is not a plugin dbhost uses", i+1, section)
+			continue
+		}
+		found := false
+		for _, o := range opts {
+			found = found || o == k
+		}
+		if !found {
+			t.Errorf("line %d: [%s] %s is not a tuned 2.20 option", i+1, section, k)
+		}
+	}
+}
+
+func TestTunedOptionNames(t *testing.T) {
+	for _, name := range fixtures {
+		for _, wl := range rules.Workloads {
+			p := build(t, fixture(t, name), Options{Workload: wl, TunedBootloader: true})
+			checkTunedOptions(t, string(p.TunedConf()))
+		}
+	}
+}
+
+// The artifacts of three fixture plans, byte for byte (go test -update rewrites them).
+func TestGoldenArtifacts(t *testing.T) {
+	for _, c := range []struct{ name, fixture, workload string }{
+		{"numa-off-mixed", "numa-off", rules.WorkloadMixed},
+		{"interleaved-4n-dss", "interleaved-4n", rules.WorkloadDSS},
+		{"laptop-2s-oltp", "laptop-2s", rules.WorkloadOLTP},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := build(t, fixture(t, c.fixture), Options{Workload: c.workload})
+			files, err := p.Artifacts()
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := filepath.Join("testdata", "golden", c.name)
+			for rel, got := range files {
+				path := filepath.Join(dir, filepath.FromSlash(rel))
+				if *update {
+					if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.WriteFile(path, got, 0o644); err != nil {
+						t.Fatal(err)
+					}
+					continue
+				}
+				want, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatalf("%v (go test -update writes it)", err)
+				}
+				if !bytes.Equal(got, want) {
+					t.Errorf("%s differs from %s (go test -update rewrites it):\n%s", rel, path, got)
+				}
+			}
+		})
+	}
+}
+
+func FuzzLoad(f *testing.F) {
+	f.Add([]byte(`{"schema_version":1,"host":"h","changes":[{"kind":"sysctl","key":"vm.swappiness","value":"10","rule":"r"}],"pending_reboot":[]}`))
+	f.Add([]byte(`{"schema_version":1,"changes":[{"kind":"sysfs","key":"/sys/block/sda/queue/scheduler","value":"none","device":"sda","match":"KERNEL==\"sd*\"","rule":"io.scheduler"}],"pending_reboot":[{"kind":"bootarg","key":"numa","remove":true,"rule":"numa.disabled-at-boot"}]}`))
+	f.Add([]byte(`{"schema_version":1,"changes":[{"kind":"limit","key":"oracle soft memlock","value":"unlimited","rule":"m"}]}`))
+	f.Add([]byte(`{"schema_version":1} x`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p, err := Parse(b)
+		if err != nil {
+			return
+		}
+		// A plan that loads writes artifacts without panicking and survives a round trip.
+		if _, err := p.Artifacts(); err != nil {
+			t.Fatal(err)
+		}
+		j, err := p.JSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, err := Parse(j)
+		if err != nil {
+			t.Fatalf("a loaded plan does not load again: %v\n%s", err, j)
+		}
+		if !reflect.DeepEqual(p, q) {
+			t.Fatalf("round trip differs:\n%+v\n%+v", p, q)
+		}
+	})
+}
