@@ -1,0 +1,236 @@
+package apply
+
+import (
+	"fmt"
+	"os"
+	"strings"
+)
+
+// Restore is one value Rollback brought back (or found already back).
+type Restore struct {
+	Path    string `json:"path"`
+	Setting string `json:"setting,omitempty"`
+	Live    string `json:"live"` // before the rollback
+	Old     string `json:"old"`  // restored value
+	Status  string `json:"status"`
+	Message string `json:"message,omitempty"`
+}
+
+// Restore statuses.
+const (
+	RestoreDone      = "restored"
+	RestoreRemoved   = "removed" // a file apply created
+	RestoreUnchanged = "unchanged"
+	RestoreFailed    = "failed"
+)
+
+// RolledBack is one journal's rollback.
+type RolledBack struct {
+	ID       string    `json:"journal_id"`
+	Already  bool      `json:"already_rolled_back"`
+	Restores []Restore `json:"restores"`
+	Warnings []string  `json:"warnings,omitempty"`
+}
+
+// RollbackResult lists the journals undone, newest first.
+type RollbackResult struct {
+	Journals []RolledBack `json:"journals"`
+}
+
+// Failed counts restores that failed.
+func (r *RollbackResult) Failed() int {
+	n := 0
+	for _, j := range r.Journals {
+		for _, x := range j.Restores {
+			if x.Status == RestoreFailed {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// ErrNoJournal is returned when the state directory holds no journal.
+var ErrNoJournal = fmt.Errorf("no apply journal: nothing to roll back")
+
+// Rollback undoes the newest apply run (to == ""), or every run from the
+// newest back to journal to, newest first. Each write is undone in reverse
+// order, begun-but-unfinished ones too: the old value, then the values the
+// kernel changed on its own. A value already at its old value is not
+// written, so rolling back twice (or again after a crash in a rollback) is a
+// no-op. A journal is marked rolled back only when every restore succeeded.
+func Rollback(to string, opt Options) (*RollbackResult, error) {
+	sys := opt.sys()
+	unlock, err := lockState(opt.StateDir)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	ids, err := ListJournals(opt.StateDir)
+	if err != nil {
+		return nil, err
+	}
+	if len(ids) == 0 {
+		return nil, ErrNoJournal
+	}
+	targets := ids[len(ids)-1:]
+	if to != "" {
+		i := -1
+		for k, id := range ids {
+			if id == to {
+				i = k
+			}
+		}
+		if i < 0 {
+			return nil, fmt.Errorf("no journal %q in %s (have %s)", to, journalDir(opt.StateDir), strings.Join(ids, ", "))
+		}
+		targets = ids[i:]
+	}
+	res := &RollbackResult{}
+	n := 0
+	step := func() {
+		n++
+		if opt.Step != nil {
+			opt.Step(n)
+		}
+	}
+	for k := len(targets) - 1; k >= 0; k-- {
+		j, err := LoadJournal(opt.StateDir, targets[k])
+		if err != nil {
+			return res, err
+		}
+		rb := RolledBack{ID: j.ID, Warnings: j.Warnings}
+		if j.RolledBack {
+			rb.Already = true
+			res.Journals = append(res.Journals, rb)
+			continue
+		}
+		jf, err := openJournal(j.Path)
+		if err != nil {
+			return res, err
+		}
+		jf.hook = step
+		if err := jf.append(Entry{State: StateRollback, Time: stamp(opt.now())}); err != nil {
+			jf.close()
+			return res, err
+		}
+		failed := false
+		for w := len(j.Writes) - 1; w >= 0; w-- {
+			rs := restoreWrite(j.Writes[w], sys, opt, step)
+			msg := []string{}
+			for _, r := range rs {
+				if r.Status == RestoreFailed {
+					failed = true
+				}
+				msg = append(msg, r.Path+": "+r.Status)
+			}
+			rb.Restores = append(rb.Restores, rs...)
+			if err := jf.append(Entry{Seq: j.Writes[w].Begin.Seq, State: StateRestored, Time: stamp(opt.now()), Message: strings.Join(msg, "; ")}); err != nil {
+				jf.close()
+				return res, err
+			}
+		}
+		if !failed {
+			if err := jf.append(Entry{State: StateRolledBack, Time: stamp(opt.now())}); err != nil {
+				jf.close()
+				return res, err
+			}
+		}
+		jf.close()
+		res.Journals = append(res.Journals, rb)
+	}
+	return res, nil
+}
+
+// restoreWrite restores one write's old value, then its watched files.
+func restoreWrite(w *Write, sys Sys, opt Options, step func()) []Restore {
+	b := w.Begin
+	var out []Restore
+	if b.Kind == kindFile {
+		out = append(out, restoreFile(b, opt, step))
+	} else {
+		r := restoreValueAt(b.Path, b.Old, sys, step)
+		r.Setting = b.Key
+		if r.Status != RestoreUnchanged && r.Live != Value(b.New) && w.State == StateDone {
+			r.Message = strings.TrimPrefix(r.Message+"; ", "; ") + fmt.Sprintf("it was %q, not the applied %q: changed by something else since", r.Live, Value(b.New))
+		}
+		out = append(out, r)
+	}
+	for _, x := range b.Watch {
+		out = append(out, restoreValueAt(x.Path, x.Old, sys, step))
+	}
+	return out
+}
+
+func restoreValueAt(p, old string, sys Sys, step func()) Restore {
+	r := Restore{Path: p, Old: Value(old)}
+	live, err := sys.Read(p)
+	if err != nil {
+		r.Status, r.Message = RestoreFailed, "cannot read: "+writeReason(err)
+		return r
+	}
+	r.Live = Value(live)
+	if r.Live == r.Old {
+		r.Status = RestoreUnchanged
+		return r
+	}
+	err = sys.Write(p, restoreValue(old))
+	step()
+	if err != nil {
+		r.Status, r.Message = RestoreFailed, fmt.Sprintf("write %q: %s", restoreValue(old), writeReason(err))
+		return r
+	}
+	back, err := sys.Read(p)
+	switch {
+	case err != nil:
+		r.Status, r.Message = RestoreFailed, "read back: "+writeReason(err)
+	case Value(back) != r.Old:
+		r.Status, r.Message = RestoreFailed, fmt.Sprintf("the kernel accepted %q but kept %q", r.Old, Value(back))
+	default:
+		r.Status = RestoreDone
+	}
+	return r
+}
+
+func restoreFile(b Entry, opt Options, step func()) Restore {
+	full := opt.Root.Path(b.Path)
+	r := Restore{Path: b.Path, Setting: b.Key}
+	cur, err := os.ReadFile(full)
+	exists := err == nil
+	if err != nil && !isNotExist(err) {
+		r.Status, r.Message = RestoreFailed, "cannot read: "+writeReason(err)
+		return r
+	}
+	r.Live = "(absent)"
+	if exists {
+		r.Live = fmt.Sprintf("%d bytes", len(cur))
+	}
+	if b.OldAbsent {
+		r.Old = "(absent)"
+		if !exists {
+			r.Status = RestoreUnchanged
+			return r
+		}
+		err = removeFileDurably(full)
+		step()
+		if err != nil {
+			r.Status, r.Message = RestoreFailed, "remove: "+writeReason(err)
+			return r
+		}
+		r.Status = RestoreRemoved
+		return r
+	}
+	r.Old = fmt.Sprintf("%d bytes", len(b.Old))
+	if exists && string(cur) == b.Old {
+		r.Status = RestoreUnchanged
+		return r
+	}
+	err = writeFileAtomic(full, b.Old)
+	step()
+	if err != nil {
+		r.Status, r.Message = RestoreFailed, "write: "+writeReason(err)
+		return r
+	}
+	r.Status = RestoreDone
+	return r
+}
