@@ -334,6 +334,17 @@ func (p *Plan) TunedConf() []byte {
 	section("sysctl", sysctl)
 	section("vm", dedupPairs(vm))
 	section("cpu", dedupPairs(cpu))
+	// The base profile's [disk] instance would otherwise claim every disk
+	// first (tuned gives a device to one instance), including zram devices
+	// whose scheduler file makes the plugin fail half way (tuned-2.20 notes).
+	b.WriteString("\n[disk]\n# the base profile's disk tuning, minus zram and the devices tuned by the instances below\n")
+	excl := []string{"!zram*"}
+	for _, d := range disks {
+		for _, dev := range d.devices {
+			excl = append(excl, "!"+dev)
+		}
+	}
+	fmt.Fprintf(&b, "devices=%s\n", strings.Join(excl, ","))
 	for i, d := range disks {
 		fmt.Fprintf(&b, "\n[dbhost_disk%d]\n", i+1)
 		rulesSeen := map[string]bool{}
