@@ -90,7 +90,7 @@ above --fail-on, 4 placement infeasible.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageErr("%v (see 'dbhost help %s')", err, c.Name())
 	})
-	root.AddCommand(newCollectCmd(), newAuditCmd(), newRulesCmd(), newPlaceCmd(), newNumaCmd(), newPlanCmd())
+	root.AddCommand(newCollectCmd(), newAuditCmd(), newRulesCmd(), newPlaceCmd(), newNumaCmd(), newPlanCmd(), newApplyCmd(), newVerifyCmd(), newRollbackCmd())
 	usageArgs(root)
 	return root
 }

@@ -142,6 +142,10 @@ func Apply(changes []change.Change, opt Options) (*Result, error) {
 			limitChanges = append(limitChanges, c)
 		case change.TunedProfile:
 			it.Status = StatusManual
+			it.Current = "(none)"
+			if a, err := opt.Root.ReadString("/etc/tuned/active_profile"); err == nil && a != "" {
+				it.Current = "active " + a
+			}
 			it.Message = "not a runtime change: install the plan's tuned.conf as /etc/tuned/dbhost/tuned.conf, then 'tuned-adm profile dbhost'"
 		default:
 			it.Status = StatusFailed

@@ -1,0 +1,491 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/dbhost/dbhost/internal/apply"
+	"github.com/dbhost/dbhost/internal/artifacts"
+	"github.com/dbhost/dbhost/internal/change"
+	"github.com/dbhost/dbhost/internal/facts"
+	"github.com/dbhost/dbhost/internal/hostsrc"
+	"github.com/dbhost/dbhost/internal/plan"
+	"github.com/dbhost/dbhost/internal/report"
+	"github.com/dbhost/dbhost/internal/rules"
+	"github.com/spf13/cobra"
+)
+
+// Test hooks (documented in docs/apply.md), for the crash tests:
+// DBHOST_TEST_KILL_AT=N makes apply or rollback SIGKILL itself right after
+// its N-th journal step; DBHOST_TEST_SIMULATE=1 makes a --root tree play the
+// kernel's side effects (scheduler → nr_requests, THP → min_free_kbytes,
+// memoryless node pools keep 0).
+const (
+	envKillAt   = "DBHOST_TEST_KILL_AT"
+	envSimulate = "DBHOST_TEST_SIMULATE"
+)
+
+// hostFlags choose the host apply, verify and rollback act on.
+type hostFlags struct {
+	root, stateDir, format string
+}
+
+func (h *hostFlags) add(c *cobra.Command) {
+	fl := c.Flags()
+	fl.StringVar(&h.root, "root", "", "act on a writable tree (DIR/proc, DIR/sys, DIR/etc) instead of this host")
+	fl.StringVar(&h.stateDir, "state-dir", "", "journal directory (default /var/lib/dbhost; with --root, ROOT/var/lib/dbhost)")
+	fl.StringVar(&h.format, "format", "text", "output format: [text json]")
+	_ = c.MarkFlagDirname("root")
+	_ = c.MarkFlagDirname("state-dir")
+}
+
+func (h *hostFlags) options() (apply.Options, error) {
+	if h.format != "text" && h.format != "json" {
+		return apply.Options{}, usageErr("--format %q: expected one of [text json]", h.format)
+	}
+	o := apply.Options{Version: version}
+	if h.root == "" {
+		o.Root = facts.Root{Dir: "/", Live: true}
+	} else {
+		st, err := os.Stat(h.root)
+		if err != nil || !st.IsDir() {
+			return o, usageErr("--root %s: not a directory", h.root)
+		}
+		abs, _ := filepath.Abs(h.root)
+		o.Root = facts.Root{Dir: abs}
+		o.Sys = apply.TreeSys{Root: o.Root, Simulate: os.Getenv(envSimulate) == "1"}
+	}
+	o.StateDir = h.stateDir
+	if o.StateDir == "" {
+		o.StateDir = o.Root.Path("/var/lib/dbhost")
+	}
+	if v := os.Getenv(envKillAt); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return o, usageErr("%s=%q: expected a step number from 1", envKillAt, v)
+		}
+		o.Step = func(k int) {
+			if k == n {
+				if self, err := os.FindProcess(os.Getpid()); err == nil {
+					_ = self.Kill() // SIGKILL
+				}
+				select {}
+			}
+		}
+	}
+	return o, nil
+}
+
+func newApplyCmd() *cobra.Command {
+	var h hostFlags
+	var pf planFlags
+	var planPath string
+	var dryRun, acceptRisk bool
+	c := &cobra.Command{
+		Use:   "apply",
+		Short: "Apply a plan's runtime changes, journaled (see verify, rollback)",
+		Long: `Apply brings the host to a plan's values: the plan 'dbhost plan' would compute with the
+same --workload, --db, --artifact and --only, or a saved one (--plan plan/plan.json).
+
+Each write is journaled in --state-dir before it is made (old and new value, fsync'ed),
+read back after it (a value the kernel accepted but did not keep is FAILED, with both
+values), and the values the kernel changes on its own (a block queue's nr_requests after
+a scheduler change, vm.min_free_kbytes after a THP change, the other hugepage pools) are
+journaled too. 'dbhost rollback' restores every touched value, after a failure, a kill -9
+or a power loss at any point. A setting already at its value is not written: apply twice
+is a no-op the second time.
+
+Risky changes (the source warns they can lose data or cost much) are refused unless
+--accept-risk; the warning is quoted. Boot arguments are never written: apply prints the
+grubby command and marks them pending reboot. Limits go to /etc/security/limits.d/90-dbhost.conf.
+
+--dry-run prints the diff (setting: current → new, rule, why) and changes nothing.
+
+Exit codes: 0 done (or nothing to do), 1 a change failed (rollback restores), 2 bad input,
+or risky changes refused without --accept-risk (the others were applied).`,
+		Example: `  dbhost apply --dry-run --workload oltp --db oracle
+  dbhost apply --plan plan/plan.json
+  dbhost apply --only memory.swappiness --only io
+  dbhost apply --root tree/ --format json`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			o, err := h.options()
+			if err != nil {
+				return err
+			}
+			o.DryRun, o.AcceptRisk = dryRun, acceptRisk
+			changes, planName, err := loadChanges(c, &h, &pf, planPath)
+			if err != nil {
+				return err
+			}
+			o.Plan = planName
+			res, err := apply.Apply(changes, o)
+			if res != nil {
+				if werr := writeOut(c, h.format, res, func() []byte { return applyText(res) }); werr != nil {
+					return werr
+				}
+			}
+			if err != nil {
+				return err
+			}
+			if n := res.Count(apply.StatusFailed); n > 0 {
+				hint := ""
+				if res.JournalID != "" {
+					hint = "; 'dbhost rollback' restores every value this run touched"
+				}
+				return &exitError{code: exitInternal, err: fmt.Errorf("%d change(s) failed (listed above)%s", n, hint)}
+			}
+			if n := res.Count(apply.StatusRefused); n > 0 && !dryRun {
+				return usageErr("%d risky change(s) refused (warnings above); pass --accept-risk to apply them, or leave them out with --only", n)
+			}
+			return nil
+		},
+	}
+	h.add(c)
+	fl := c.Flags()
+	fl.BoolVar(&dryRun, "dry-run", false, "print the diff (setting, current → new, rule, why); change nothing")
+	fl.BoolVar(&acceptRisk, "accept-risk", false, "also apply changes the sources warn about (the warning is quoted)")
+	fl.StringVar(&planPath, "plan", "", "apply a saved plan (plan.json or its directory) instead of computing one")
+	fl.StringVar(&pf.workload, "workload", rules.WorkloadMixed, "workload: "+strings.Join(rules.Workloads, "|"))
+	fl.StringVar(&pf.db, "db", "auto", "database: auto|"+strings.Join(rules.DBs, "|"))
+	fl.StringArrayVar(&pf.artifacts, "artifact", nil, "database artifact file (repeatable)")
+	fl.StringSliceVar(&pf.only, "only", nil, "apply only the changes of these rules (rule id or area, e.g. io; repeatable)")
+	return c
+}
+
+// loadChanges returns the plan's changes: a saved plan (filtered by --only)
+// or one computed from the host.
+func loadChanges(c *cobra.Command, h *hostFlags, pf *planFlags, planPath string) ([]change.Change, string, error) {
+	var p *plan.Plan
+	name := planPath
+	if planPath != "" {
+		var err error
+		p, err = plan.Load(planPath)
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				return nil, "", usageErr("--plan %s: no such file", planPath)
+			}
+			return nil, "", usageErr("--plan: %v", err)
+		}
+	} else {
+		if err := pf.validate(); err != nil {
+			return nil, "", err
+		}
+		var set *artifacts.Set
+		if len(pf.artifacts) > 0 {
+			var errs []error
+			set, errs = artifacts.Load(pf.artifacts)
+			if len(errs) > 0 {
+				for _, e := range errs {
+					fmt.Fprintln(c.ErrOrStderr(), "dbhost: artifact:", e)
+				}
+				return nil, "", usageErr("%d problem(s) with --artifact files (listed above): nothing applied", len(errs))
+			}
+		}
+		snaps, err := hostsrc.Load(hostsrc.Spec{Root: h.root, Version: version})
+		if err != nil {
+			return nil, "", err
+		}
+		p, err = plan.Build(snaps[0], plan.Options{Workload: pf.workload, DB: pf.db, Artifacts: set, Only: pf.only})
+		if err != nil {
+			return nil, "", usageErr("%v", err)
+		}
+		name = "(computed: --workload " + p.Workload + " --db " + p.DB + ")"
+	}
+	var out []change.Change
+	for _, ch := range append(append([]change.Change{}, p.Changes...), p.PendingReboot...) {
+		if onlyRule(ch.Rule, pf.only) {
+			out = append(out, ch)
+		}
+	}
+	if p.TunedProfile != "" && len(pf.only) == 0 {
+		out = append(out, change.Change{Kind: change.TunedProfile, Key: "profile", Value: p.TunedProfile, Rule: "plan", Why: p.TunedWhy})
+	}
+	return out, name, nil
+}
+
+// onlyRule: a change's rule (or one of its comma-separated rules) is
+// selected by --only (a rule id or an area prefix).
+func onlyRule(rule string, only []string) bool {
+	if len(only) == 0 {
+		return true
+	}
+	for _, r := range strings.Split(rule, ",") {
+		r = strings.TrimSpace(r)
+		for _, o := range only {
+			o = strings.TrimSuffix(o, ".")
+			if r == o || strings.HasPrefix(r, o+".") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func writeOut(c *cobra.Command, format string, v any, text func() []byte) error {
+	var b []byte
+	if format == "json" {
+		var err error
+		b, err = report.JSON(v)
+		if err != nil {
+			return err
+		}
+		if len(b) > 0 && b[len(b)-1] != '\n' {
+			b = append(b, '\n')
+		}
+	} else {
+		b = text()
+	}
+	_, err := c.OutOrStdout().Write(b)
+	return err
+}
+
+var applyMarks = map[string]string{
+	apply.StatusChange: "~", apply.StatusApplied: "+", apply.StatusUnchanged: "=", apply.StatusFailed: "x",
+	apply.StatusRefused: "!", apply.StatusPending: ">", apply.StatusManual: "?", apply.StatusAbsent: "-",
+}
+
+// applyText is the diff: one line per setting, "current → new", with its
+// rule and why, then what happened.
+func applyText(r *apply.Result) []byte {
+	var b strings.Builder
+	if r.DryRun {
+		b.WriteString("dbhost apply --dry-run: nothing is changed\n")
+	}
+	for _, it := range r.Items {
+		cur := it.Current
+		if cur == "" {
+			cur = "(unknown)"
+		}
+		fmt.Fprintf(&b, "%s %s: %s → %s  [%s]", applyMarks[it.Status], it.Setting, cur, it.New, it.Rule)
+		if it.Why != "" {
+			fmt.Fprintf(&b, " %s", it.Why)
+		}
+		b.WriteString("\n")
+		switch it.Status {
+		case apply.StatusUnchanged:
+			b.WriteString("    already set: nothing written\n")
+		case apply.StatusPending:
+			fmt.Fprintf(&b, "    pending reboot: %s\n", it.Command)
+		}
+		if it.Message != "" && it.Status != apply.StatusPending {
+			fmt.Fprintf(&b, "    %s: %s\n", it.Status, it.Message)
+		}
+		for _, s := range it.Side {
+			fmt.Fprintf(&b, "    the kernel also changed %s: %s → %s (journaled; rollback restores it)\n", s.Path, s.Old, s.New)
+		}
+	}
+	var parts []string
+	for _, s := range []struct{ st, word string }{
+		{apply.StatusChange, "to change"}, {apply.StatusApplied, "applied"}, {apply.StatusUnchanged, "already set"},
+		{apply.StatusFailed, "failed"}, {apply.StatusRefused, "refused (risky)"}, {apply.StatusPending, "pending reboot"},
+		{apply.StatusManual, "manual"}, {apply.StatusAbsent, "not on this host"},
+	} {
+		if n := r.Count(s.st); n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, s.word))
+		}
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "no changes in the plan")
+	}
+	b.WriteString(strings.Join(parts, ", "))
+	switch {
+	case r.JournalID != "":
+		fmt.Fprintf(&b, "; journal %s ('dbhost rollback' restores every value)\n", r.JournalID)
+	case !r.DryRun && r.Count(apply.StatusUnchanged) > 0 && r.Count(apply.StatusFailed) == 0:
+		b.WriteString("; nothing written\n")
+	default:
+		b.WriteString("\n")
+	}
+	for _, w := range r.Warnings {
+		fmt.Fprintf(&b, "warning: %s\n", w)
+	}
+	return []byte(b.String())
+}
+
+func newRollbackCmd() *cobra.Command {
+	var h hostFlags
+	var to string
+	c := &cobra.Command{
+		Use:   "rollback",
+		Short: "Restore the values an apply changed (the last one, or every one back to --to)",
+		Long: `Rollback restores every value the newest apply touched, in reverse order, including the
+values the kernel changed on its own and writes an interrupted apply had only announced.
+--to ID undoes every apply from the newest back to journal ID. A value already at its old
+value is not written: rollback twice is a no-op. Works after a kill -9 or power loss.
+
+Exit codes: 0 restored (or nothing to do), 1 a value could not be restored (listed; run
+rollback again once fixed), 2 bad input or no journal.`,
+		Example: `  dbhost rollback
+  dbhost rollback --to 20261122T064512.123456789Z
+  dbhost rollback --root tree/`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			o, err := h.options()
+			if err != nil {
+				return err
+			}
+			res, err := apply.Rollback(to, o)
+			if errors.Is(err, apply.ErrNoJournal) {
+				return usageErr("%v in %s", err, o.StateDir)
+			}
+			if err != nil {
+				if res == nil {
+					return usageErr("%v", err)
+				}
+				return err
+			}
+			if werr := writeOut(c, h.format, res, func() []byte { return rollbackText(res) }); werr != nil {
+				return werr
+			}
+			if n := res.Failed(); n > 0 {
+				return &exitError{code: exitInternal, err: fmt.Errorf("%d value(s) could not be restored (listed above); the journal stays open: run rollback again", n)}
+			}
+			return nil
+		},
+	}
+	h.add(c)
+	c.Flags().StringVar(&to, "to", "", "undo every apply from the newest back to this journal id")
+	return c
+}
+
+func rollbackText(r *apply.RollbackResult) []byte {
+	var b strings.Builder
+	for _, j := range r.Journals {
+		if j.Already {
+			fmt.Fprintf(&b, "journal %s: already rolled back, nothing to do\n", j.ID)
+			continue
+		}
+		n := 0
+		for _, x := range j.Restores {
+			if x.Status == apply.RestoreUnchanged {
+				continue
+			}
+			n++
+			name := x.Path
+			if x.Setting != "" && x.Setting != x.Path {
+				name = x.Setting + " (" + x.Path + ")"
+			}
+			fmt.Fprintf(&b, "%s %s: %s → %s", map[string]string{apply.RestoreDone: "+", apply.RestoreRemoved: "-", apply.RestoreFailed: "x"}[x.Status], name, x.Live, x.Old)
+			if x.Status == apply.RestoreRemoved {
+				b.WriteString(" (file removed: apply had created it)")
+			}
+			b.WriteString("\n")
+			if x.Message != "" {
+				fmt.Fprintf(&b, "    %s\n", x.Message)
+			}
+		}
+		fmt.Fprintf(&b, "journal %s: %d value(s) restored, %d already at their old value\n", j.ID, n, len(j.Restores)-n)
+		for _, w := range j.Warnings {
+			fmt.Fprintf(&b, "warning: %s\n", w)
+		}
+	}
+	return []byte(b.String())
+}
+
+func newVerifyCmd() *cobra.Command {
+	var h hostFlags
+	var planPath, id string
+	c := &cobra.Command{
+		Use:   "verify",
+		Short: "Compare live values with the last apply (or a plan), with the likely cause of each drift",
+		Long: `Verify reads each setting the newest apply (or --journal ID) wrote, or that a plan
+(--plan) wants, and compares the live value. A drifted setting names its likely cause: a
+sysctl.d/sysctl.conf entry that wins for the key, tuned's active profile (or one it
+includes) setting it, a udev rule assigning the attribute, a reboot after the apply (boot
+time from /proc/stat), else another agent.
+
+Exit codes: 0 every setting as applied, 3 drift found, 2 bad input or nothing to verify.`,
+		Example: `  dbhost verify
+  dbhost verify --plan plan/plan.json --format json`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			o, err := h.options()
+			if err != nil {
+				return err
+			}
+			vo := apply.VerifyOptions{Root: o.Root, Sys: o.Sys}
+			if snaps, err := hostsrc.Load(hostsrc.Spec{Root: h.root, Version: version}); err == nil && len(snaps) == 1 {
+				vo.Snap = snaps[0]
+			}
+			var checks []apply.Check
+			what := ""
+			if planPath != "" {
+				p, err := plan.Load(planPath)
+				if err != nil {
+					return usageErr("--plan: %v", err)
+				}
+				checks = apply.VerifyChanges(append(append([]change.Change{}, p.Changes...), p.PendingReboot...), vo)
+				what = "plan " + planPath
+			} else {
+				if id == "" {
+					ids, err := apply.ListJournals(o.StateDir)
+					if err != nil {
+						return err
+					}
+					if len(ids) == 0 {
+						return usageErr("no apply journal in %s: nothing to verify (use --plan)", o.StateDir)
+					}
+					id = ids[len(ids)-1]
+				}
+				j, err := apply.LoadJournal(o.StateDir, id)
+				if err != nil {
+					return usageErr("journal %s: %v", id, err)
+				}
+				if j.RolledBack {
+					return usageErr("the apply %s was rolled back: nothing to verify (use --plan, or --journal an older id)", j.ID)
+				}
+				checks = apply.VerifyJournal(j, vo)
+				what = "journal " + j.ID
+			}
+			if checks == nil {
+				checks = []apply.Check{}
+			}
+			out := struct {
+				Of     string        `json:"of"`
+				Checks []apply.Check `json:"checks"`
+			}{what, checks}
+			if err := writeOut(c, h.format, out, func() []byte { return verifyText(what, checks) }); err != nil {
+				return err
+			}
+			n := 0
+			for _, ch := range checks {
+				if ch.Status != "ok" && ch.Status != apply.StatusManual {
+					n++
+				}
+			}
+			if n > 0 {
+				return &exitError{code: exitFindings, err: fmt.Errorf("%d setting(s) not as applied (listed above)", n)}
+			}
+			return nil
+		},
+	}
+	h.add(c)
+	c.Flags().StringVar(&planPath, "plan", "", "verify against a plan (plan.json or its directory) instead of the last apply")
+	c.Flags().StringVar(&id, "journal", "", "verify this apply's journal id (default: the newest)")
+	return c
+}
+
+func verifyText(what string, checks []apply.Check) []byte {
+	var b strings.Builder
+	ok := 0
+	for _, ch := range checks {
+		if ch.Status == "ok" {
+			ok++
+		}
+		mark := map[string]string{"ok": "="}[ch.Status]
+		if mark == "" {
+			mark = "x"
+		}
+		fmt.Fprintf(&b, "%s %s: live %s, applied %s  [%s] %s\n", mark, ch.Setting, ch.Live, ch.Want, ch.Rule, ch.Status)
+		if ch.Cause != "" {
+			fmt.Fprintf(&b, "    cause: %s\n", ch.Cause)
+		}
+	}
+	fmt.Fprintf(&b, "verify %s: %d of %d setting(s) as applied\n", what, ok, len(checks))
+	return []byte(b.String())
+}

@@ -1,0 +1,210 @@
+package apply
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/dbhost/dbhost/internal/change"
+	"github.com/dbhost/dbhost/internal/plan"
+)
+
+// dbhostBin is the real dbhost binary, built once in TestMain.
+var dbhostBin string
+
+func TestMain(m *testing.M) {
+	code := func() int {
+		if os.Getenv("DBHOST_APPLY_SKIP_BINARY") == "" {
+			dir, err := os.MkdirTemp("", "dbhost-apply-bin-")
+			if err != nil {
+				panic(err)
+			}
+			defer os.RemoveAll(dir)
+			bin := filepath.Join(dir, "dbhost")
+			cmd := exec.Command("go", "build", "-o", bin, "github.com/dbhost/dbhost/cmd/dbhost")
+			cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+			if out, err := cmd.CombinedOutput(); err != nil {
+				os.Stderr.Write(out)
+				panic("building dbhost: " + err.Error())
+			}
+			dbhostBin = bin
+		}
+		return m.Run()
+	}()
+	os.Exit(code)
+}
+
+// writePlan saves everyKind's plan-able changes as a plan.json.
+func writePlan(t *testing.T) string {
+	t.Helper()
+	p := &plan.Plan{SchemaVersion: plan.SchemaVersion, Host: "laptop", Workload: "oltp", DB: "mysql",
+		Changes: []change.Change{}, PendingReboot: []change.Change{}, FindingsWithoutChanges: []plan.Advice{}}
+	for _, c := range everyKind() {
+		switch c.Kind {
+		case change.BootArg:
+			p.PendingReboot = append(p.PendingReboot, c)
+		case change.TunedProfile:
+			p.TunedProfile = c.Value
+		default:
+			p.Changes = append(p.Changes, c)
+		}
+	}
+	b, err := p.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "plan.json")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// dbhost runs the binary; killed reports a SIGKILL death.
+func dbhost(t *testing.T, env []string, args ...string) (out string, code int, killed bool) {
+	t.Helper()
+	cmd := exec.Command(dbhostBin, args...)
+	cmd.Env = append(append(os.Environ(), "DBHOST_TEST_SIMULATE=1"), env...)
+	b, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
+			return string(b), -1, true
+		}
+		return string(b), ee.ExitCode(), false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b), 0, false
+}
+
+// TestKill9AtEveryStep runs the real binary on a copy of a fixture tree,
+// SIGKILLs it right after journal step N (after a begin, after a write,
+// after a side or done entry), then runs dbhost rollback: every file must be
+// as before, byte for byte, for every N; a second rollback is a no-op.
+func TestKill9AtEveryStep(t *testing.T) {
+	if dbhostBin == "" {
+		t.Skip("binary not built")
+	}
+	planPath := writePlan(t)
+	src := fixture(t, "laptop-2s")
+	for n := 1; ; n++ {
+		root := t.TempDir()
+		copyTree(t, src, root)
+		state := filepath.Join(root, "var/lib/dbhost")
+		before := treeBytes(t, root, state)
+		out, code, killed := dbhost(t, []string{"DBHOST_TEST_KILL_AT=" + strconv.Itoa(n)},
+			"apply", "--plan", planPath, "--root", root, "--accept-risk")
+		if !killed {
+			if code != 0 || !strings.Contains(out, "journal ") {
+				t.Fatalf("step %d: apply exit %d:\n%s", n, code, out)
+			}
+			if n < 20 {
+				t.Fatalf("apply ran to the end after %d steps: the hook is not called at every step", n)
+			}
+			// Apply twice: nothing written.
+			out, code, _ = dbhost(t, nil, "apply", "--plan", planPath, "--root", root, "--accept-risk")
+			if code != 0 || !strings.Contains(out, "nothing written") || strings.Contains(out, "journal ") {
+				t.Fatalf("second apply exit %d:\n%s", code, out)
+			}
+		}
+		// A kill during the rollback too (at its first write), on the finished apply.
+		if !killed {
+			if _, _, k := dbhost(t, []string{"DBHOST_TEST_KILL_AT=2"}, "rollback", "--root", root); !k {
+				t.Fatalf("rollback was not killed at step 2")
+			}
+		}
+		out, code, _ = dbhost(t, nil, "rollback", "--root", root)
+		if code != 0 {
+			t.Fatalf("step %d: rollback exit %d:\n%s", n, code, out)
+		}
+		if d := diffTrees(before, treeBytes(t, root, state)); len(d) > 0 {
+			t.Fatalf("step %d: after kill -9 and rollback:\n%s\nrollback said:\n%s", n, strings.Join(d, "\n"), out)
+		}
+		out, code, _ = dbhost(t, nil, "rollback", "--root", root)
+		if code != 0 || !strings.Contains(out, "already rolled back") {
+			t.Fatalf("step %d: second rollback exit %d:\n%s", n, code, out)
+		}
+		if !killed {
+			break
+		}
+	}
+}
+
+// TestCLIDryRunAndVerify checks the dry-run diff and verify's drift causes
+// through the binary.
+func TestCLIDryRunAndVerify(t *testing.T) {
+	if dbhostBin == "" {
+		t.Skip("binary not built")
+	}
+	planPath := writePlan(t)
+	root := fixture(t, "laptop-2s")
+	before := treeBytes(t, root, "")
+	out, code, _ := dbhost(t, nil, "apply", "--dry-run", "--plan", planPath, "--root", root)
+	if code != 0 {
+		t.Fatalf("dry run exit %d:\n%s", code, out)
+	}
+	for _, want := range []string{
+		"~ vm.swappiness: 10 → 1  [memory.swappiness] keep the SGA in RAM\n",
+		"~ /sys/block/nvme0n1/queue/scheduler: none → mq-deadline  [io.scheduler]\n",
+		"! /sys/block/sda/queue/write_cache: write back → write through  [io.cache-type-write-through]\n    refused: risky, refused without --accept-risk: a power loss can lose acknowledged writes\n",
+		"> transparent_hugepage: (absent) → transparent_hugepage=never  [memory.thp]\n    pending reboot: grubby --update-kernel=ALL --args=transparent_hugepage=never\n",
+		"= numa: (absent) → (removed)  [numa.off]\n    already set: nothing written\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("dry run lacks %q:\n%s", want, out)
+		}
+	}
+	if d := diffTrees(before, treeBytes(t, root, "")); len(d) > 0 {
+		t.Fatalf("dry run changed %v", d)
+	}
+	// Without --accept-risk: the rest applied, exit 2 for the refusal.
+	out, code, _ = dbhost(t, nil, "apply", "--plan", planPath, "--root", root)
+	if code != 2 || !strings.Contains(out, "1 refused (risky)") {
+		t.Fatalf("apply exit %d:\n%s", code, out)
+	}
+	out, code, _ = dbhost(t, nil, "verify", "--root", root)
+	if code != 0 {
+		t.Fatalf("verify exit %d:\n%s", code, out)
+	}
+	// Drift: a sysctl.d file wins for swappiness; tuned's profile sets THP;
+	// a udev rule sets the scheduler; someone else changed read_ahead_kb.
+	os.WriteFile(filepath.Join(root, "proc/sys/vm/swappiness"), []byte("30\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "etc/sysctl.d/99-zz.conf"), []byte("vm.swappiness = 30\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "sys/kernel/mm/transparent_hugepage/enabled"), []byte("[always] madvise never\n"), 0o644)
+	os.MkdirAll(filepath.Join(root, "etc/tuned/dbprof"), 0o755)
+	os.WriteFile(filepath.Join(root, "etc/tuned/active_profile"), []byte("dbprof\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "etc/tuned/dbprof/tuned.conf"), []byte("[main]\ninclude=throughput-performance\n[vm]\ntransparent_hugepages=always\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "sys/block/nvme0n1/queue/scheduler"), []byte("[none] mq-deadline kyber bfq\n"), 0o644)
+	os.MkdirAll(filepath.Join(root, "etc/udev/rules.d"), 0o755)
+	os.WriteFile(filepath.Join(root, "etc/udev/rules.d/61-io.rules"), []byte("ACTION==\"add|change\", KERNEL==\"nvme*\", ATTR{queue/scheduler}=\"none\"\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "sys/block/nvme0n1/queue/read_ahead_kb"), []byte("128\n"), 0o644)
+	out, code, _ = dbhost(t, nil, "verify", "--root", root)
+	if code != 3 {
+		t.Fatalf("verify with drift exit %d:\n%s", code, out)
+	}
+	for _, want := range []string{
+		"x vm.swappiness: live 30, applied 1  [memory.swappiness] drift\n    cause: /etc/sysctl.d/99-zz.conf line 1 sets vm.swappiness = 30",
+		"cause: tuned profile dbprof (/etc/tuned/dbprof/tuned.conf) sets [vm] transparent_hugepages = always",
+		"cause: udev rule /etc/udev/rules.d/61-io.rules line 1 sets ATTR{queue/scheduler}=\"none\"",
+		"x /sys/block/nvme0n1/queue/read_ahead_kb: live 128, applied 4096  [io.read-ahead] drift\n    cause: changed by another agent",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("verify lacks %q:\n%s", want, out)
+		}
+	}
+	// A reboot after the apply: btime later than the journal.
+	stat := read(t, root, "proc/stat")
+	stat = strings.Replace(stat, "btime 1793400000", "btime 4102444800", 1) // 2100-01-01
+	os.WriteFile(filepath.Join(root, "proc/stat"), []byte(stat), 0o644)
+	out, _, _ = dbhost(t, nil, "verify", "--root", root)
+	if !strings.Contains(out, "the host rebooted at 2100-01-01T00:00:00Z, after the apply") {
+		t.Errorf("verify does not name the reboot:\n%s", out)
+	}
+}
