@@ -201,8 +201,12 @@ func TestFixtureStories(t *testing.T) {
 		for _, a := range p.FindingsWithoutChanges {
 			ids[a.Rule] = true
 		}
-		if !ids["cgroup.cpuset-mems-not-local"] {
+		if !ids["numa.db-memory-remote"] || !ids["network.jumbo-frames"] || ids["cgroup.cpuset-mems-not-local"] {
 			t.Fatalf("%+v", p.FindingsWithoutChanges)
+		}
+		// The cpuset's mems is a setting: a change, not advice.
+		if c, ok := find(p, change.Sysfs, "/sys/fs/cgroup/cpuset/oracle/cpuset.mems"); !ok || c.Value != "0" {
+			t.Fatalf("%+v", p.Changes)
 		}
 	})
 	t.Run("--only keeps one area", func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dbhost/dbhost/internal/change"
 	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
@@ -19,6 +20,7 @@ func TestCpusetMemsNotLocal(t *testing.T) {
 	}
 	t.Run("all memory remote is critical with the distance ratio", func(t *testing.T) {
 		f := fires(t, id, group("1-3", "1"), WorkloadOLTP, DBOracle)
+		wantChange(t, f, change.Sysfs, "/sys/fs/cgroup/cpuset/oracle/cpuset.mems", "0", "1")
 		if f.Severity != SevCritical || f.Setting != "cgroup:oracle cpuset.mems" || !strings.HasPrefix(f.Recommended, "0 ") ||
 			!strings.Contains(f.Evidence, "distance 21 vs 10") || !strings.Contains(f.Evidence, "ratio 2.10") {
 			t.Fatalf("%+v", f)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/dbhost/dbhost/internal/change"
 )
 
 // db.postgres-huge-pages: a PostgreSQL server with a large shared_buffers
@@ -100,6 +102,12 @@ func checkPostgresHugePages(in *Input) Outcome {
 			c.File + ": huge_pages = on   (then restart PostgreSQL)",
 		},
 	}
+	// The pool to grow (never shrink): vm.nr_hugepages is the default page size's pool.
+	var chg []change.Change
+	if def, ok := DefaultHugepages(in.Snap); ok && def.SizeKB == sizeKB && def.Total < target {
+		chg = []change.Change{in.SysctlChange("db.postgres-huge-pages", "vm.nr_hugepages", fmt.Sprint(target),
+			"the hugepage pool must hold PostgreSQL's shared memory")}
+	}
 	risk := "Hugepages are reserved memory, unavailable to anything else (and to the page cache PostgreSQL relies on). " +
 		"With huge_pages = on the server refuses to start when the pool is short: size it first, and again after raising " +
 		"shared_buffers or max_connections."
@@ -110,7 +118,7 @@ func checkPostgresHugePages(in *Input) Outcome {
 	case "off":
 		return Found(Finding{
 			Setting: "postgres:huge_pages", Current: fmt.Sprintf("off with shared_buffers %s", KB(sb/1024)),
-			Recommended: "on, with vm.nr_hugepages " + needHow, Evidence: ev, Why: why, Fix: fix, Risk: risk,
+			Recommended: "on, with vm.nr_hugepages " + needHow, Evidence: ev, Why: why, Fix: fix, Risk: risk, Changes: chg,
 		})
 	case "on":
 		if poolWhy == "" && pool.SizeKB == sizeKB && pool.Total < need {
@@ -118,7 +126,7 @@ func checkPostgresHugePages(in *Input) Outcome {
 				Severity: SevCritical,
 				Setting:  "vm.nr_hugepages", Current: fmt.Sprintf("%d pages, huge_pages = on needs %s", pool.Total, needHow),
 				Recommended: fmt.Sprintf("vm.nr_hugepages ≥ %d", target), Evidence: ev,
-				Why: "huge_pages = on: PostgreSQL does not start when the pool cannot hold its shared memory.", Fix: fix, Risk: risk,
+				Why: "huge_pages = on: PostgreSQL does not start when the pool cannot hold its shared memory.", Fix: fix, Risk: risk, Changes: chg,
 			})
 		}
 		return Passed("huge_pages = on; %s", ev)
@@ -137,7 +145,7 @@ func checkPostgresHugePages(in *Input) Outcome {
 		Setting:     "postgres:huge_pages",
 		Current:     fmt.Sprintf("try with shared_buffers %s and a pool that cannot hold it (%d free pages of %s): PostgreSQL falls back to 4 KiB pages silently", KB(sb/1024), pool.Free-pool.Reserved, KB(pool.SizeKB)),
 		Recommended: "on, with vm.nr_hugepages " + needHow,
-		Evidence:    ev, Why: why, Fix: fix, Risk: risk,
+		Evidence:    ev, Why: why, Fix: fix, Risk: risk, Changes: chg,
 	})
 }
 

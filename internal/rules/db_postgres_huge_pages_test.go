@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dbhost/dbhost/internal/change"
 	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
@@ -25,6 +26,7 @@ func TestPostgresHugePages(t *testing.T) {
 		fs[0].Fix.Runtime[0] != "sysctl -w vm.nr_hugepages=4200" {
 		t.Fatalf("%+v", fs[0])
 	}
+	wantChange(t, fs[0], change.Sysctl, "vm.nr_hugepages", "4200", "-")
 	// The boolean spelling of off.
 	artFires(t, runArt(t, id, hugeHost(0, 0), artSet(t, "pg.conf=shared_buffers = 8GB\nhuge_pages = false\nmax_connections = 100\n"), DBPostgres))
 	// on with a pool too small: critical (the server will not start).

@@ -3,6 +3,8 @@ package rules
 import (
 	"fmt"
 	"strings"
+
+	"github.com/dbhost/dbhost/internal/change"
 )
 
 // network.bond-xmit-hash-policy: 000 bonds four NICs in mode 4 (802.3ad)
@@ -80,6 +82,7 @@ func checkBondHash(in *Input) Outcome {
 					fmt.Sprintf("/etc/sysconfig/network-scripts/ifcfg-%s: BONDING_OPTS=\"mode=%s xmit_hash_policy=layer3+4 ...\"", it.Name, mode),
 				},
 			},
+			Changes: []change.Change{SysfsChange("network.bond-xmit-hash-policy", p, "layer3+4", pol, "spread connections to one peer over every slave")},
 			Risk: "Transmit only; the switch's own hash decides inbound spreading (set its port-channel to src-dst-ip-port too). The kernel notes " +
 				"layer3+4 is not fully 802.3ad compliant (fragments of one flow can take different links).",
 		})

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dbhost/dbhost/internal/change"
 	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
@@ -19,6 +20,7 @@ func TestNetBondXmitHashPolicy(t *testing.T) {
 	quiet(t, id, bondHost("802.3ad 4", "layer3+4 1"), WorkloadOLTP, DBOracle)
 	quiet(t, id, bondHost("active-backup 1", "layer2 0"), WorkloadOLTP, DBOracle)
 	f := fires(t, id, bondHost("802.3ad 4", "layer2 0"), WorkloadOLTP, DBOracle)
+	wantChange(t, f, change.Sysfs, "/sys/class/net/bond0/bonding/xmit_hash_policy", "layer3+4", "layer2")
 	if f.Setting != "/sys/class/net/bond0/bonding/xmit_hash_policy" || f.Current != "layer2 0" || f.Recommended != "layer3+4 1" ||
 		!strings.Contains(f.Fix.Persistent[0], "xmit_hash_policy=layer3+4") || !strings.Contains(f.Why, "36.4") {
 		t.Fatalf("%+v", f)
