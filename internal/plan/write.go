@@ -169,6 +169,9 @@ func (p *Plan) BootArgs() []byte {
 	p.header(&b, "Boot arguments (pending reboot; dbhost never changes them itself)")
 	if len(p.PendingReboot) == 0 {
 		b.WriteString("# No boot argument to change.\n")
+	} else {
+		b.WriteString("# Without grubby (Debian/Ubuntu): make the same edit to GRUB_CMDLINE_LINUX in /etc/default/grub, then update-grub\n")
+		b.WriteString("# (RHEL: grub2-mkconfig -o /boot/grub2/grub.cfg). Each takes effect at the next reboot.\n")
 	}
 	for _, c := range p.PendingReboot {
 		b.WriteString(comment(c) + "\n")
