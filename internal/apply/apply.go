@@ -482,6 +482,21 @@ func prepareLimits(cs []change.Change, items []int, root facts.Root, res *Result
 	old := string(b)
 	cur := LimitsValues(old)
 	var lines []LimitLine
+	var okItems []int
+	var okChanges []change.Change
+	for k, c := range cs {
+		if !ValidLimit(c.Key, c.Value) {
+			res.Items[items[k]].Status = StatusFailed
+			res.Items[items[k]].Message = fmt.Sprintf("not a limits.conf setting: %q %q (expected DOMAIN TYPE ITEM and one value)", c.Key, c.Value)
+			continue
+		}
+		okItems = append(okItems, items[k])
+		okChanges = append(okChanges, c)
+	}
+	cs, items = okChanges, okItems
+	if len(cs) == 0 {
+		return nil
+	}
 	for k, c := range cs {
 		it := &res.Items[items[k]]
 		key := strings.Join(strings.Fields(c.Key), " ")
@@ -537,6 +552,12 @@ type LimitLine struct{ Key, Value string }
 
 const limitsHeader = "# Written by dbhost apply (limits for the database users). 'dbhost rollback' restores the previous file.\n"
 
+// ValidLimit reports whether a limit can be written as one limits.conf
+// line: three key fields, one value, no comment character.
+func ValidLimit(key, value string) bool {
+	return len(strings.Fields(key)) == 3 && len(strings.Fields(value)) == 1 && !strings.ContainsAny(key+value, "#\n\r")
+}
+
 // LimitsValues parses a limits.conf text into "DOMAIN TYPE ITEM" → value
 // (the last line for a key wins, as pam_limits does).
 func LimitsValues(text string) map[string]string {
@@ -562,7 +583,7 @@ func MergeLimits(text string, lines []LimitLine) string {
 	var order []string
 	for _, l := range lines {
 		k := strings.Join(strings.Fields(l.Key), " ")
-		if len(strings.Fields(k)) != 3 || len(strings.Fields(l.Value)) != 1 {
+		if !ValidLimit(l.Key, l.Value) {
 			continue
 		}
 		if _, ok := want[k]; !ok {

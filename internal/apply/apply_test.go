@@ -550,3 +550,59 @@ func TestOpenJournalCutsTornLine(t *testing.T) {
 		t.Errorf("%q", b)
 	}
 }
+
+func TestRollbackRefusesOtherRoot(t *testing.T) {
+	root := fixture(t, "laptop-2s")
+	o := opts(root)
+	if _, err := Apply([]change.Change{{Kind: change.Sysctl, Key: "vm.swappiness", Value: "1", Rule: "a"}}, o); err != nil {
+		t.Fatal(err)
+	}
+	live := o
+	live.Root = facts.Root{Dir: "/", Live: true}
+	live.Sys = failSys{t}
+	if _, err := Rollback("", live); err == nil || !strings.Contains(err.Error(), "refusing") {
+		t.Fatalf("a tree's journal was rolled back on the live host: %v", err)
+	}
+}
+
+// failSys fails the test on any access: nothing may touch the live host.
+type failSys struct{ t *testing.T }
+
+func (f failSys) Read(p string) (string, error) { f.t.Fatalf("read %s", p); return "", nil }
+func (f failSys) Write(p, v string) error       { f.t.Fatalf("write %s", p); return nil }
+
+func TestBadLimitAndInterruptedWarning(t *testing.T) {
+	root := fixture(t, "laptop-2s")
+	o := opts(root)
+	res, err := Apply([]change.Change{
+		{Kind: change.Limit, Key: "oracle soft memlock", Value: "#1", Rule: "a"},
+		{Kind: change.Limit, Key: "oracle memlock", Value: "1", Rule: "a"},
+	}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Items[0].Status != StatusFailed || res.Items[1].Status != StatusFailed || res.JournalID != "" {
+		t.Fatalf("%+v", res)
+	}
+	if _, err := os.Stat(filepath.Join(root, LimitsFile)); !os.IsNotExist(err) {
+		t.Fatal("limits file written for bad limits")
+	}
+	// An interrupted apply is named by the next one.
+	o.Step = func(n int) {
+		if n == 3 {
+			panic(crash{})
+		}
+	}
+	func() {
+		defer func() { recover() }()
+		Apply([]change.Change{{Kind: change.Sysctl, Key: "vm.swappiness", Value: "1", Rule: "a"}}, o)
+	}()
+	o.Step = nil
+	res, err = Apply([]change.Change{{Kind: change.Sysctl, Key: "vm.dirty_ratio", Value: "5", Rule: "a"}}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "was interrupted") {
+		t.Fatalf("warnings %v", res.Warnings)
+	}
+}

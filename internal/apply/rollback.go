@@ -100,6 +100,9 @@ func Rollback(to string, opt Options) (*RollbackResult, error) {
 			return res, err
 		}
 		rb := RolledBack{ID: j.ID, Warnings: j.Warnings}
+		if live := opt.Root.Dir == "" || opt.Root.Dir == "/"; j.Header.Root != "" && (j.Header.Root == "/") != live {
+			return res, fmt.Errorf("journal %s was written by an apply on %s, not on %s: refusing to restore its values here", j.ID, rootName(j.Header.Root), rootName(opt.Root.Dir))
+		}
 		if j.RolledBack {
 			rb.Already = true
 			res.Journals = append(res.Journals, rb)
@@ -233,4 +236,11 @@ func restoreFile(b Entry, opt Options, step func()) Restore {
 	}
 	r.Status = RestoreDone
 	return r
+}
+
+func rootName(dir string) string {
+	if dir == "" || dir == "/" {
+		return "this host"
+	}
+	return "the tree " + dir
 }

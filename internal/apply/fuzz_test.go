@@ -1,0 +1,125 @@
+package apply
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/dbhost/dbhost/internal/facts"
+)
+
+// FuzzParseJournal: any bytes parse without a panic; a torn tail (bytes
+// after the last newline) never loses an entry of the complete lines before
+// it, and never turns into a warning.
+func FuzzParseJournal(f *testing.F) {
+	f.Add([]byte(`{"seq":0,"state":"start","id":"X","time":"2026-01-01T00:00:00Z"}`+"\n"+
+		`{"seq":1,"state":"begin","kind":"sysctl","key":"vm.swappiness","path":"/proc/sys/vm/swappiness","old":"60\n","new":"1"}`+"\n"+
+		`{"seq":1,"state":"done","readback":"1"}`+"\n"), []byte(`{"seq":2,"state":"beg`))
+	f.Add([]byte(`{"seq":0,"state":"start"}`+"\n"+`{"seq":0,"state":"rolled-back"}`+"\n"), []byte("{"))
+	f.Add([]byte(""), []byte(`{"seq":1,"state":"begin","path":"/x"}`))
+	f.Fuzz(func(t *testing.T, complete, tail []byte) {
+		j := ParseJournal(complete)
+		if len(complete) > 0 && complete[len(complete)-1] != '\n' {
+			return
+		}
+		if i := bytes.IndexByte(tail, '\n'); i >= 0 {
+			tail = tail[:i]
+		}
+		k := ParseJournal(append(append([]byte{}, complete...), tail...))
+		if len(k.Writes) < len(j.Writes) {
+			t.Fatalf("a torn tail lost writes: %d → %d", len(j.Writes), len(k.Writes))
+		}
+		for i, w := range j.Writes {
+			if k.Writes[i].Begin.Path != w.Begin.Path || k.Writes[i].Begin.Old != w.Begin.Old {
+				t.Fatalf("write %d changed with a torn tail", i)
+			}
+		}
+		if len(k.Warnings) != len(j.Warnings) {
+			t.Fatalf("a torn tail made warnings: %v", k.Warnings)
+		}
+	})
+}
+
+// FuzzMergeLimits: merging is idempotent, keeps every line it does not
+// own, and the result holds the wanted values.
+func FuzzMergeLimits(f *testing.F) {
+	f.Add("", "oracle soft memlock", "unlimited")
+	f.Add("# c\noracle soft memlock 1024 # x\n*  hard nofile 65536\noracle soft memlock 2048\n", "oracle soft memlock", "unlimited")
+	f.Add("oracle hard memlock 10", "oracle  hard  memlock", "20")
+	f.Fuzz(func(t *testing.T, text, key, value string) {
+		lines := []LimitLine{{Key: key, Value: value}}
+		got := MergeLimits(text, lines)
+		if again := MergeLimits(got, lines); again != got {
+			t.Fatalf("not idempotent:\n%q\n%q", got, again)
+		}
+		k := strings.Join(strings.Fields(key), " ")
+		if ValidLimit(key, value) {
+			if v := LimitsValues(got)[k]; v != strings.TrimSpace(value) {
+				t.Fatalf("%q holds %q for %q, want %q:\n%s", got, v, k, value, got)
+			}
+		}
+	})
+}
+
+// FuzzTreeContent: no panic; a choice file keeps its words and selects
+// exactly the written one; other files hold the value.
+func FuzzTreeContent(f *testing.F) {
+	f.Add("[none] mq-deadline kyber bfq\n", "bfq")
+	f.Add("always [madvise] never", "never")
+	f.Add("60\n", "1")
+	f.Add("4096\t87380\t6291456\n", "4096 87380 16777216")
+	f.Fuzz(func(t *testing.T, old, value string) {
+		got, err := TreeContent(old, value)
+		if err != nil {
+			return
+		}
+		if strings.HasSuffix(old, "\n") != strings.HasSuffix(got, "\n") && strings.TrimSpace(value) != "" {
+			t.Fatalf("newline not kept: %q → %q", old, got)
+		}
+		if _, _, ok := facts.Bracketed(old); ok {
+			if Value(got) != strings.TrimSpace(value) {
+				t.Fatalf("%q after writing %q selects %q", got, value, Value(got))
+			}
+		}
+	})
+}
+
+// FuzzParseTunedConf: no panic; every key found is trimmed and non-empty.
+func FuzzParseTunedConf(f *testing.F) {
+	f.Add("[main]\ninclude=throughput-performance\n\n[sysctl]\nvm.swappiness=1\n[vm]\ntransparent_hugepages = never\n")
+	f.Add("# c\n; c\n[disk]\ndevices=!zram*\nelevator=mq-deadline\n=x\n[\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		for sec, m := range ParseTunedConf(text) {
+			for k, v := range m {
+				if k == "" || k != strings.TrimSpace(k) || v != strings.TrimSpace(v) {
+					t.Fatalf("[%s] %q = %q", sec, k, v)
+				}
+			}
+		}
+	})
+}
+
+// FuzzUdevAssigns: no panic; lines are within the text; values hold no quote.
+func FuzzUdevAssigns(f *testing.F) {
+	f.Add("ACTION==\"add|change\", KERNEL==\"sd*\", ATTR{queue/scheduler}=\"mq-deadline\"\n", "queue/scheduler")
+	f.Add("# ATTR{queue/scheduler}=\"none\"\nKERNEL==\"nvme*\", \\\n ATTR{queue/read_ahead_kb}=\"4096\", ATTR{queue/scheduler}==\"none\"\n", "queue/read_ahead_kb")
+	f.Fuzz(func(t *testing.T, text, attr string) {
+		n := strings.Count(text, "\n") + 1
+		for _, a := range UdevAssigns(text, attr) {
+			if a.Line < 1 || a.Line > n || strings.Contains(a.Value, `"`) {
+				t.Fatalf("%+v (of %d lines)", a, n)
+			}
+		}
+	})
+}
+
+// FuzzParseBtime: no panic; a value found is positive.
+func FuzzParseBtime(f *testing.F) {
+	f.Add("cpu  1 2 3 4\nbtime 1793400000\nprocesses 5\n")
+	f.Add("btime -1\nbtime x\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		if v := ParseBtime(s); v < 0 {
+			t.Fatal(v)
+		}
+	})
+}
