@@ -606,3 +606,33 @@ func TestBadLimitAndInterruptedWarning(t *testing.T) {
 		t.Fatalf("warnings %v", res.Warnings)
 	}
 }
+
+// clampSys keeps at most 1280 in max_sectors_kb, as the kernel clamps to max_hw_sectors_kb.
+type clampSys struct{ TreeSys }
+
+func (c clampSys) Write(p, v string) error {
+	if strings.HasSuffix(p, "/max_sectors_kb") && len(v) > 4 {
+		v = "1280"
+	}
+	return c.TreeSys.Write(p, v)
+}
+
+func TestReadbackFailureClamped(t *testing.T) {
+	root := fixture(t, "laptop-2s")
+	o := opts(root)
+	o.Sys = clampSys{TreeSys{Root: facts.Root{Dir: root}}}
+	before := treeBytes(t, root, o.StateDir)
+	res, err := Apply([]change.Change{{Kind: change.Sysfs, Key: "/sys/block/sda/queue/max_sectors_kb", Value: "32767", Rule: "io.max-sectors"}}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if it := res.Items[0]; it.Status != StatusFailed || it.Message != `the kernel accepted "32767" but kept "1280"` {
+		t.Fatalf("%+v", it)
+	}
+	if _, err := Rollback("", o); err != nil {
+		t.Fatal(err)
+	}
+	if d := diffTrees(before, treeBytes(t, root, o.StateDir)); len(d) > 0 {
+		t.Errorf("rollback: %v", d)
+	}
+}
