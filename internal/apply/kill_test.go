@@ -1,6 +1,7 @@
 package apply
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -206,5 +207,50 @@ func TestCLIDryRunAndVerify(t *testing.T) {
 	out, _, _ = dbhost(t, nil, "verify", "--root", root)
 	if !strings.Contains(out, "the host rebooted at 2100-01-01T00:00:00Z, after the apply") {
 		t.Errorf("verify does not name the reboot:\n%s", out)
+	}
+}
+
+// TestCLIUsageAndJSON: exit codes for bad input and nothing to do, and the
+// JSON forms parse.
+func TestCLIUsageAndJSON(t *testing.T) {
+	if dbhostBin == "" {
+		t.Skip("binary not built")
+	}
+	root := fixture(t, "laptop-2s")
+	planPath := writePlan(t)
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"rollback", "--root", root}, 2, "nothing to roll back"},
+		{[]string{"verify", "--root", root}, 2, "nothing to verify"},
+		{[]string{"apply", "--root", root, "--format", "yaml", "--plan", planPath}, 2, "--format"},
+		{[]string{"apply", "--root", filepath.Join(root, "nope"), "--plan", planPath}, 2, "not a directory"},
+		{[]string{"apply", "--root", root, "--plan", filepath.Join(root, "nope.json")}, 2, "no such file"},
+		{[]string{"rollback", "--root", root, "--to", "x"}, 2, "nothing to roll back"},
+	} {
+		out, code, _ := dbhost(t, nil, c.args...)
+		if code != c.code || !strings.Contains(out, c.want) {
+			t.Errorf("%v: exit %d, want %d with %q:\n%s", c.args, code, c.code, c.want, out)
+		}
+	}
+	out, code, _ := dbhost(t, nil, "apply", "--dry-run", "--format", "json", "--plan", planPath, "--root", root)
+	var res Result
+	if err := json.Unmarshal([]byte(out), &res); err != nil || code != 0 || !res.DryRun || len(res.Items) != 12 || res.Counts[StatusChange] != 8 {
+		t.Fatalf("dry-run json (exit %d, %v): %+v\n%s", code, err, res.Counts, out)
+	}
+	out, code, _ = dbhost(t, nil, "apply", "--accept-risk", "--format", "json", "--plan", planPath, "--root", root)
+	if err := json.Unmarshal([]byte(out), &res); err != nil || code != 0 || res.JournalID == "" || res.Counts[StatusApplied] != 9 {
+		t.Fatalf("apply json (exit %d, %v): %+v\n%s", code, err, res.Counts, out)
+	}
+	out, code, _ = dbhost(t, nil, "rollback", "--format", "json", "--root", root, "--to", res.JournalID)
+	var rb RollbackResult
+	if err := json.Unmarshal([]byte(out), &rb); err != nil || code != 0 || len(rb.Journals) != 1 || rb.Journals[0].ID != res.JournalID {
+		t.Fatalf("rollback json (exit %d, %v):\n%s", code, err, out)
+	}
+	out, code, _ = dbhost(t, nil, "verify", "--root", root)
+	if code != 2 || !strings.Contains(out, "was rolled back") {
+		t.Fatalf("verify after rollback: exit %d\n%s", code, out)
 	}
 }
