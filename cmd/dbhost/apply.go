@@ -48,14 +48,17 @@ func (h *hostFlags) options() (apply.Options, error) {
 		return apply.Options{}, usageErr("--format %q: expected one of [text json]", h.format)
 	}
 	o := apply.Options{Version: version}
-	if h.root == "" {
+	abs := ""
+	if h.root != "" {
+		abs, _ = filepath.Abs(h.root)
+	}
+	if abs == "" || abs == "/" {
 		o.Root = facts.Root{Dir: "/", Live: true}
 	} else {
 		st, err := os.Stat(h.root)
 		if err != nil || !st.IsDir() {
 			return o, usageErr("--root %s: not a directory", h.root)
 		}
-		abs, _ := filepath.Abs(h.root)
 		o.Root = facts.Root{Dir: abs}
 		o.Sys = apply.TreeSys{Root: o.Root, Simulate: os.Getenv(envSimulate) == "1"}
 	}

@@ -290,7 +290,7 @@ func watchList(p string, sys Sys) []string {
 		if size == "" {
 			return nil
 		}
-		nodes, _ := sysList(sys, "/sys/devices/system/node")
+		nodes, _ := sys.List("/sys/devices/system/node")
 		for _, n := range nodes {
 			if strings.HasPrefix(n, "node") {
 				cands = append(cands, "/sys/devices/system/node/"+n+"/hugepages/hugepages-"+size+"/nr_hugepages")
@@ -311,17 +311,6 @@ func watchList(p string, sys Sys) []string {
 		}
 	}
 	return out
-}
-
-// sysList lists a host directory through the Sys's root.
-func sysList(sys Sys, dir string) ([]string, error) {
-	root := facts.Root{Dir: "/"}
-	if t, ok := sys.(TreeSys); ok {
-		root = t.Root
-	} else if r, ok := sys.(interface{ HostRoot() facts.Root }); ok {
-		root = r.HostRoot()
-	}
-	return root.ReadDirNames(dir)
 }
 
 // run makes one journaled write.

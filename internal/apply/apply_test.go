@@ -568,8 +568,9 @@ func TestRollbackRefusesOtherRoot(t *testing.T) {
 // failSys fails the test on any access: nothing may touch the live host.
 type failSys struct{ t *testing.T }
 
-func (f failSys) Read(p string) (string, error) { f.t.Fatalf("read %s", p); return "", nil }
-func (f failSys) Write(p, v string) error       { f.t.Fatalf("write %s", p); return nil }
+func (f failSys) Read(p string) (string, error)   { f.t.Fatalf("read %s", p); return "", nil }
+func (f failSys) Write(p, v string) error         { f.t.Fatalf("write %s", p); return nil }
+func (f failSys) List(p string) ([]string, error) { f.t.Fatalf("list %s", p); return nil, nil }
 
 func TestBadLimitAndInterruptedWarning(t *testing.T) {
 	root := fixture(t, "laptop-2s")

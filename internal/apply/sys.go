@@ -26,6 +26,8 @@ type Sys interface {
 	Read(path string) (string, error)
 	// Write writes value as `echo value > path` would. It never creates a file.
 	Write(path, value string) error
+	// List returns a directory's entry names, sorted.
+	List(dir string) ([]string, error)
 }
 
 // LiveSys writes the running kernel's files.
@@ -36,6 +38,9 @@ func (LiveSys) Read(p string) (string, error) {
 	b, err := os.ReadFile(p)
 	return string(b), err
 }
+
+// List implements Sys.
+func (LiveSys) List(dir string) ([]string, error) { return facts.Root{Dir: "/"}.ReadDirNames(dir) }
 
 // Write implements Sys.
 func (LiveSys) Write(p, value string) error {
@@ -71,6 +76,9 @@ func (t TreeSys) Read(p string) (string, error) {
 	b, err := os.ReadFile(t.Root.Path(p))
 	return string(b), err
 }
+
+// List implements Sys.
+func (t TreeSys) List(dir string) ([]string, error) { return t.Root.ReadDirNames(dir) }
 
 // Write implements Sys.
 func (t TreeSys) Write(p, value string) error {
