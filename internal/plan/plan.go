@@ -80,6 +80,9 @@ type Plan struct {
 	// Conflicts says, for each setting two rules wanted at different values,
 	// which value the plan kept and why.
 	Conflicts []string `json:"conflicts,omitempty"`
+	// Dropped lists changes a rule produced that are not safe to write (a
+	// key outside /sys, a newline in a value: read from a malformed host), with why.
+	Dropped []string `json:"dropped,omitempty"`
 	// FindingsWithoutChanges is advice a DBA must act on by hand.
 	FindingsWithoutChanges []Advice `json:"findings_without_changes"`
 	// TunedBootloader: see Options.TunedBootloader.
@@ -156,6 +159,10 @@ func Build(snap *snapshot.Snapshot, in Options) (*Plan, error) {
 			}
 			if c.Rule == "" {
 				c.Rule = f.ID
+			}
+			if err := checkChange(c, c.Kind == change.BootArg); err != nil {
+				p.Dropped = append(p.Dropped, fmt.Sprintf("%s: %v", c.Rule, err))
+				continue
 			}
 			all = append(all, c)
 			kept++

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -475,4 +476,63 @@ func FuzzLoad(f *testing.F) {
 			t.Fatalf("round trip differs:\n%+v\n%+v", p, q)
 		}
 	})
+}
+
+// FuzzBuild: any snapshot JSON (seed corpus: a SAN host with multipath,
+// bond and listeners; a numa=off host with bfq, THP always and a powersave
+// governor) plans without a panic under every workload, and the plan it
+// writes loads again.
+func FuzzBuild(f *testing.F) {
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var s snapshot.Snapshot
+		if json.Unmarshal(b, &s) != nil {
+			return
+		}
+		for _, wl := range rules.Workloads {
+			p, err := Build(&s, Options{Workload: wl, Now: epoch})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := p.Artifacts(); err != nil {
+				t.Fatal(err)
+			}
+			j, err := p.JSON()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Parse(j); err != nil {
+				t.Fatalf("a built plan does not load: %v", err)
+			}
+		}
+	})
+}
+
+// tuned gives a device to one instance of a plugin: all of a device's [disk]
+// options are in one instance, devices of one class with the same options share it.
+func TestTunedDiskInstances(t *testing.T) {
+	ssd := `KERNEL=="sd*", ENV{DEVTYPE}=="disk", ATTR{queue/rotational}=="0"`
+	blk := func(dev, attr, v, match string) change.Change {
+		return change.Change{Kind: change.Sysfs, Key: "/sys/block/" + dev + "/queue/" + attr, Value: v, Device: dev, Match: match, Rule: "io.x", Why: "w"}
+	}
+	p := &Plan{SchemaVersion: 1, Workload: "dss", DB: "none", TunedProfile: TunedThroughput, Changes: []change.Change{
+		blk("sda", "scheduler", "none", ssd), blk("sda", "read_ahead_kb", "4096", ssd),
+		blk("sdb", "scheduler", "none", ssd), blk("sdb", "read_ahead_kb", "4096", ssd),
+		blk("sdc", "scheduler", "none", ssd),
+		blk("sdc", "nr_requests", "1024", ssd),
+	}}
+	tc := string(p.TunedConf())
+	checkTunedOptions(t, tc)
+	for _, want := range []string{
+		"\n[disk]\n# the base profile's disk tuning, minus zram and the devices tuned by the instances below\ndevices=!zram*,!sda,!sdb,!sdc\n",
+		"type=disk\ndevices=sda,sdb\nelevator=none\nreadahead=4096\n",
+		"type=disk\ndevices=sdc\nelevator=none\n\n[sysfs]\n",
+		"/sys/block/sdc/queue/nr_requests=1024\n",
+	} {
+		if !strings.Contains(tc, want) {
+			t.Fatalf("missing %q in\n%s", want, tc)
+		}
+	}
+	if strings.Count(tc, "devices=sda") != 1 {
+		t.Fatal(tc)
+	}
 }

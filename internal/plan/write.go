@@ -288,13 +288,16 @@ func (p *Plan) TunedConf() []byte {
 	fmt.Fprintf(&b, "include=%s\n", p.TunedProfile)
 
 	var sysctl, vm, cpu, sysfs []string
-	type diskClass struct {
-		match, attr, value string
-		devices            []string
-		cs                 []change.Change
+	// Block devices: tuned gives a device to one instance of a plugin, so
+	// every [disk] option of one device goes into one instance; devices of
+	// one class with the same options share it.
+	type diskDev struct {
+		name, match string
+		opts        map[string]string // tuned option → value
+		cs          []change.Change
 	}
-	var disks []*diskClass
-	diskBy := map[string]*diskClass{}
+	var devOrder []string
+	devs := map[string]*diskDev{}
 	for _, c := range p.Changes {
 		switch c.Kind {
 		case change.Sysctl:
@@ -308,22 +311,44 @@ func (p *Plan) TunedConf() []byte {
 				cpu = append(cpu, comment(c), "governor="+c.Value)
 				continue
 			}
-			if subsys, dev, attr, ok := blockAttr(c.Key); ok && subsys == "block" {
+			if subsys, dev, attr, ok := blockAttr(c.Key); ok && subsys == "block" && !strings.ContainsAny(dev, ",!* \t") {
 				if opt, ok := diskOption[attr]; ok {
-					k := c.Match + "\x00" + opt + "\x00" + c.Value
-					d := diskBy[k]
+					d := devs[dev]
 					if d == nil {
-						d = &diskClass{match: c.Match, attr: opt, value: c.Value}
-						diskBy[k] = d
-						disks = append(disks, d)
+						d = &diskDev{name: dev, match: c.Match, opts: map[string]string{}}
+						devs[dev] = d
+						devOrder = append(devOrder, dev)
 					}
-					d.devices = append(d.devices, dev)
+					d.opts[opt] = c.Value
 					d.cs = append(d.cs, c)
 					continue
 				}
 			}
 			sysfs = append(sysfs, comment(c), c.Key+"="+c.Value)
 		}
+	}
+	type diskClass struct {
+		match   string
+		opts    map[string]string
+		devices []string
+		cs      []change.Change
+	}
+	var disks []*diskClass
+	diskBy := map[string]*diskClass{}
+	for _, name := range devOrder {
+		d := devs[name]
+		k := d.match
+		for _, o := range []string{"elevator", "readahead"} {
+			k += "\x00" + o + "=" + d.opts[o]
+		}
+		g := diskBy[k]
+		if g == nil {
+			g = &diskClass{match: d.match, opts: d.opts}
+			diskBy[k] = g
+			disks = append(disks, g)
+		}
+		g.devices = append(g.devices, name)
+		g.cs = append(g.cs, d.cs...)
 	}
 	section := func(name string, lines []string) {
 		if len(lines) == 0 {
@@ -360,7 +385,12 @@ func (p *Plan) TunedConf() []byte {
 		if d.match != "" {
 			fmt.Fprintf(&b, "# device class: %s\n", oneLine(d.match))
 		}
-		fmt.Fprintf(&b, "type=disk\ndevices=%s\n%s=%s\n", strings.Join(d.devices, ","), d.attr, d.value)
+		fmt.Fprintf(&b, "type=disk\ndevices=%s\n", strings.Join(d.devices, ","))
+		for _, o := range []string{"elevator", "readahead"} {
+			if v, ok := d.opts[o]; ok {
+				fmt.Fprintf(&b, "%s=%s\n", o, v)
+			}
+		}
 	}
 	section("sysfs", sysfs)
 	var boot []string
@@ -466,6 +496,12 @@ func (p *Plan) Summary(dir string) []byte {
 		fmt.Fprintf(&b, "\nConflicts resolved (%d):\n", len(p.Conflicts))
 		for _, c := range p.Conflicts {
 			fmt.Fprintf(&b, "  %s\n", c)
+		}
+	}
+	if len(p.Dropped) > 0 {
+		fmt.Fprintf(&b, "\nLeft out, not safe to write (%d):\n", len(p.Dropped))
+		for _, d := range p.Dropped {
+			fmt.Fprintf(&b, "  %s\n", oneLine(d))
 		}
 	}
 	if len(p.FindingsWithoutChanges) > 0 {
