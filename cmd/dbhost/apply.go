@@ -174,6 +174,17 @@ func loadChanges(c *cobra.Command, h *hostFlags, pf *planFlags, planPath string)
 			}
 			return nil, "", usageErr("--plan: %v", err)
 		}
+		root := facts.Root{Dir: h.root}
+		if h.root == "" {
+			root.Dir = "/"
+		}
+		host, herr := root.ReadString("/proc/sys/kernel/hostname")
+		if herr != nil {
+			host, herr = root.ReadString("/etc/hostname")
+		}
+		if herr == nil && p.Host != "" && host != "" && host != p.Host {
+			fmt.Fprintf(c.ErrOrStderr(), "dbhost: warning: the plan was made for host %q, this is %q\n", p.Host, host)
+		}
 	} else {
 		if err := pf.validate(); err != nil {
 			return nil, "", err

@@ -434,8 +434,10 @@ func TestRollbackTo(t *testing.T) {
 	o.Now = func() time.Time { return t0.Add(time.Second) }
 	r2, _ := Apply([]change.Change{{Kind: change.Sysctl, Key: "vm.swappiness", Value: "5", Rule: "a"},
 		{Kind: change.Sysctl, Key: "vm.dirty_ratio", Value: "15", Rule: "b"}}, o)
-	if r1.JournalID >= r2.JournalID {
-		t.Fatalf("ids not time-ordered: %s %s", r1.JournalID, r2.JournalID)
+	o.Now = func() time.Time { return t0.Add(-time.Hour) } // the clock went back
+	r3, _ := Apply([]change.Change{{Kind: change.Sysctl, Key: "vm.dirty_ratio", Value: "16", Rule: "b"}}, o)
+	if r1.JournalID >= r2.JournalID || r2.JournalID >= r3.JournalID {
+		t.Fatalf("ids not in run order: %s %s %s", r1.JournalID, r2.JournalID, r3.JournalID)
 	}
 	if got := read(t, root, "proc/sys/vm/swappiness"); got != "5\n" {
 		t.Fatalf("swappiness %q", got)
@@ -444,7 +446,7 @@ func TestRollbackTo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rb.Journals) != 2 || rb.Journals[0].ID != r2.JournalID {
+	if len(rb.Journals) != 3 || rb.Journals[0].ID != r3.JournalID || rb.Journals[1].ID != r2.JournalID {
 		t.Fatalf("%+v", rb)
 	}
 	if d := diffTrees(before, treeBytes(t, root, o.StateDir)); len(d) > 0 {

@@ -214,6 +214,12 @@ func createJournal(stateDir string, now time.Time) (*journalFile, string, error)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, "", err
 	}
+	// Ids must sort in run order even if the clock went back since the last run.
+	if ids, _ := ListJournals(stateDir); len(ids) > 0 {
+		if last, err := time.Parse("20060102T150405.000000000Z", ids[len(ids)-1]); err == nil && !now.After(last) {
+			now = last.Add(time.Microsecond)
+		}
+	}
 	for i := 0; ; i++ {
 		id := NewID(now.Add(time.Duration(i)))
 		f, err := os.OpenFile(filepath.Join(dir, id+journalExt), os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)

@@ -43,7 +43,7 @@ func TestMain(m *testing.M) {
 // writePlan saves everyKind's plan-able changes as a plan.json.
 func writePlan(t *testing.T) string {
 	t.Helper()
-	p := &plan.Plan{SchemaVersion: plan.SchemaVersion, Host: "laptop", Workload: "oltp", DB: "mysql",
+	p := &plan.Plan{SchemaVersion: plan.SchemaVersion, Host: "dev-2s", Workload: "oltp", DB: "mysql",
 		Changes: []change.Change{}, PendingReboot: []change.Change{}, FindingsWithoutChanges: []plan.Advice{}}
 	for _, c := range everyKind() {
 		switch c.Kind {
