@@ -3,6 +3,7 @@ package apply
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -198,6 +199,12 @@ func restoreValueAt(p, old string, sys Sys, step func()) Restore {
 func restoreFile(b Entry, opt Options, step func()) Restore {
 	full := opt.Root.Path(b.Path)
 	r := Restore{Path: b.Path, Setting: b.Key}
+	// A crash inside writeFileAtomic leaves its temporary file: remove it.
+	if tmps, _ := filepath.Glob(filepath.Join(filepath.Dir(full), ".dbhost-*")); len(tmps) > 0 {
+		for _, t := range tmps {
+			_ = os.Remove(t)
+		}
+	}
 	cur, err := os.ReadFile(full)
 	exists := err == nil
 	if err != nil && !isNotExist(err) {
