@@ -157,5 +157,45 @@ for c in json.load(open(sys.argv[1]))["changes"]:
 	profile=""
 done
 
+# Profiles with every section dbhost writes ([vm], [cpu], [disk] plus
+# per-class disk instances with elevator and readahead, [sysfs]), planned from
+# committed fixtures: tuned must accept every option name. Their devices do
+# not exist here, so only the option names and the restore are checked.
+for fx in laptop-2s:dss numa-off:dss; do
+	host=${fx%%:*}; workload=${fx#*:}
+	echo "== tuned 2.20 with the profile planned for fixture $host, workload $workload (option names only)"
+	plan="$work/plan-$host"
+	"$bin" plan --root "testdata/hosts/$host" --workload "$workload" -o "$plan" >/dev/null
+	plan_sysctls=()
+	profile="dbhost-test-$$-$host"
+	mkdir -p "/etc/tuned/$profile"
+	cp "$plan/tuned.conf" "/etc/tuned/$profile/tuned.conf"
+	record "$work/before-$host"
+	if ! tuned_up "$profile" 2>"$work/up.err"; then
+		cat "$work/up.err"; echo "FAIL: tuned did not come up with $profile"; fail=1; continue
+	fi
+	sleep 1
+	tuned_log >"$work/tuned-$host.log"
+	if grep -E "Unknown option" "$work/tuned-$host.log"; then
+		echo "FAIL: tuned does not know an option of $profile (above)"; fail=1
+	else
+		echo "ok: tuned accepts every option of $(grep -cE '^[a-z_./]+=' "$plan/tuned.conf") in $(grep -c '^\[' "$plan/tuned.conf") sections"
+	fi
+	tuned_down
+	record "$work/after-$host"
+	if ! diff -q "$work/before-$host" "$work/after-$host" >/dev/null; then
+		diff "$work/before-$host" "$work/after-$host" | grep '^[<>]' || true
+		restore "$work/before-$host"
+		echo "note: values above restored by the suite"
+		if diff "$work/before-$host" "$work/after-$host" | grep '^[<>]' | grep -vqE 'nr_requests|min_free_kbytes'; then
+			echo "FAIL: tuned_down left values changed"; fail=1
+		fi
+	else
+		echo "ok: every recorded value is back to what it was before"
+	fi
+	rm -rf "/etc/tuned/$profile"
+	profile=""
+done
+
 if [[ $fail != 0 ]]; then echo "tuned suite: FAIL"; exit 1; fi
 echo "tuned suite: ok"
