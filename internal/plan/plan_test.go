@@ -536,3 +536,36 @@ func TestTunedDiskInstances(t *testing.T) {
 		t.Fatal(tc)
 	}
 }
+
+// A finding whose fix runs `sysctl -w KEY=...` carries that sysctl as a
+// change (a rule added later without Changes fails here).
+func TestSysctlFixesAreChanges(t *testing.T) {
+	n := 0
+	for _, name := range fixtures {
+		s := fixture(t, name)
+		for _, wl := range rules.Workloads {
+			db, _ := rules.DetectDB(s, nil)
+			rep := rules.Run(&rules.Input{Snap: s, Workload: wl, DB: db})
+			for _, f := range rep.Findings {
+				for _, cmd := range f.Fix.Runtime {
+					rest, ok := strings.CutPrefix(cmd, "sysctl -w ")
+					if !ok {
+						continue
+					}
+					key, _, _ := strings.Cut(rest, "=")
+					found := false
+					for _, c := range f.Changes {
+						found = found || c.Kind == change.Sysctl && c.Key == key
+					}
+					if !found {
+						t.Errorf("%s %s: %s runs %q but has no sysctl change for %s", name, wl, f.ID, cmd, key)
+					}
+					n++
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no sysctl fix in any fixture: the test checks nothing")
+	}
+}

@@ -471,7 +471,7 @@ func (p *Plan) Summary(dir string) []byte {
 	for _, c := range p.Changes {
 		cur := c.Current
 		if cur == "" {
-			cur = "?"
+			cur = "(not read)"
 		}
 		fmt.Fprintf(&b, "  %-7s %s: %s → %s   [%s]\n", c.Kind, c.Key, oneLine(cur), oneLine(c.Value), c.Rule)
 		if c.Risk != "" {
