@@ -236,7 +236,7 @@ func prepareRuntime(c change.Change, sys Sys, it *Item) *todo {
 		return nil
 	}
 	it.Current = Value(raw)
-	if it.Current == Value(c.Value) {
+	if Same(p, raw, c.Value) {
 		it.Status = StatusUnchanged
 		return nil
 	}
@@ -349,8 +349,19 @@ func run(seq int, t *todo, sys Sys, opt Options, jf *journalFile, step func(), r
 		out.State, out.Error = StateFailed, "read back: "+facts.Reason(rerr)
 	case t.kind == kindFile && back != t.value:
 		out.State, out.Error = StateFailed, "the file read back differs from what was written"
-	case t.kind != kindFile && Value(back) != Value(t.value):
+	case t.kind != kindFile && !Same(t.path, back, t.value):
 		out.State, out.Error = StateFailed, fmt.Sprintf("the kernel accepted %q but kept %q", Value(t.value), Value(back))
+	case t.kind != kindFile:
+		// A cpuset list the kernel keeps as written but does not use
+		// (a node without memory, outside the parent's set).
+		for _, e := range effectivePaths(t.path) {
+			if eff, err := sys.Read(e); err == nil {
+				if !Same(e, eff, t.value) {
+					out.State, out.Error = StateFailed, fmt.Sprintf("the kernel kept %q but uses %q (%s)", Value(t.value), Value(eff), path.Base(e))
+				}
+				break
+			}
+		}
 	}
 	if t.kind != kindFile {
 		out.Readback = Value(back)

@@ -641,3 +641,43 @@ func TestReadbackFailureClamped(t *testing.T) {
 		t.Errorf("rollback: %v", d)
 	}
 }
+
+func TestCpusetListsAndEffectiveFallback(t *testing.T) {
+	root := fixture(t, "cgroup-v2")
+	o := opts(root)
+	before := treeBytes(t, root, o.StateDir)
+	res, err := Apply([]change.Change{
+		// The same set written differently: nothing to do.
+		{Kind: change.Sysfs, Key: "/sys/fs/cgroup/db.slice/cpuset.cpus", Value: "2,3,4,5,6,7", Rule: "cgroup.a"},
+		// Kept as written but not used: cpuset.mems.effective still shows 0.
+		{Kind: change.Sysfs, Key: "/sys/fs/cgroup/db.slice/cpuset.mems", Value: "1", Rule: "cgroup.cpuset-mems-not-local", Risk: "restart", Current: "0"},
+	}, Options{Root: o.Root, StateDir: o.StateDir, Sys: o.Sys, AcceptRisk: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if it := res.Items[0]; it.Status != StatusUnchanged {
+		t.Errorf("cpuset.cpus 2-7 vs 2,3,4,5,6,7: %+v", it)
+	}
+	if it := res.Items[1]; it.Status != StatusFailed || it.Message != `the kernel kept "1" but uses "0" (cpuset.mems.effective)` {
+		t.Errorf("cpuset.mems fallback: %+v", it)
+	}
+	if _, err := Rollback("", o); err != nil {
+		t.Fatal(err)
+	}
+	if d := diffTrees(before, treeBytes(t, root, o.StateDir)); len(d) > 0 {
+		t.Errorf("rollback: %v", d)
+	}
+	// cgroup v1 names the effective file cpuset.effective_mems.
+	root = fixture(t, "cgroup-v1")
+	o = opts(root)
+	o.AcceptRisk = true
+	p := "/sys/fs/cgroup/cpuset/oracle/cpuset.mems"
+	eff := read(t, root, "sys/fs/cgroup/cpuset/oracle/cpuset.effective_mems")
+	res, err = Apply([]change.Change{{Kind: change.Sysfs, Key: p, Value: "0", Rule: "cgroup.cpuset-mems-not-local"}}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if it := res.Items[0]; it.Status != StatusFailed || !strings.Contains(it.Message, "cpuset.effective_mems") || strings.TrimSpace(eff) == "0" {
+		t.Errorf("v1 fallback (effective %q): %+v", eff, it)
+	}
+}

@@ -123,3 +123,18 @@ func FuzzParseBtime(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSame: no panic; Same is reflexive and symmetric.
+func FuzzSame(f *testing.F) {
+	f.Add("/sys/fs/cgroup/db.slice/cpuset.cpus", "2-7\n", "2,3,4,5,6,7")
+	f.Add("/sys/block/sda/queue/scheduler", "[none] mq-deadline", "none")
+	f.Add("/proc/sys/net/ipv4/tcp_rmem", "4096\t87380\t6291456\n", "4096 87380 6291456")
+	f.Fuzz(func(t *testing.T, p, a, b string) {
+		if !Same(p, a, a) {
+			t.Fatalf("Same(%q, %q, itself) is false", p, a)
+		}
+		if Same(p, a, b) != Same(p, b, a) {
+			t.Fatalf("Same(%q) not symmetric for %q, %q", p, a, b)
+		}
+	})
+}

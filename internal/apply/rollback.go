@@ -155,7 +155,7 @@ func restoreWrite(w *Write, sys Sys, opt Options, step func()) []Restore {
 	} else {
 		r := restoreValueAt(b.Path, b.Old, sys, step)
 		r.Setting = b.Key
-		if r.Status != RestoreUnchanged && r.Live != Value(b.New) && w.State == StateDone {
+		if r.Status != RestoreUnchanged && !Same(b.Path, r.Live, b.New) && w.State == StateDone {
 			r.Message = strings.TrimPrefix(r.Message+"; ", "; ") + fmt.Sprintf("it was %q, not the applied %q: changed by something else since", r.Live, Value(b.New))
 		}
 		out = append(out, r)
@@ -174,7 +174,7 @@ func restoreValueAt(p, old string, sys Sys, step func()) Restore {
 		return r
 	}
 	r.Live = Value(live)
-	if r.Live == r.Old {
+	if Same(p, live, old) {
 		r.Status = RestoreUnchanged
 		return r
 	}
@@ -188,7 +188,7 @@ func restoreValueAt(p, old string, sys Sys, step func()) Restore {
 	switch {
 	case err != nil:
 		r.Status, r.Message = RestoreFailed, "read back: "+writeReason(err)
-	case Value(back) != r.Old:
+	case !Same(p, back, old):
 		r.Status, r.Message = RestoreFailed, fmt.Sprintf("the kernel accepted %q but kept %q", r.Old, Value(back))
 	default:
 		r.Status = RestoreDone

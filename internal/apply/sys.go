@@ -12,11 +12,13 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 
+	"github.com/dbhost/dbhost/internal/cpulist"
 	"github.com/dbhost/dbhost/internal/facts"
 )
 
@@ -296,6 +298,43 @@ func Value(raw string) string {
 		return sel
 	}
 	return strings.Join(strings.Fields(raw), " ")
+}
+
+// Same reports whether two values of the file at p are the same setting:
+// equal Values, or, for cpuset lists (cpuset.cpus, cpuset.mems and their
+// effective forms), the same set of ids however written ("0-1" = "0,1").
+func Same(p, a, b string) bool {
+	va, vb := Value(a), Value(b)
+	if va == vb {
+		return true
+	}
+	if isCpusetList(p) {
+		la, ea := cpulist.Parse(va)
+		lb, eb := cpulist.Parse(vb)
+		return ea == nil && eb == nil && cpulist.Format(la) == cpulist.Format(lb)
+	}
+	return false
+}
+
+func isCpusetList(p string) bool {
+	switch path.Base(p) {
+	case "cpuset.cpus", "cpuset.mems", "cpuset.cpus.effective", "cpuset.mems.effective",
+		"cpuset.effective_cpus", "cpuset.effective_mems":
+		return true
+	}
+	return false
+}
+
+// effectivePaths are the files that show what the kernel really uses for a
+// cpuset list (v2 cpuset.mems.effective, v1 cpuset.effective_mems); none
+// for other files.
+func effectivePaths(p string) []string {
+	dir, base := path.Split(p)
+	switch base {
+	case "cpuset.cpus", "cpuset.mems":
+		return []string{p + ".effective", dir + "cpuset.effective_" + strings.TrimPrefix(base, "cpuset.")}
+	}
+	return nil
 }
 
 // restoreValue is what to write to bring a file back to raw: the selected

@@ -74,7 +74,7 @@ func VerifyJournal(j *Journal, opt VerifyOptions) []Check {
 		}
 		c.Live = Value(live)
 		if c.Status == "" {
-			if c.Live == c.Want {
+			if Same(b.Path, live, b.New) {
 				c.Status = "ok"
 			} else {
 				c.Status = "drift"
@@ -101,7 +101,7 @@ func VerifyChanges(cs []change.Change, opt VerifyOptions) []Check {
 				break
 			}
 			c.Live, c.Want = Value(live), Value(ch.Value)
-			if c.Live == c.Want {
+			if Same(c.Path, live, ch.Value) {
 				c.Status = "ok"
 			} else {
 				c.Status = "drift"
