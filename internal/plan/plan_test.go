@@ -202,10 +202,13 @@ func TestFixtureStories(t *testing.T) {
 		for _, a := range p.FindingsWithoutChanges {
 			ids[a.Rule] = true
 		}
-		if !ids["numa.db-memory-remote"] || !ids["network.jumbo-frames"] || ids["cgroup.cpuset-mems-not-local"] {
+		if !ids["numa.db-memory-remote"] || ids["network.jumbo-frames"] || ids["cgroup.cpuset-mems-not-local"] {
 			t.Fatalf("%+v", p.FindingsWithoutChanges)
 		}
-		// The cpuset's mems is a setting: a change, not advice.
+		// The cpuset's mems and the MTU are settings: changes, not advice; the MTU needs --accept-risk.
+		if c, ok := find(p, change.Sysfs, "/sys/class/net/eno1/mtu"); !ok || c.Value != "9000" || c.Risk == "" {
+			t.Fatalf("%+v", p.Changes)
+		}
 		if c, ok := find(p, change.Sysfs, "/sys/fs/cgroup/cpuset/oracle/cpuset.mems"); !ok || c.Value != "0" {
 			t.Fatalf("%+v", p.Changes)
 		}
@@ -567,5 +570,26 @@ func TestSysctlFixesAreChanges(t *testing.T) {
 	}
 	if n == 0 {
 		t.Fatal("no sysctl fix in any fixture: the test checks nothing")
+	}
+}
+
+// Risky changes are in the artifacts only as comments: nothing installed
+// from plan/ does what apply refuses without --accept-risk.
+func TestRiskyChangesCommentedOut(t *testing.T) {
+	ct := change.Change{Kind: change.Sysfs, Key: "/sys/block/sdb/device/scsi_disk/*/cache_type", Value: "temporary write through",
+		Device: "sdb", Match: `KERNEL=="sd*", ENV{DEVTYPE}=="disk"`, Rule: "io.cache-type-write-through", Why: "w", Risk: "data loss"}
+	sc := change.Change{Kind: change.Sysctl, Key: "vm.x", Value: "1", Rule: "r", Why: "w", Risk: "boom"}
+	p := &Plan{SchemaVersion: 1, TunedProfile: TunedThroughput, Changes: []change.Change{sc, ct}}
+	for name, text := range map[string]string{"tuned": string(p.TunedConf()), "udev": string(p.UdevRules()), "sysctl": string(p.SysctlConf())} {
+		for _, l := range strings.Split(text, "\n") {
+			if l != "" && !strings.HasPrefix(l, "#") && !strings.HasPrefix(l, "[") && !strings.Contains(l, "=!zram") &&
+				!strings.HasPrefix(l, "summary=") && !strings.HasPrefix(l, "include=") {
+				t.Errorf("%s: active line %q for a risky change", name, l)
+			}
+		}
+	}
+	u := string(p.UdevRules())
+	if !strings.Contains(u, `RUN+="/bin/sh -c 'echo temporary write through > /sys$devpath/device/scsi_disk/*/cache_type'"`) || !strings.Contains(u, "RISK: data loss") {
+		t.Fatal(u)
 	}
 }

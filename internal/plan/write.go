@@ -135,6 +135,16 @@ func comment(c change.Change) string {
 	return s
 }
 
+// guarded comments out the setting line of a risky change: the artifacts
+// never carry out what apply refuses without --accept-risk. The reader
+// uncomments it after checking the risk the line above quotes.
+func guarded(c change.Change, line string) string {
+	if c.Risk == "" {
+		return line
+	}
+	return "# (risky: uncomment only after checking the RISK above) " + line
+}
+
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
@@ -145,7 +155,7 @@ func (p *Plan) SysctlConf() []byte {
 	p.header(&b, "/etc/sysctl.d/90-dbhost.conf")
 	for _, c := range p.Changes {
 		if c.Kind == change.Sysctl {
-			fmt.Fprintf(&b, "%s\n%s = %s\n", comment(c), c.Key, c.Value)
+			fmt.Fprintf(&b, "%s\n%s\n", comment(c), guarded(c, c.Key+" = "+c.Value))
 		}
 	}
 	return []byte(b.String())
@@ -256,7 +266,7 @@ func (p *Plan) UdevRules() []byte {
 			continue
 		}
 		seen[line] = true
-		fmt.Fprintf(&b, "%s\n%s\n", comment(c), line)
+		fmt.Fprintf(&b, "%s\n%s\n", comment(c), guarded(c, line))
 	}
 	return []byte(b.String())
 }
@@ -301,17 +311,17 @@ func (p *Plan) TunedConf() []byte {
 	for _, c := range p.Changes {
 		switch c.Kind {
 		case change.Sysctl:
-			sysctl = append(sysctl, comment(c), c.Key+"="+c.Value)
+			sysctl = append(sysctl, comment(c), guarded(c, c.Key+"="+c.Value))
 		case change.Sysfs:
 			if opt, ok := thpOption[c.Key]; ok {
-				vm = append(vm, comment(c), opt+"="+c.Value)
+				vm = append(vm, comment(c), guarded(c, opt+"="+c.Value))
 				continue
 			}
 			if strings.HasPrefix(c.Key, "/sys/devices/system/cpu/") && strings.HasSuffix(c.Key, "/cpufreq/scaling_governor") {
-				cpu = append(cpu, comment(c), "governor="+c.Value)
+				cpu = append(cpu, comment(c), guarded(c, "governor="+c.Value))
 				continue
 			}
-			if subsys, dev, attr, ok := blockAttr(c.Key); ok && subsys == "block" && !strings.ContainsAny(dev, ",!* \t") {
+			if subsys, dev, attr, ok := blockAttr(c.Key); ok && subsys == "block" && c.Risk == "" && !strings.ContainsAny(dev, ",!* \t") {
 				if opt, ok := diskOption[attr]; ok {
 					d := devs[dev]
 					if d == nil {
@@ -324,7 +334,7 @@ func (p *Plan) TunedConf() []byte {
 					continue
 				}
 			}
-			sysfs = append(sysfs, comment(c), c.Key+"="+c.Value)
+			sysfs = append(sysfs, comment(c), guarded(c, c.Key+"="+c.Value))
 		}
 	}
 	type diskClass struct {

@@ -3,11 +3,16 @@ package rules
 import (
 	"fmt"
 	"strings"
+
+	"github.com/dbhost/dbhost/internal/change"
 )
 
 // network.jumbo-frames: MTU 9000 on 10 GbE+ database links (000 Table 5/13;
 // 003 DSS on iSCSI). Information only: every switch port and peer on the path
 // must carry jumbo frames too.
+const jumboRisk = "A switch port or peer left at 1500 silently drops full-size frames (connections hang after the handshake, RAC " +
+	"interconnect evictions). Change the switches first, then both ends; never only one side."
+
 func init() {
 	Register(Rule{
 		ID:       "network.jumbo-frames",
@@ -68,8 +73,13 @@ func checkJumboFrames(in *Input) Outcome {
 					fmt.Sprintf("/etc/sysconfig/network-scripts/ifcfg-%s: MTU=9000 (RHEL 7/8 ifcfg); netplan: mtu: 9000", it.Name),
 				},
 			},
-			Risk: "A switch port or peer left at 1500 silently drops full-size frames (connections hang after the handshake, RAC " +
-				"interconnect evictions). Change the switches first, then both ends; never only one side.",
+			Risk: jumboRisk,
+			Changes: []change.Change{func() change.Change {
+				c := SysfsChange("network.jumbo-frames", "/sys/class/net/"+it.Name+"/mtu", "9000", fmt.Sprint(*it.MTU),
+					"8K RAC blocks and large scans without fragmentation")
+				c.Risk = jumboRisk
+				return c
+			}()},
 		})
 	}
 	if len(fs) > 0 {

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dbhost/dbhost/internal/change"
 	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
@@ -11,6 +12,9 @@ func TestNetJumboFrames(t *testing.T) {
 	const id = "network.jumbo-frames"
 	s := netHost()
 	f := fires(t, id, s, WorkloadDSS, DBOracle)
+	if c := wantChange(t, f, change.Sysfs, f.Setting, "9000", "-"); !strings.Contains(c.Risk, "silently drops") {
+		t.Fatalf("an MTU change needs --accept-risk: %+v", c)
+	}
 	if f.Severity != SevInfo || f.Setting != "/sys/class/net/eno1/mtu" || !strings.Contains(f.Risk, "switch") || !strings.Contains(f.Why, "1,000 MB/s") {
 		t.Fatalf("%+v", f)
 	}
