@@ -132,6 +132,9 @@ or risky changes refused without --accept-risk (the others were applied).`,
 					return werr
 				}
 			}
+			if errors.Is(err, os.ErrPermission) {
+				return usageErr("%v: apply writes its journal to --state-dir %s and the host's settings: run it as root", err, o.StateDir)
+			}
 			if err != nil {
 				return err
 			}
