@@ -259,8 +259,8 @@ func cgroupSummary(b *bytes.Buffer, s *snapshot.Snapshot) {
 		}
 		fmt.Fprintf(b, "  v%d %s cpus=%s mems=%s pids=%d\n", g.Version, g.Path, optStr(g.CPUs), optStr(g.Mems), len(g.PIDs))
 	}
-	if s.Config.Tuned.ActiveProfile != nil {
-		fmt.Fprintf(b, "tuned active profile: %s\n", *s.Config.Tuned.ActiveProfile)
+	if p := s.Config.Tuned.ActiveProfile; p != nil {
+		fmt.Fprintf(b, "tuned active profile: %s\n", orDash(*p))
 	}
 }
 

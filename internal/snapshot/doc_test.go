@@ -46,3 +46,11 @@ func TestSchemaDocumented(t *testing.T) {
 		t.Errorf("docs/snapshot.md does not document: %s", strings.Join(missing, ", "))
 	}
 }
+
+// An unknown field is reported with its line, like syntax errors.
+func TestParseUnknownFieldLine(t *testing.T) {
+	_, err := Parse("x.json", []byte("{\n  \"schema_version\": 1,\n  \"bogus\": 2\n}\n"))
+	if err == nil || !strings.Contains(err.Error(), "x.json: invalid snapshot: line 3:") || !strings.Contains(err.Error(), "bogus") {
+		t.Errorf("err = %v", err)
+	}
+}

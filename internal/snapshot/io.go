@@ -8,6 +8,7 @@ import (
 	"github.com/dbhost/dbhost/internal/jsonfmt"
 	"io"
 	"os"
+	"strings"
 )
 
 // Marshal renders a snapshot as indented JSON with a trailing newline, arrays
@@ -69,6 +70,14 @@ func jsonErr(b []byte, err error) string {
 		off = se.Offset
 	case errors.As(err, &te):
 		off = te.Offset
+	}
+	if off < 0 {
+		// Unknown fields carry no offset: find the first occurrence of the key.
+		if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			if i := bytes.Index(b, []byte(strings.Trim(name, `"`)+`":`)); i > 0 {
+				off = int64(i)
+			}
+		}
 	}
 	if off < 0 || off > int64(len(b)) {
 		return err.Error()
