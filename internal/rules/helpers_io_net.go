@@ -417,3 +417,20 @@ func mergePathFindings(v *blockView, fs []Finding, devs []string) []Finding {
 	}
 	return out
 }
+
+// deviceOutcome is the outcome of a per-device rule: its findings (merged over
+// the paths of one LUN), else could-not-check when facts were missing and no
+// device passed, else none when no device concerned the rule, else passed
+// with the devices that pass.
+func deviceOutcome(v *blockView, fs []Finding, fdevs, ok, cannot []string, none Outcome, passed string) Outcome {
+	if len(fs) > 0 {
+		return Found(mergePathFindings(v, fs, fdevs)...)
+	}
+	if len(ok) == 0 && len(cannot) > 0 {
+		return CannotCheck("%s", strings.Join(cannot, "; "))
+	}
+	if len(ok) == 0 {
+		return none
+	}
+	return Passed("%s: %s", passed, strings.Join(ok, ", "))
+}

@@ -121,14 +121,5 @@ func checkCacheType(in *Input) Outcome {
 		}
 		ok = append(ok, fmt.Sprintf("%s %s", d.Name, ct))
 	}
-	if len(fs) > 0 {
-		return Found(mergePathFindings(v, fs, fdevs)...)
-	}
-	if len(ok) == 0 && len(cannot) > 0 {
-		return CannotCheck("%s", strings.Join(cannot, "; "))
-	}
-	if len(ok) == 0 {
-		return NotApplicable("no SCSI disk")
-	}
-	return Passed("cache modes consistent: %s", strings.Join(ok, ", "))
+	return deviceOutcome(v, fs, fdevs, ok, cannot, NotApplicable("no SCSI disk"), "cache modes consistent")
 }

@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/dbhost/dbhost/internal/change"
 )
@@ -84,14 +83,5 @@ func checkNomerges(in *Input) Outcome {
 			Risk:    "Sequential scans and redo writes issued in small pieces are no longer merged: more, smaller I/Os. Check it is a database device first (e.g. oracleasm listdisks, ASM disk strings).",
 		})
 	}
-	if len(fs) > 0 {
-		return Found(mergePathFindings(v, fs, fdevs)...)
-	}
-	if len(ok) == 0 && len(cannot) > 0 {
-		return CannotCheck("%s", strings.Join(cannot, "; "))
-	}
-	if len(ok) == 0 {
-		return Passed("every device carries a filesystem (000: nomerges 0 is sufficient for filesystems)")
-	}
-	return Passed("raw devices with nomerges set: %s", strings.Join(ok, ", "))
+	return deviceOutcome(v, fs, fdevs, ok, cannot, Passed("every device carries a filesystem (000: nomerges 0 is sufficient for filesystems)"), "raw devices with nomerges set")
 }

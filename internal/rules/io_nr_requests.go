@@ -87,14 +87,5 @@ func checkNrRequests(in *Input) Outcome {
 			Risk:    "More queued requests raise the worst-case queueing latency under saturation; no reboot needed.",
 		})
 	}
-	if len(fs) > 0 {
-		return Found(mergePathFindings(v, fs, fdevs)...)
-	}
-	if len(ok) == 0 && len(cannot) > 0 {
-		return CannotCheck("%s", strings.Join(cannot, "; "))
-	}
-	if len(ok) == 0 {
-		return NotApplicable("no SCSI/SAN device with a software request queue")
-	}
-	return Passed("nr_requests ≥ %d: %s", wantNrRequests, strings.Join(ok, ", "))
+	return deviceOutcome(v, fs, fdevs, ok, cannot, NotApplicable("no SCSI/SAN device with a software request queue"), fmt.Sprintf("nr_requests ≥ %d", wantNrRequests))
 }

@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/dbhost/dbhost/internal/change"
 )
@@ -71,14 +70,5 @@ func checkReadAhead(in *Input) Outcome {
 			Risk:    "Random-read (OLTP) devices can waste bandwidth and page cache on read-ahead; apply to the DSS data devices only.",
 		})
 	}
-	if len(fs) > 0 {
-		return Found(mergePathFindings(v, fs, fdevs)...)
-	}
-	if len(ok) == 0 && len(cannot) > 0 {
-		return CannotCheck("%s", strings.Join(cannot, "; "))
-	}
-	if len(ok) == 0 {
-		return NotApplicable("no block device")
-	}
-	return Passed("read-ahead ≥ %d KB: %s", wantReadAheadKB, strings.Join(ok, ", "))
+	return deviceOutcome(v, fs, fdevs, ok, cannot, NotApplicable("no block device"), fmt.Sprintf("read-ahead ≥ %d KB", wantReadAheadKB))
 }

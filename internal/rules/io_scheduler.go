@@ -96,16 +96,7 @@ func checkScheduler(in *Input) Outcome {
 			Risk:    "Takes effect immediately, no reboot; I/O in flight is drained while switching. Measure latency (iostat -x await) before and after.",
 		})
 	}
-	if len(fs) > 0 {
-		return Found(mergePathFindings(v, fs, fdevs)...)
-	}
-	if len(ok) == 0 && len(cannot) > 0 {
-		return CannotCheck("%s", strings.Join(cannot, "; "))
-	}
-	if len(ok) == 0 {
-		return NotApplicable("no block device with an I/O scheduler")
-	}
-	return Passed("schedulers suit their devices: %s", strings.Join(ok, ", "))
+	return deviceOutcome(v, fs, fdevs, ok, cannot, NotApplicable("no block device with an I/O scheduler"), "schedulers suit their devices")
 }
 
 // schedulerAdvice returns the wanted scheduler family ("deadline" or "none";

@@ -82,14 +82,5 @@ func checkSCSIQueueDepth(in *Input) Outcome {
 				"over-subscription gives QUEUE FULL / TASK SET FULL and higher latency. Follow the array vendor's limit.",
 		})
 	}
-	if len(fs) > 0 {
-		return Found(mergePathFindings(v, fs, fdevs)...)
-	}
-	if len(ok) == 0 && len(cannot) > 0 {
-		return CannotCheck("%s", strings.Join(cannot, "; "))
-	}
-	if len(ok) == 0 {
-		return NotApplicable("no SAN path or non-SATA SCSI SSD")
-	}
-	return Passed("queue_depth ≥ %d: %s", wantQueueDepth, strings.Join(ok, ", "))
+	return deviceOutcome(v, fs, fdevs, ok, cannot, NotApplicable("no SAN path or non-SATA SCSI SSD"), fmt.Sprintf("queue_depth ≥ %d", wantQueueDepth))
 }
