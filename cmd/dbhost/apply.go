@@ -9,13 +9,11 @@ import (
 	"strings"
 
 	"github.com/dbhost/dbhost/internal/apply"
-	"github.com/dbhost/dbhost/internal/artifacts"
 	"github.com/dbhost/dbhost/internal/change"
 	"github.com/dbhost/dbhost/internal/facts"
 	"github.com/dbhost/dbhost/internal/hostsrc"
 	"github.com/dbhost/dbhost/internal/plan"
 	"github.com/dbhost/dbhost/internal/report"
-	"github.com/dbhost/dbhost/internal/rules"
 	"github.com/spf13/cobra"
 )
 
@@ -152,13 +150,11 @@ or risky changes refused without --accept-risk (the others were applied).`,
 		},
 	}
 	h.add(c)
+	pf.scopeFlags.add(c)
 	fl := c.Flags()
 	fl.BoolVar(&dryRun, "dry-run", false, "print the diff (setting, current → new, rule, why); change nothing")
 	fl.BoolVar(&acceptRisk, "accept-risk", false, "also apply changes the sources warn about (the warning is quoted)")
 	fl.StringVar(&planPath, "plan", "", "apply a saved plan (plan.json or its directory) instead of computing one")
-	fl.StringVar(&pf.workload, "workload", rules.WorkloadMixed, "workload: "+strings.Join(rules.Workloads, "|"))
-	fl.StringVar(&pf.db, "db", "auto", "database: auto|"+strings.Join(rules.DBs, "|"))
-	fl.StringArrayVar(&pf.artifacts, "artifact", nil, "database artifact file (repeatable)")
 	fl.StringSliceVar(&pf.only, "only", nil, "apply only the changes of these rules (rule id or area, e.g. io; repeatable)")
 	return c
 }
@@ -192,16 +188,9 @@ func loadChanges(c *cobra.Command, h *hostFlags, pf *planFlags, planPath string)
 		if err := pf.validate(); err != nil {
 			return nil, "", err
 		}
-		var set *artifacts.Set
-		if len(pf.artifacts) > 0 {
-			var errs []error
-			set, errs = artifacts.Load(pf.artifacts)
-			if len(errs) > 0 {
-				for _, e := range errs {
-					fmt.Fprintln(c.ErrOrStderr(), "dbhost: artifact:", e)
-				}
-				return nil, "", usageErr("%d problem(s) with --artifact files (listed above): nothing applied", len(errs))
-			}
+		set, errs := pf.loadArtifacts(c)
+		if len(errs) > 0 {
+			return nil, "", usageErr("%d problem(s) with --artifact files (listed above): nothing applied", len(errs))
 		}
 		snaps, err := hostsrc.Load(hostsrc.Spec{Root: h.root, Version: version})
 		if err != nil {

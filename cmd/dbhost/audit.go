@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/dbhost/dbhost/internal/artifacts"
 	"github.com/dbhost/dbhost/internal/report"
@@ -14,11 +13,9 @@ import (
 
 // auditFlags are the audit command's own flags.
 type auditFlags struct {
-	workload  string
-	db        string
-	artifacts []string
-	failOn    string
-	explain   bool
+	scopeFlags
+	failOn  string
+	explain bool
 }
 
 func newAuditCmd() *cobra.Command {
@@ -54,43 +51,22 @@ host. 'dbhost rules list' shows the whole catalog.`,
 	}
 	src.add(c)
 	out.add(c, "text", "json", "markdown")
+	f.scopeFlags.add(c)
 	fl := c.Flags()
-	fl.StringVar(&f.workload, "workload", rules.WorkloadMixed, "workload: "+strings.Join(rules.Workloads, "|"))
-	fl.StringVar(&f.db, "db", "auto", "database: auto|"+strings.Join(rules.DBs, "|"))
-	fl.StringArrayVar(&f.artifacts, "artifact", nil, "database artifact file (repeatable): alert log, init.ora, listener.ora, ...")
 	fl.StringVar(&f.failOn, "fail-on", "", "exit 3 when a finding at or above this severity exists: info|warning|critical")
 	fl.BoolVar(&f.explain, "explain", false, "also list passed rules, rules that could not check (and why) and rules that do not apply")
-	complete := func(vals ...string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-			return vals, cobra.ShellCompDirectiveNoFileComp
-		}
-	}
-	_ = c.RegisterFlagCompletionFunc("workload", complete(rules.Workloads...))
-	_ = c.RegisterFlagCompletionFunc("db", complete(append([]string{"auto"}, rules.DBs...)...))
-	_ = c.RegisterFlagCompletionFunc("fail-on", complete(rules.SevInfo, rules.SevWarning, rules.SevCritical))
+	_ = c.RegisterFlagCompletionFunc("fail-on", completeWords(rules.SevInfo, rules.SevWarning, rules.SevCritical))
 	return c
 }
 
 func (f *auditFlags) validate() error {
-	if !oneOf(f.workload, rules.Workloads) {
-		return usageErr("--workload %q: expected one of %s", f.workload, strings.Join(rules.Workloads, ", "))
-	}
-	if f.db != "auto" && !oneOf(f.db, rules.DBs) {
-		return usageErr("--db %q: expected auto or one of %s", f.db, strings.Join(rules.DBs, ", "))
+	if err := f.scopeFlags.validate(); err != nil {
+		return err
 	}
 	if f.failOn != "" && rules.SeverityRank(f.failOn) == 0 {
 		return usageErr("--fail-on %q: expected info, warning or critical", f.failOn)
 	}
 	return nil
-}
-
-func oneOf(s string, list []string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func runAudit(c *cobra.Command, src *sourceFlags, out *outputFlags, f *auditFlags) error {
@@ -102,14 +78,7 @@ func runAudit(c *cobra.Command, src *sourceFlags, out *outputFlags, f *auditFlag
 	}
 	// Artifacts first: a malformed one is reported (file:line) and makes the
 	// exit code 2 at the end, but the audit still runs with what was parsed.
-	var set *artifacts.Set
-	var artErrs []error
-	if len(f.artifacts) > 0 {
-		set, artErrs = artifacts.Load(f.artifacts)
-		for _, e := range artErrs {
-			fmt.Fprintln(c.ErrOrStderr(), "dbhost: artifact:", e)
-		}
-	}
+	set, artErrs := f.loadArtifacts(c)
 	snaps, err := src.load()
 	if err != nil {
 		return err

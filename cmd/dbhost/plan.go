@@ -2,9 +2,7 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
-	"github.com/dbhost/dbhost/internal/artifacts"
 	"github.com/dbhost/dbhost/internal/plan"
 	"github.com/dbhost/dbhost/internal/rules"
 	"github.com/spf13/cobra"
@@ -49,19 +47,10 @@ Every line names the rule that wants it. Nothing on the host is changed.`,
 	out.add(c, "text", "json")
 	c.Flags().Lookup("output").Usage = "plan directory to write (replaced atomically)"
 	c.Flags().Lookup("output").DefValue = "plan"
+	f.scopeFlags.add(c)
 	fl := c.Flags()
-	fl.StringVar(&f.workload, "workload", rules.WorkloadMixed, "workload: "+strings.Join(rules.Workloads, "|"))
-	fl.StringVar(&f.db, "db", "auto", "database: auto|"+strings.Join(rules.DBs, "|"))
-	fl.StringArrayVar(&f.artifacts, "artifact", nil, "database artifact file (repeatable): alert log, init.ora, listener.ora, ...")
 	fl.StringSliceVar(&f.only, "only", nil, "keep only the changes of these rules (rule id or area, e.g. io or memory.swappiness; repeatable)")
 	fl.BoolVar(&f.tunedBootloader, "tuned-bootloader", false, "write boot arguments into tuned.conf's [bootloader] cmdline (default: a comment; use boot-args.txt)")
-	complete := func(vals ...string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-			return vals, cobra.ShellCompDirectiveNoFileComp
-		}
-	}
-	_ = c.RegisterFlagCompletionFunc("workload", complete(rules.Workloads...))
-	_ = c.RegisterFlagCompletionFunc("db", complete(append([]string{"auto"}, rules.DBs...)...))
 	_ = c.MarkFlagDirname("output")
 	return c
 }
@@ -80,14 +69,7 @@ func runPlan(c *cobra.Command, src *sourceFlags, out *outputFlags, f *planFlags)
 	if dir == "-" {
 		return usageErr("-o -: plan writes a directory; give its name")
 	}
-	var set *artifacts.Set
-	var artErrs []error
-	if len(f.artifacts) > 0 {
-		set, artErrs = artifacts.Load(f.artifacts)
-		for _, e := range artErrs {
-			fmt.Fprintln(c.ErrOrStderr(), "dbhost: artifact:", e)
-		}
-	}
+	set, artErrs := f.loadArtifacts(c)
 	snaps, err := src.load()
 	if err != nil {
 		return err

@@ -1,7 +1,11 @@
 package main
 
 import (
+	"strings"
+
 	"fmt"
+	"github.com/dbhost/dbhost/internal/artifacts"
+	"github.com/dbhost/dbhost/internal/rules"
 	"os"
 	"path/filepath"
 
@@ -87,4 +91,61 @@ func (o *outputFlags) write(c *cobra.Command, b []byte) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), o.out)
+}
+
+// scopeFlags say what the host runs: the workload, the database and its
+// artifacts. audit, plan and apply share them.
+type scopeFlags struct {
+	workload  string
+	db        string
+	artifacts []string
+}
+
+func (f *scopeFlags) add(c *cobra.Command) {
+	fl := c.Flags()
+	fl.StringVar(&f.workload, "workload", rules.WorkloadMixed, "workload: "+strings.Join(rules.Workloads, "|"))
+	fl.StringVar(&f.db, "db", "auto", "database: auto|"+strings.Join(rules.DBs, "|"))
+	fl.StringArrayVar(&f.artifacts, "artifact", nil, "database artifact file (repeatable): alert log, init.ora, listener.ora, ...")
+	_ = c.RegisterFlagCompletionFunc("workload", completeWords(rules.Workloads...))
+	_ = c.RegisterFlagCompletionFunc("db", completeWords(append([]string{"auto"}, rules.DBs...)...))
+}
+
+func (f *scopeFlags) validate() error {
+	if !oneOf(f.workload, rules.Workloads) {
+		return usageErr("--workload %q: expected one of %s", f.workload, strings.Join(rules.Workloads, ", "))
+	}
+	if f.db != "auto" && !oneOf(f.db, rules.DBs) {
+		return usageErr("--db %q: expected auto or one of %s", f.db, strings.Join(rules.DBs, ", "))
+	}
+	return nil
+}
+
+// loadArtifacts parses the --artifact files. Each malformed one is printed
+// (file:line) and returned, so that the command can exit 2 at the end while
+// still doing its work with what was parsed.
+func (f *scopeFlags) loadArtifacts(c *cobra.Command) (*artifacts.Set, []error) {
+	if len(f.artifacts) == 0 {
+		return nil, nil
+	}
+	set, errs := artifacts.Load(f.artifacts)
+	for _, e := range errs {
+		fmt.Fprintln(c.ErrOrStderr(), "dbhost: artifact:", e)
+	}
+	return set, errs
+}
+
+// completeWords completes a flag with fixed words.
+func completeWords(vals ...string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return vals, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+func oneOf(s string, list []string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
