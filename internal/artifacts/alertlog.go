@@ -1,7 +1,7 @@
 package artifacts
 
 import (
-	"regexp"
+	"github.com/dbhost/dbhost/internal/lazyre"
 	"strconv"
 	"strings"
 )
@@ -123,30 +123,30 @@ type NUMAMapping struct {
 }
 
 var (
-	reAlertTime     = regexp.MustCompile(`^(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +\d{1,2} \d\d:\d\d:\d\d \d{4}|\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d\S*)\s*$`)
-	reAlertStart    = regexp.MustCompile(`Starting ORACLE instance(?:\s*\(([^)]*)\))?`)
-	reAlertBanner   = regexp.MustCompile(`^Oracle Database .*Release\s+(\d+(?:\.\d+)+)`)
-	reAlertVersion  = regexp.MustCompile(`^Version\s+(\d+(?:\.\d+)+)`)
-	reAlertSID      = regexp.MustCompile(`^(?:ORACLE_SID|ORACLE SID|Instance name)\s*[:=]\s*"?([^\s"]+)"?`)
-	reAlertParam    = regexp.MustCompile(`^\s*("?[A-Za-z_][A-Za-z0-9_$#]*"?)\s*=\s*(.*?)\s*$`)
-	reAlertMemlock  = regexp.MustCompile(`Per process system memlock \(soft\) limit\s*=\s*(.*?)\s*$`)
-	reAlertExpected = regexp.MustCompile(`SHARED GLOBAL AREA \(SGA\) into memory:\s*(.*?)\s*$`)
-	reAlertPSRow    = regexp.MustCompile(`^\s*(\d+[KMGT])\s+(\S+)\s+(\S+)\s+(\S+)(?:\s+(.*?))?\s*$`)
-	reAlertReason   = regexp.MustCompile(`^\s*(\d+[KMGT])\s*-\s*(.*?)\s*$`)
-	reAlertRecItem  = regexp.MustCompile(`^\s*\d+\.\s*(.*?)\s*$`)
-	reAlertStars    = regexp.MustCompile(`^\s*\*{3,}\s*$`)
-	reLPTotal       = regexp.MustCompile(`Total Shared Global Region in Large Pages\s*=\s*(\d+)\s*([KMGT]?B)(?:\s*\((\d+)%\))?`)
-	reLPUsed        = regexp.MustCompile(`Large Pages used by this instance\s*[:=]\s*(\d+)`)
-	reLPUnused      = regexp.MustCompile(`Large Pages unused system wide\s*[:=]\s*(\d+)`)
-	reLPConfigured  = regexp.MustCompile(`Large Pages configured system wide\s*[:=]\s*(\d+)`)
-	reLPSize        = regexp.MustCompile(`Large Page size\s*=\s*(\d+)\s*([KMGT]?B)`)
-	reLPSGASize     = regexp.MustCompile(`Total Shared Global Region size is\s*(\d+)\s*([KMGT]?B)`)
-	reLPRequired    = regexp.MustCompile(`unused Large Pages by\s+at\s*least\s+(\d+)`)
-	reAlertCount    = regexp.MustCompile(`^(?:Initial number of CPU is|Number of processor cores in the system is|Number of processor sockets in the system is)\s+(\d+)`)
-	reORA           = regexp.MustCompile(`\bORA-(\d{5})\b`)
-	reNUMANodes     = regexp.MustCompile(`NUMA system with (\d+) nodes? detected`)
-	reNUMASupport   = regexp.MustCompile(`NUMA support (not )?enabled`)
-	reNUMAMap       = regexp.MustCompile(`OS NUMA node (\d+)\s*(?:\((\d+) cpus?\))?\s*mapped to Oracle NUMA node (\d+)`)
+	reAlertTime     = lazyre.New(`^(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +\d{1,2} \d\d:\d\d:\d\d \d{4}|\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d\S*)\s*$`)
+	reAlertStart    = lazyre.New(`Starting ORACLE instance(?:\s*\(([^)]*)\))?`)
+	reAlertBanner   = lazyre.New(`^Oracle Database .*Release\s+(\d+(?:\.\d+)+)`)
+	reAlertVersion  = lazyre.New(`^Version\s+(\d+(?:\.\d+)+)`)
+	reAlertSID      = lazyre.New(`^(?:ORACLE_SID|ORACLE SID|Instance name)\s*[:=]\s*"?([^\s"]+)"?`)
+	reAlertParam    = lazyre.New(`^\s*("?[A-Za-z_][A-Za-z0-9_$#]*"?)\s*=\s*(.*?)\s*$`)
+	reAlertMemlock  = lazyre.New(`Per process system memlock \(soft\) limit\s*=\s*(.*?)\s*$`)
+	reAlertExpected = lazyre.New(`SHARED GLOBAL AREA \(SGA\) into memory:\s*(.*?)\s*$`)
+	reAlertPSRow    = lazyre.New(`^\s*(\d+[KMGT])\s+(\S+)\s+(\S+)\s+(\S+)(?:\s+(.*?))?\s*$`)
+	reAlertReason   = lazyre.New(`^\s*(\d+[KMGT])\s*-\s*(.*?)\s*$`)
+	reAlertRecItem  = lazyre.New(`^\s*\d+\.\s*(.*?)\s*$`)
+	reAlertStars    = lazyre.New(`^\s*\*{3,}\s*$`)
+	reLPTotal       = lazyre.New(`Total Shared Global Region in Large Pages\s*=\s*(\d+)\s*([KMGT]?B)(?:\s*\((\d+)%\))?`)
+	reLPUsed        = lazyre.New(`Large Pages used by this instance\s*[:=]\s*(\d+)`)
+	reLPUnused      = lazyre.New(`Large Pages unused system wide\s*[:=]\s*(\d+)`)
+	reLPConfigured  = lazyre.New(`Large Pages configured system wide\s*[:=]\s*(\d+)`)
+	reLPSize        = lazyre.New(`Large Page size\s*=\s*(\d+)\s*([KMGT]?B)`)
+	reLPSGASize     = lazyre.New(`Total Shared Global Region size is\s*(\d+)\s*([KMGT]?B)`)
+	reLPRequired    = lazyre.New(`unused Large Pages by\s+at\s*least\s+(\d+)`)
+	reAlertCount    = lazyre.New(`^(?:Initial number of CPU is|Number of processor cores in the system is|Number of processor sockets in the system is)\s+(\d+)`)
+	reORA           = lazyre.New(`\bORA-(\d{5})\b`)
+	reNUMANodes     = lazyre.New(`NUMA system with (\d+) nodes? detected`)
+	reNUMASupport   = lazyre.New(`NUMA support (not )?enabled`)
+	reNUMAMap       = lazyre.New(`OS NUMA node (\d+)\s*(?:\((\d+) cpus?\))?\s*mapped to Oracle NUMA node (\d+)`)
 )
 
 // maxSGABlock bounds how many lines an SGA dump may take before it is
@@ -191,7 +191,7 @@ func ParseAlertLog(b []byte) (*AlertLog, []error) {
 			continue
 		}
 		if inParams {
-			if m := reAlertParam.FindStringSubmatch(ln); m != nil && t != "" {
+			if m := reAlertParam().FindStringSubmatch(ln); m != nil && t != "" {
 				s := get(n)
 				name := strings.ToLower(strings.Trim(m[1], `"`))
 				val := unquoteAlert(m[2])
@@ -230,7 +230,7 @@ func ParseAlertLog(b []byte) (*AlertLog, []error) {
 		}
 		// Cheap checks guard each regexp: most lines of a big log match none.
 		if strings.Contains(t, "Starting ORACLE instance") {
-			if m := reAlertStart.FindStringSubmatch(t); m != nil {
+			if m := reAlertStart().FindStringSubmatch(t); m != nil {
 				cur = &Startup{Line: n, Time: lastTime, Mode: strings.TrimSpace(m[1])}
 				a.Startups = append(a.Startups, cur)
 				inParams, sga, expectVersion = false, nil, false
@@ -239,13 +239,13 @@ func ParseAlertLog(b []byte) (*AlertLog, []error) {
 		}
 		if expectVersion {
 			expectVersion = false
-			if m := reAlertVersion.FindStringSubmatch(t); m != nil {
+			if m := reAlertVersion().FindStringSubmatch(t); m != nil {
 				get(n).Version = m[1]
 				continue
 			}
 		}
 		if strings.HasPrefix(t, "Oracle Database ") {
-			if m := reAlertBanner.FindStringSubmatch(t); m != nil {
+			if m := reAlertBanner().FindStringSubmatch(t); m != nil {
 				s := get(n)
 				s.Banner = t
 				s.Version = m[1]
@@ -254,7 +254,7 @@ func ParseAlertLog(b []byte) (*AlertLog, []error) {
 			}
 		}
 		if strings.HasPrefix(t, "ORACLE") || strings.HasPrefix(t, "Instance name") {
-			if m := reAlertSID.FindStringSubmatch(t); m != nil {
+			if m := reAlertSID().FindStringSubmatch(t); m != nil {
 				get(n).SID = m[1]
 				continue
 			}
@@ -264,7 +264,7 @@ func ParseAlertLog(b []byte) (*AlertLog, []error) {
 			continue
 		}
 		if strings.HasPrefix(t, "Initial number of CPU") || strings.HasPrefix(t, "Number of processor") {
-			if m := reAlertCount.FindStringSubmatch(t); m != nil {
+			if m := reAlertCount().FindStringSubmatch(t); m != nil {
 				if v, err := strconv.Atoi(m[1]); err == nil {
 					s := get(n)
 					switch {
@@ -296,7 +296,7 @@ func ParseAlertLog(b []byte) (*AlertLog, []error) {
 			continue
 		}
 		if strings.Contains(t, "ORA-") && cur != nil {
-			if m := reORA.FindStringSubmatch(t); m != nil && len(cur.Errors) < maxAlertErrors {
+			if m := reORA().FindStringSubmatch(t); m != nil && len(cur.Errors) < maxAlertErrors {
 				cur.Errors = append(cur.Errors, AlertError{Line: n, Code: "ORA-" + m[1], Text: trunc(t, 300)})
 			}
 		}
@@ -318,7 +318,7 @@ func parseSGALine(d *SGADump, section *string, t string, n int, el *errList) boo
 	case t == "":
 		return true
 	case strings.HasPrefix(t, "Per process system memlock (soft) limit"):
-		m := reAlertMemlock.FindStringSubmatch(t)
+		m := reAlertMemlock().FindStringSubmatch(t)
 		if m == nil || m[1] == "" {
 			el.add(errAt(n, "expected \"Per process system memlock (soft) limit = SIZE\", got %q", trunc(t, 80)))
 			return true
@@ -333,12 +333,12 @@ func parseSGALine(d *SGADump, section *string, t string, n int, el *errList) boo
 		}
 		return true
 	case strings.HasPrefix(t, "Expected per process system memlock"):
-		if m := reAlertExpected.FindStringSubmatch(t); m != nil {
+		if m := reAlertExpected().FindStringSubmatch(t); m != nil {
 			setExpected(d, m[1], n, el)
 		}
 		return true
 	case strings.Contains(t, "SHARED GLOBAL AREA (SGA) into memory"):
-		if m := reAlertExpected.FindStringSubmatch(t); m != nil {
+		if m := reAlertExpected().FindStringSubmatch(t); m != nil {
 			setExpected(d, m[1], n, el)
 		}
 		return true
@@ -374,7 +374,7 @@ func parseSGALine(d *SGADump, section *string, t string, n int, el *errList) boo
 		if strings.HasPrefix(t, "PAGESIZE") {
 			return true
 		}
-		m := reAlertPSRow.FindStringSubmatch(t)
+		m := reAlertPSRow().FindStringSubmatch(t)
 		if m == nil {
 			el.add(errAt(n, "expected a page size row \"PAGESIZE AVAILABLE EXPECTED ALLOCATED ERROR\", got %q", trunc(t, 80)))
 			return true
@@ -399,7 +399,7 @@ func parseSGALine(d *SGADump, section *string, t string, n int, el *errList) boo
 		d.PageSizes = append(d.PageSizes, row)
 		return true
 	case "reason":
-		if m := reAlertReason.FindStringSubmatch(t); m != nil {
+		if m := reAlertReason().FindStringSubmatch(t); m != nil {
 			if sz, err := ParseBytes(m[1]); err == nil {
 				if d.Unsupported == nil {
 					d.Unsupported = map[int64]string{}
@@ -411,7 +411,7 @@ func parseSGALine(d *SGADump, section *string, t string, n int, el *errList) boo
 		el.add(errAt(n, "expected \"SIZE - reason\", got %q", trunc(t, 80)))
 		return true
 	case "recommend":
-		if m := reAlertRecItem.FindStringSubmatch(t); m != nil {
+		if m := reAlertRecItem().FindStringSubmatch(t); m != nil {
 			d.Recommendations = append(d.Recommendations, m[1])
 		} else if k := len(d.Recommendations); k > 0 {
 			d.Recommendations[k-1] += " " + t
@@ -459,31 +459,31 @@ func parseLargePagesLine(get func(int) *Startup, t string, n int) {
 	case strings.Contains(t, "Large Pages Information"):
 		lp()
 	}
-	if m := reLPTotal.FindStringSubmatch(t); m != nil {
+	if m := reLPTotal().FindStringSubmatch(t); m != nil {
 		l := lp()
 		l.TotalSGAInLargeMB = mb(m[1], m[2])
 		if m[3] != "" {
 			l.TotalSGAPercent = num(m[3])
 		}
 	}
-	if m := reLPUsed.FindStringSubmatch(t); m != nil {
+	if m := reLPUsed().FindStringSubmatch(t); m != nil {
 		lp().InUse = num(m[1])
 	}
-	if m := reLPUnused.FindStringSubmatch(t); m != nil {
+	if m := reLPUnused().FindStringSubmatch(t); m != nil {
 		lp().Unused = num(m[1])
 	}
-	if m := reLPConfigured.FindStringSubmatch(t); m != nil {
+	if m := reLPConfigured().FindStringSubmatch(t); m != nil {
 		lp().Configured = num(m[1])
 	}
-	if m := reLPSize.FindStringSubmatch(t); m != nil {
+	if m := reLPSize().FindStringSubmatch(t); m != nil {
 		if b, err := ParseBytes(m[1] + m[2]); err == nil {
 			lp().PageSizeKB = ptr(b >> 10)
 		}
 	}
-	if m := reLPSGASize.FindStringSubmatch(t); m != nil {
+	if m := reLPSGASize().FindStringSubmatch(t); m != nil {
 		lp().TotalSGAMB = mb(m[1], m[2])
 	}
-	if m := reLPRequired.FindStringSubmatch(t); m != nil {
+	if m := reLPRequired().FindStringSubmatch(t); m != nil {
 		lp().Required = num(m[1])
 	}
 }
@@ -497,15 +497,15 @@ func parseNUMALine(s *Startup, t string, n int) {
 	if len(u.Lines) < maxNUMALines {
 		u.Lines = append(u.Lines, t)
 	}
-	if m := reNUMANodes.FindStringSubmatch(t); m != nil {
+	if m := reNUMANodes().FindStringSubmatch(t); m != nil {
 		if v, err := strconv.Atoi(m[1]); err == nil {
 			u.Nodes = &v
 		}
 	}
-	if m := reNUMASupport.FindStringSubmatch(t); m != nil {
+	if m := reNUMASupport().FindStringSubmatch(t); m != nil {
 		u.Enabled = ptr(m[1] == "")
 	}
-	if m := reNUMAMap.FindStringSubmatch(t); m != nil {
+	if m := reNUMAMap().FindStringSubmatch(t); m != nil {
 		os, err1 := strconv.Atoi(m[1])
 		ora, err2 := strconv.Atoi(m[3])
 		if err1 == nil && err2 == nil {
@@ -536,7 +536,7 @@ func isAlertTime(t string) bool {
 	if !(c >= '0' && c <= '9' || c == 'M' || c == 'T' || c == 'W' || c == 'F' || c == 'S') {
 		return false
 	}
-	return reAlertTime.MatchString(t)
+	return reAlertTime().MatchString(t)
 }
 
 // isStars is a line of three or more '*' only.

@@ -15,9 +15,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/dbhost/dbhost/internal/lazyre"
 	"io"
 	"os"
-	"regexp"
 
 	"github.com/dbhost/dbhost/internal/snapshot"
 )
@@ -344,18 +344,18 @@ func readReason(err error) string {
 const sniffLen = 1 << 20
 
 var (
-	reXMLDatasource = regexp.MustCompile(`<(?:[\w-]+:)?(?:datasources|datasource|xa-datasource|local-tx-datasource|no-tx-datasource)[\s>/]`)
-	reAlert         = regexp.MustCompile(`(?m)Starting ORACLE instance|Dump of system resources acquired for SHARED GLOBAL AREA|System parameters with non-default values|^\s*Large Pages Information|NUMA system with \d+ nodes detected|Oracle NUMA support (?:not )?enabled|^\s*Total Shared Global Region in Large Pages|Thread \d+ advanced to log sequence|Completed: ALTER DATABASE|Shutting down instance`)
-	reSrvctl        = regexp.MustCompile(`(?m)^\s*Service name:\s*\S`)
-	reSrvctl2       = regexp.MustCompile(`(?m)^\s*(?:Preferred instances|Available instances|Server pool|Cardinality|Management policy):`)
-	reCgconfig      = regexp.MustCompile(`(?m)^\s*(?:group\s+[^\s{]+\s*\{|mount\s*\{|template\s+[^\s{]+\s*\{)`)
-	reNetTree       = regexp.MustCompile(`(?i)\(\s*(?:DESCRIPTION|DESCRIPTION_LIST|ADDRESS|ADDRESS_LIST|SID_LIST|SID_DESC)\s*=`)
-	reTNS           = regexp.MustCompile(`(?i)\(\s*CONNECT_DATA\s*=`)
-	reListener      = regexp.MustCompile(`(?im)^\s*(?:SID_LIST_\w+|ADR_BASE_\w+|CONNECTION_RATE_\w+|INBOUND_CONNECT_TIMEOUT_\w+|VALID_NODE_CHECKING_REGISTRATION_\w+|SECURE_REGISTER_\w+|STARTUP_WAIT_TIME_\w+|LOGGING_\w+|TRACE_LEVEL_\w+|ENABLE_GLOBAL_DYNAMIC_ENDPOINT_\w+|USE_SID_AS_SERVICE_\w+|\w*LISTENER\w*)\s*=|\(\s*(?:RATE_LIMIT|SID_LIST|SID_DESC|GLOBAL_DBNAME|QUEUESIZE)\s*=`)
-	reOraPrefixed   = regexp.MustCompile(`(?m)^\s*(?:\*|[A-Za-z][\w$#+-]*)\.(?:"?[A-Za-z_][\w$#]*"?)\s*=`)
-	reOraStar       = regexp.MustCompile(`(?m)^\s*\*\.`)
-	reOraParam      = regexp.MustCompile(`(?im)^\s*(?:db_name|db_block_size|sga_target|sga_max_size|memory_target|memory_max_target|pga_aggregate_target|control_files|compatible|processes|undo_tablespace|undo_management|audit_file_dest|diagnostic_dest|db_recovery_file_dest|remote_login_passwordfile|use_large_pages|cpu_count|processor_group_name|filesystemio_options|disk_asynch_io|db_cache_size|shared_pool_size|instance_number|cluster_database|open_cursors|log_archive_dest_\d+|_enable_numa_support)\s*=`)
-	rePGParam       = regexp.MustCompile(`(?im)^\s*(?:shared_buffers|max_connections|listen_addresses|work_mem|maintenance_work_mem|effective_cache_size|huge_pages|huge_page_size|wal_level|wal_buffers|max_wal_size|min_wal_size|checkpoint_completion_target|datestyle|timezone|log_timezone|lc_messages|lc_monetary|lc_numeric|lc_time|default_text_search_config|dynamic_shared_memory_type|data_directory|hba_file|ident_file|unix_socket_directories|ssl|random_page_cost|effective_io_concurrency|autovacuum\w*|log_line_prefix|log_destination|logging_collector|synchronous_commit|fsync|full_page_writes|include_dir|include_if_exists|port|max_worker_processes|max_parallel_workers\w*|shared_preload_libraries|cluster_name)\s*(?:=|\s+['\w-])`)
+	reXMLDatasource = lazyre.New(`<(?:[\w-]+:)?(?:datasources|datasource|xa-datasource|local-tx-datasource|no-tx-datasource)[\s>/]`)
+	reAlert         = lazyre.New(`(?m)Starting ORACLE instance|Dump of system resources acquired for SHARED GLOBAL AREA|System parameters with non-default values|^\s*Large Pages Information|NUMA system with \d+ nodes detected|Oracle NUMA support (?:not )?enabled|^\s*Total Shared Global Region in Large Pages|Thread \d+ advanced to log sequence|Completed: ALTER DATABASE|Shutting down instance`)
+	reSrvctl        = lazyre.New(`(?m)^\s*Service name:\s*\S`)
+	reSrvctl2       = lazyre.New(`(?m)^\s*(?:Preferred instances|Available instances|Server pool|Cardinality|Management policy):`)
+	reCgconfig      = lazyre.New(`(?m)^\s*(?:group\s+[^\s{]+\s*\{|mount\s*\{|template\s+[^\s{]+\s*\{)`)
+	reNetTree       = lazyre.New(`(?i)\(\s*(?:DESCRIPTION|DESCRIPTION_LIST|ADDRESS|ADDRESS_LIST|SID_LIST|SID_DESC)\s*=`)
+	reTNS           = lazyre.New(`(?i)\(\s*CONNECT_DATA\s*=`)
+	reListener      = lazyre.New(`(?im)^\s*(?:SID_LIST_\w+|ADR_BASE_\w+|CONNECTION_RATE_\w+|INBOUND_CONNECT_TIMEOUT_\w+|VALID_NODE_CHECKING_REGISTRATION_\w+|SECURE_REGISTER_\w+|STARTUP_WAIT_TIME_\w+|LOGGING_\w+|TRACE_LEVEL_\w+|ENABLE_GLOBAL_DYNAMIC_ENDPOINT_\w+|USE_SID_AS_SERVICE_\w+|\w*LISTENER\w*)\s*=|\(\s*(?:RATE_LIMIT|SID_LIST|SID_DESC|GLOBAL_DBNAME|QUEUESIZE)\s*=`)
+	reOraPrefixed   = lazyre.New(`(?m)^\s*(?:\*|[A-Za-z][\w$#+-]*)\.(?:"?[A-Za-z_][\w$#]*"?)\s*=`)
+	reOraStar       = lazyre.New(`(?m)^\s*\*\.`)
+	reOraParam      = lazyre.New(`(?im)^\s*(?:db_name|db_block_size|sga_target|sga_max_size|memory_target|memory_max_target|pga_aggregate_target|control_files|compatible|processes|undo_tablespace|undo_management|audit_file_dest|diagnostic_dest|db_recovery_file_dest|remote_login_passwordfile|use_large_pages|cpu_count|processor_group_name|filesystemio_options|disk_asynch_io|db_cache_size|shared_pool_size|instance_number|cluster_database|open_cursors|log_archive_dest_\d+|_enable_numa_support)\s*=`)
+	rePGParam       = lazyre.New(`(?im)^\s*(?:shared_buffers|max_connections|listen_addresses|work_mem|maintenance_work_mem|effective_cache_size|huge_pages|huge_page_size|wal_level|wal_buffers|max_wal_size|min_wal_size|checkpoint_completion_target|datestyle|timezone|log_timezone|lc_messages|lc_monetary|lc_numeric|lc_time|default_text_search_config|dynamic_shared_memory_type|data_directory|hba_file|ident_file|unix_socket_directories|ssl|random_page_cost|effective_io_concurrency|autovacuum\w*|log_line_prefix|log_destination|logging_collector|synchronous_commit|fsync|full_page_writes|include_dir|include_if_exists|port|max_worker_processes|max_parallel_workers\w*|shared_preload_libraries|cluster_name)\s*(?:=|\s+['\w-])`)
 )
 
 // Recognize says what an artifact is from its content, or "" when it is none
@@ -381,25 +381,25 @@ func recognize(b []byte) Kind {
 	}
 	trimmed := bytes.TrimSpace(b)
 	switch {
-	case (bytes.HasPrefix(trimmed, []byte("<")) || bytes.HasPrefix(trimmed, []byte("\xef\xbb\xbf<"))) && reXMLDatasource.Match(b):
+	case (bytes.HasPrefix(trimmed, []byte("<")) || bytes.HasPrefix(trimmed, []byte("\xef\xbb\xbf<"))) && reXMLDatasource().Match(b):
 		return KindDatasource
-	case reAlert.Match(b):
+	case reAlert().Match(b):
 		return KindAlertLog
-	case reSrvctl.Match(b) && reSrvctl2.Match(b):
+	case reSrvctl().Match(b) && reSrvctl2().Match(b):
 		return KindSrvctl
-	case reTNS.Match(b) && reNetTree.Match(b):
+	case reTNS().Match(b) && reNetTree().Match(b):
 		// CONNECT_DATA is only in connect descriptors (tnsnames.ora).
 		return KindTNSNames
-	case (reNetTree.Match(b) || reListener.Match(b)) && !reOraParam.Match(b) && !reOraStar.Match(b) && !rePGParam.Match(b):
+	case (reNetTree().Match(b) || reListener().Match(b)) && !reOraParam().Match(b) && !reOraStar().Match(b) && !rePGParam().Match(b):
 		// An init.ora may hold an ADDRESS list (local_listener): the Oracle
 		// parameter lines above rule that out.
 		return KindListener
 	}
-	if reCgconfig.Match(b) {
+	if reCgconfig().Match(b) {
 		return KindCgconfig
 	}
-	ora := len(reOraPrefixed.FindAllIndex(b, 50)) + len(reOraParam.FindAllIndex(b, 50))
-	pg := len(rePGParam.FindAllIndex(b, 50))
+	ora := len(reOraPrefixed().FindAllIndex(b, 50)) + len(reOraParam().FindAllIndex(b, 50))
+	pg := len(rePGParam().FindAllIndex(b, 50))
 	switch {
 	case ora == 0 && pg == 0:
 		return ""
@@ -432,7 +432,7 @@ func looksLikeSpfile(b []byte) bool {
 			if isJunk(t) {
 				junk++
 			}
-		case reOraPrefixed.Match(t):
+		case reOraPrefixed().Match(t):
 			prefixed++
 		}
 	}

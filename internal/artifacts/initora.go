@@ -2,7 +2,7 @@ package artifacts
 
 import (
 	"bytes"
-	"regexp"
+	"github.com/dbhost/dbhost/internal/lazyre"
 	"strings"
 )
 
@@ -95,10 +95,10 @@ func (p *InitParams) SIDs() []string {
 }
 
 var (
-	reInitName = regexp.MustCompile(`^"?[A-Za-z_][A-Za-z0-9_$#]*"?$`)
-	reInitSID  = regexp.MustCompile(`^(?:\*|[A-Za-z0-9_$#+-]+)$`)
+	reInitName = lazyre.New(`^"?[A-Za-z_][A-Za-z0-9_$#]*"?$`)
+	reInitSID  = lazyre.New(`^(?:\*|[A-Za-z0-9_$#+-]+)$`)
 	// reInitStart is a line that starts a new parameter: it never continues the previous one.
-	reInitStart = regexp.MustCompile(`^\s*[A-Za-z0-9_$#+*."-]+\s*=`)
+	reInitStart = lazyre.New(`^\s*[A-Za-z0-9_$#+*."-]+\s*=`)
 )
 
 // maxContinuation bounds how many physical lines one parameter may span.
@@ -137,7 +137,7 @@ func ParseInit(b []byte) (*InitParams, []error) {
 		}
 		// Join continuation lines.
 		joined := text
-		for n := 0; needsContinuation(joined) && n < maxContinuation && i+1 < len(lines) && !reInitStart.MatchString(lines[i+1]); n++ {
+		for n := 0; needsContinuation(joined) && n < maxContinuation && i+1 < len(lines) && !reInitStart().MatchString(lines[i+1]); n++ {
 			i++
 			next := stripInitComment(lines[i])
 			joined = strings.TrimSuffix(strings.TrimRight(joined, " \t"), `\`)
@@ -180,11 +180,11 @@ func parseInitLine(s string) (sid, name string, values []string, err string) {
 	name = lhs
 	if dot := strings.IndexByte(lhs, '.'); dot >= 0 {
 		sid, name = strings.TrimSpace(lhs[:dot]), strings.TrimSpace(lhs[dot+1:])
-		if !reInitSID.MatchString(sid) {
+		if !reInitSID().MatchString(sid) {
 			return "", "", nil, "expected an instance SID or * before '.'"
 		}
 	}
-	if !reInitName.MatchString(name) {
+	if !reInitName().MatchString(name) {
 		return "", "", nil, "expected a parameter name before '='"
 	}
 	name = strings.ToLower(strings.Trim(name, `"`))

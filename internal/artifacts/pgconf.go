@@ -2,10 +2,10 @@ package artifacts
 
 import (
 	"fmt"
+	"github.com/dbhost/dbhost/internal/lazyre"
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -127,8 +127,8 @@ func ParsePGMemory(v string, unit int64) (int64, error) {
 }
 
 var (
-	rePGName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_$]*(?:\.[A-Za-z_][A-Za-z0-9_$]*)*`)
-	rePGBare = regexp.MustCompile(`^[A-Za-z0-9_.:/+-]+`)
+	rePGName = lazyre.New(`^[A-Za-z_][A-Za-z0-9_$]*(?:\.[A-Za-z_][A-Za-z0-9_$]*)*`)
+	rePGBare = lazyre.New(`^[A-Za-z0-9_.:/+-]+`)
 )
 
 // ParsePGConf parses postgresql.conf syntax: "name = value" or "name value",
@@ -144,7 +144,7 @@ func ParsePGConf(b []byte) (*PGConf, []error) {
 		if s == "" || s[0] == '#' {
 			continue
 		}
-		name := rePGName.FindString(s)
+		name := rePGName().FindString(s)
 		if name == "" {
 			el.add(errAt(n, "expected name = value, got %q", trunc(s, 60)))
 			continue
@@ -207,7 +207,7 @@ func pgValue(s string) (val, tail, err string) {
 		}
 		return "", "", "unterminated quoted string"
 	}
-	v := rePGBare.FindString(s)
+	v := rePGBare().FindString(s)
 	if v == "" {
 		return "", "", fmt.Sprintf("expected a value, got %q", trunc(s, 40))
 	}

@@ -8,8 +8,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/dbhost/dbhost/internal/lazyre"
 	"math"
-	"regexp"
 	"strings"
 
 	"github.com/goccy/go-yaml"
@@ -64,7 +64,7 @@ const (
 	maxMemoryGB  = 1 << 22 // 4 PiB
 )
 
-var nameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,62}$`)
+var nameRE = lazyre.New(`^[A-Za-z][A-Za-z0-9_-]{0,62}$`)
 
 // ParseSpec parses and checks a spec. file names the input in errors. The
 // YAML is strict: unknown keys, duplicate keys and wrong types are errors,
@@ -106,7 +106,7 @@ func ParseSpec(file string, data []byte) (*Spec, error) {
 		if in.Name == "" {
 			return nil, fail(at("name"), "instance %d: name: required", i+1)
 		}
-		if !nameRE.MatchString(in.Name) {
+		if !nameRE().MatchString(in.Name) {
 			return nil, fail(at("name"), "name %q: expected a letter then letters, digits, '_' or '-' (at most 63; it names cgroups and files)", in.Name)
 		}
 		if prev, ok := seen[strings.ToLower(in.Name)]; ok {
@@ -171,7 +171,7 @@ func yamlError(file string, err error) error {
 	}
 	msg := err.Error()
 	// Some errors carry only "[line:col] message".
-	if m := posRE.FindStringSubmatch(msg); m != nil {
+	if m := posRE().FindStringSubmatch(msg); m != nil {
 		var line int
 		fmt.Sscanf(m[1], "%d", &line)
 		return &SpecError{File: file, Line: line, Msg: strings.TrimSpace(msg[len(m[0]):])}
@@ -179,7 +179,7 @@ func yamlError(file string, err error) error {
 	return &SpecError{File: file, Msg: msg}
 }
 
-var posRE = regexp.MustCompile(`^\[(\d+):(\d+)\]`)
+var posRE = lazyre.New(`^\[(\d+):(\d+)\]`)
 
 // topLine is the line of a top-level key, 0 when absent.
 func topLine(data []byte, key string) int {

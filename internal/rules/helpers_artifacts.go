@@ -2,8 +2,8 @@ package rules
 
 import (
 	"fmt"
+	"github.com/dbhost/dbhost/internal/lazyre"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -31,8 +31,8 @@ type oraInstance struct {
 }
 
 var (
-	reInitFileSID  = regexp.MustCompile(`(?i)^(?:init|spfile)([A-Za-z0-9_$#+-]+?)(?:\.ora|\.strings|\.txt)*$`)
-	reAlertFileSID = regexp.MustCompile(`(?i)^alert_([A-Za-z0-9_$#+-]+?)(?:\.log|\.txt)*$`)
+	reInitFileSID  = lazyre.New(`(?i)^(?:init|spfile)([A-Za-z0-9_$#+-]+?)(?:\.ora|\.strings|\.txt)*$`)
+	reAlertFileSID = lazyre.New(`(?i)^alert_([A-Za-z0-9_$#+-]+?)(?:\.log|\.txt)*$`)
 )
 
 // oraInstances lists the Oracle database instances the artifacts describe,
@@ -61,7 +61,7 @@ func (in *Input) oraInstances() []*oraInstance {
 		if len(sids) == 0 {
 			sid, _ := p.Get("", "instance_name")
 			if sid == "" {
-				if m := reInitFileSID.FindStringSubmatch(filepath.Base(p.File)); m != nil {
+				if m := reInitFileSID().FindStringSubmatch(filepath.Base(p.File)); m != nil {
 					sid = m[1]
 				}
 			}
@@ -90,7 +90,7 @@ func (in *Input) oraInstances() []*oraInstance {
 		}
 		sid := st.SID
 		if sid == "" {
-			if m := reAlertFileSID.FindStringSubmatch(filepath.Base(a.File)); m != nil {
+			if m := reAlertFileSID().FindStringSubmatch(filepath.Base(a.File)); m != nil {
 				sid = m[1]
 			}
 		}
