@@ -259,3 +259,11 @@ var stockTunedProfiles = map[string]bool{
 
 // AIOMin is fs.aio-max-nr as Oracle's installation guides and preinstall RPM set it.
 const AIOMin = 1048576
+
+// smtInt prints a sysfs boolean as the kernel does (1/0).
+func smtInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
