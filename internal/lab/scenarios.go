@@ -8,7 +8,7 @@ import (
 
 // Scenarios is the lab suite, in the order scripts/lab runs it.
 func Scenarios() []*Scenario {
-	return []*Scenario{
+	return append([]*Scenario{
 		{
 			Name: "one-node", Doc: "1 socket, 2 CPUs, no SRAT: the kernel's single node 0",
 			Sockets: 1, Cores: 2, Threads: 1,
@@ -61,7 +61,7 @@ func Scenarios() []*Scenario {
 				{ID: 1, CPUs: []int{4, 5, 6, 7}, MemMB: 256},
 			},
 		},
-	}
+	}, applyScenarios()...) // apply_scenarios.go
 }
 
 // eightNodeOdd is 8 nodes where node 4 holds CPU 0 and CPU 15, which -numa
