@@ -1,0 +1,126 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dbhost/dbhost/internal/change"
+)
+
+// cpu.tuned-profile: tuned is installed with no active profile, or with a
+// profile that does not fit the workload (000 Table 13: latency-performance;
+// 003: the throughput, latency and virtualization profile tables); when tuned
+// is not installed, an informational finding says which profile to use.
+func init() {
+	Register(Rule{
+		ID:       "cpu.tuned-profile",
+		Area:     AreaCPU,
+		Severity: SevWarning,
+		Title:    "The tuned profile does not fit the workload",
+		Sources: []Source{
+			{Doc: Seed000, Section: "Table 13. Summary of suggested tunable settings (tuned-adm profile latency-performance)"},
+			{Doc: Seed000, Section: "Power consumption versus performance — tuned-adm (latency-performance on RHEL 6, network-latency on RHEL 7)"},
+			{Doc: Seed003, Section: "Tuned: Throughput Profiles - RHEL7; Tuned: Latency Profiles - RHEL7; Tuned: Virtualization Profiles - RHEL7"},
+			{Doc: Seed003, Section: "Tuned – Database workload (OLTP workload - Tuned Profile comparison: latency-performance vs throughput-performance)"},
+		},
+		Scope: Scope{
+			Distros: "RHEL/Oracle Linux/CentOS 6+ (tuned-adm), SLES, Debian/Ubuntu with the tuned package",
+			Note:    "a custom profile is not judged (dbhost does not read what it includes); dbhost plan exports one built on the recommended profile",
+		},
+		Check: checkTunedProfile,
+	})
+}
+
+func checkTunedProfile(in *Input) Outcome {
+	s := in.Snap
+	t := s.Config.Tuned
+	fit, want, why := TunedProfiles(in.Workload, s.Host.Virt.Guest)
+	absentWhy := AbsentReason(s, "config.tuned.active_profile")
+	tchange := []change.Change{{Kind: change.TunedProfile, Key: "profile", Value: want, Rule: "cpu.tuned-profile", Why: why}}
+	fix := Fix{Runtime: []string{"tuned-adm profile " + want}, Persistent: []string{"tuned-adm profile " + want + " (persists in /etc/tuned/active_profile; the tuned service must be enabled)"}}
+	if !t.Installed {
+		if !strings.Contains(absentWhy, "not installed") {
+			return CannotCheck("%s", in.Reason("config.tuned", "whether tuned is installed is not in the snapshot"))
+		}
+		return Found(Finding{
+			Severity:    SevInfo,
+			Setting:     "tuned-adm profile",
+			Current:     "tuned not installed",
+			Recommended: want,
+			Evidence:    "neither /etc/tuned nor /usr/lib/tuned exists (" + absentWhy + ")",
+			Why:         why + ". tuned applies the profile's CPU, memory, disk and network settings as one set and can roll them back.",
+			Fix: Fix{Runtime: []string{"dnf install tuned && systemctl enable --now tuned && tuned-adm profile " + want + "   (Debian/Ubuntu: apt-get install tuned)"},
+				Persistent: []string{"tuned-adm profile " + want}},
+			Changes: tchange,
+			Risk:    "A profile changes many settings at once (governor, C-states, THP, dirty ratios, read-ahead): apply it in a maintenance window and compare.",
+		})
+	}
+	if t.ActiveProfile == nil {
+		if !strings.Contains(absentWhy, "not present") {
+			return CannotCheck("%s", in.Reason("config.tuned.active_profile", "not in the snapshot"))
+		}
+	}
+	active := ""
+	if t.ActiveProfile != nil {
+		active = strings.TrimSpace(*t.ActiveProfile)
+	}
+	tchange[0].Current = active
+	ev := "/etc/tuned/active_profile: "
+	if active == "" {
+		ev += "none"
+	} else {
+		ev += active
+	}
+	if t.ProfileMode != "" {
+		ev += "; profile_mode " + t.ProfileMode
+	}
+	if t.Running != nil {
+		ev += fmt.Sprintf("; tuned daemon running: %t", *t.Running)
+	}
+	ev += "; workload " + in.Workload
+	if s.Host.Virt.Guest {
+		ev += "; virtual guest (" + s.Host.Virt.Type + ")"
+	}
+	risk := "Switching profiles changes many settings at once (governor, C-states, THP, dirty ratios, read-ahead): switch in a maintenance window and compare."
+	if active == "" {
+		return Found(Finding{
+			Setting: "tuned-adm profile", Current: "no active profile (tuned-adm off)", Recommended: want,
+			Evidence: ev, Why: why, Fix: fix, Changes: tchange, Risk: risk,
+		})
+	}
+	profiles := strings.Fields(active)
+	stock := false
+	for _, p := range profiles {
+		for _, ok := range fit {
+			if p == ok {
+				if t.Running != nil && !*t.Running {
+					return Found(Finding{
+						Severity: SevInfo, Setting: "tuned service", Current: "profile " + active + " selected, tuned not running",
+						Recommended: "tuned running (systemctl enable --now tuned)", Evidence: ev,
+						Why:  "a selected profile is applied only while the tuned daemon runs; without it the host keeps its defaults",
+						Fix:  Fix{Runtime: []string{"systemctl enable --now tuned"}, Persistent: []string{"systemctl enable tuned"}},
+						Risk: risk,
+					})
+				}
+				return Passed("tuned profile %s fits workload %s", active, in.Workload)
+			}
+		}
+		if stockTunedProfiles[p] {
+			stock = true
+		}
+	}
+	if !stock {
+		return Passed("custom tuned profile %q: dbhost cannot see what it includes; it should build on %s (%s)", active, want, strings.Join(fit, ", "))
+	}
+	fix.Runtime = append(fix.Runtime, "tuned-adm verify   (then check /var/log/tuned/tuned.log for what differs)")
+	return Found(Finding{
+		Setting:     "tuned-adm profile",
+		Current:     active,
+		Recommended: want + " (or " + strings.Join(fit, ", ") + ")",
+		Evidence:    ev,
+		Why:         why,
+		Fix:         fix,
+		Changes:     tchange,
+		Risk:        risk,
+	})
+}
