@@ -113,6 +113,9 @@ func (c *ApplyCase) Guest(nodes []Node) (string, error) {
 	fmt.Fprintf(&b, "cat > /tmp/plan.json <<'PLAN_EOF'\n%sPLAN_EOF\n", pj)
 	fmt.Fprintf(&b, "cols=%q\n", strings.Join(cols, " "))
 	fmt.Fprintf(&b, "max=%d\n", maxKillSteps)
+	if c.applyTwice() {
+		b.WriteString("again=1\n")
+	}
 	b.WriteString(applyGuestBody)
 	return b.String(), nil
 }
@@ -131,6 +134,11 @@ $DBHOST apply --plan /tmp/plan.json --state-dir /tmp/st > /tmp/apply.out 2>&1; r
 echo "== apply rc=$rc"; cat /tmp/apply.out
 row apply $rc >> $T
 cat /tmp/st/journal/*.jsonl > $LAB_OUT/journal.jsonl
+if [ "$again" = 1 ]; then
+	$DBHOST apply --plan /tmp/plan.json --state-dir /tmp/st > /tmp/apply2.out 2>&1; rc=$?
+	echo "== apply again rc=$rc journals=$(ls /tmp/st/journal | wc -l)"; cat /tmp/apply2.out
+	row apply2 $rc >> $T
+fi
 $DBHOST rollback --state-dir /tmp/st > /tmp/rb.out 2>&1; rc=$?
 echo "== rollback rc=$rc"; cat /tmp/rb.out
 row rollback $rc >> $T
@@ -153,6 +161,11 @@ while [ $n -le $max ]; do
 done
 echo "== kill loop: $n runs"
 `
+
+// applyTwice: the guest applies the plan a second time right after the
+// first, which must write nothing (no journal). Not with a memoryless node:
+// its pool is not at the plan's value, so every apply tries it again.
+func (c *ApplyCase) applyTwice() bool { return len(c.Memoryless) == 0 }
 
 // ApplyTable is the guest's table.tsv: a header naming the columns, then one
 // row per step.
@@ -296,6 +309,18 @@ func (c *ApplyCase) Judge(cols []string, tab *ApplyTable, journal []byte, out st
 			strconv.FormatInt(c.Hugepages[n], 10), strconv.FormatInt(c.BootHugepages[n], 10))
 		if !strings.Contains(out, msg) {
 			badf("apply output: expected %q (read-back of the memoryless node), not found", msg)
+		}
+	}
+	if c.applyTwice() {
+		a2 := tab.Row("apply2")
+		switch {
+		case a2 == nil:
+			badf("table: no apply2 row (apply twice)")
+		case a2.RC != "0" || ap == nil || strings.Join(a2.Values, "\t") != strings.Join(ap.Values, "\t"):
+			badf("second apply: expected exit 0 and the values of the first, got exit %s and %v", a2.RC, a2.Values)
+		}
+		if !strings.Contains(out, "== apply again rc=0 journals=1\n") || !strings.Contains(out, "nothing written") {
+			badf("second apply: expected \"nothing written\" and still 1 journal in its output")
 		}
 	}
 	// Side effects: every value the kernel changed on its own must be in the

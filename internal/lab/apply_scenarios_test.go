@@ -158,6 +158,9 @@ func guestResult(t *testing.T, c *ApplyCase, nodes []Node, steps int) (cols []st
 	fmt.Fprintf(&b, "phase\trc\t%s\n", strings.Join(cols, "\t"))
 	row("orig", "-", orig)
 	row("apply", rc, applied)
+	if c.applyTwice() {
+		row("apply2", "0", applied)
+	}
 	row("rollback", "0", orig)
 	row("rollback2", "0", orig)
 	for n := 1; n <= steps+1; n++ {
@@ -186,6 +189,9 @@ func guestResult(t *testing.T, c *ApplyCase, nodes []Node, steps int) (cols []st
 	}
 	enc.Encode(apply.Entry{State: "end"})
 	out = "== rollback again rc=0\njournal x: already rolled back, nothing to do\n"
+	if c.applyTwice() {
+		out += "== apply again rc=0 journals=1\n= vm.swappiness: 10 → 10\n    already set: nothing written\n"
+	}
 	if len(c.Memoryless) > 0 {
 		out += `x node1: the kernel accepted "4" but kept "0"` + "\n"
 	}
@@ -209,6 +215,12 @@ func TestApplyJudge(t *testing.T) {
 			t.Fatalf("a correct run fails:\n%s\n%s", strings.Join(bad, "\n"), table)
 		}
 		lines := strings.Split(table, "\n")
+		twice := func(want string) string { // only the cases that apply twice check it
+			if c.applyTwice() {
+				return want
+			}
+			return ""
+		}
 		edit := func(phase string, col int, v string) string {
 			ls := append([]string(nil), lines...)
 			for i, l := range ls {
@@ -234,6 +246,8 @@ func TestApplyJudge(t *testing.T) {
 			{edit("kill5-apply", 1, "3"), out, journal, "kill at step 5: apply was not killed and exited 3"},
 			{edit("kill27-apply", 1, "137"), out, journal, "kill loop: no row for step 28"},
 			{table, "", journal, "already rolled back"},
+			{edit("apply2", 3, "60"), out, journal, twice("second apply: expected exit 0 and the values of the first")},
+			{table, strings.ReplaceAll(out, "journals=1", "journals=2"), journal, twice("second apply: expected \"nothing written\" and still 1 journal")},
 			{table, out, nil, "journal.jsonl: empty"},
 			{table, out, []byte(`{"seq":0,"state":"start"}` + "\n"), "without a side entry"},
 		} {
