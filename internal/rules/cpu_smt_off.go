@@ -86,6 +86,9 @@ func checkSMTOff(in *Input) Outcome {
 	if nosmt != "" {
 		ev = append(ev, "/proc/cmdline: "+nosmt)
 	}
+	if smtOff && len(offline) == 0 && nosmt == "" && (s.Host.Arch == "aarch64" || s.Host.Arch == "arm64") {
+		return Passed("smt/active = 0 on %s: most Arm server CPUs have no SMT, and nothing (nosmt, offline siblings) shows it was turned off", s.Host.Arch)
+	}
 	ev = append(ev, fmt.Sprintf("%d online logical CPUs on %d cores", s.Topology.Threads, s.Topology.Cores))
 	f := Finding{
 		Setting:     "/sys/devices/system/cpu/smt/control",
