@@ -50,7 +50,12 @@ func checkHugepagesNodeExhausted(in *Input) Outcome {
 		if len(in.DBProcesses()) == 0 {
 			return NotApplicable("no database process in the snapshot")
 		}
-		return CannotCheck("%s", in.Reason("processes", "the database processes' Mems_allowed and cgroups are unknown"))
+		for _, fact := range []string{"processes.mems_allowed", "processes.status", "cgroups"} {
+			if why := AbsentReason(s, fact); why != "" {
+				return CannotCheck("the database processes' NUMA memory nodes are unknown: %s", why)
+			}
+		}
+		return CannotCheck("the database processes' NUMA memory nodes are unknown: no Mems_allowed and no cpuset cgroup in the snapshot")
 	}
 	needKB := int64(0)
 	if shm, why := in.DBSharedMemory(); why == "" {

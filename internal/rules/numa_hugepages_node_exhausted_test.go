@@ -61,6 +61,14 @@ func TestHugepagesNodeExhausted(t *testing.T) {
 	if rep := quiet(t, id, none, WorkloadOLTP, DBOracle); len(rep.NotApplicable) != 1 {
 		t.Fatalf("%+v", rep)
 	}
+	// Processes without Mems_allowed (a sosreport's ps) and no cgroup: cannot check.
+	sos := mk(0, 900, 1000, 1000, false)
+	for i := range sos.Processes {
+		sos.Processes[i].MemsAllowed = nil
+	}
+	absent(sos, "processes.cpus_allowed", "a sosreport's ps output does not show it")
+	absent(sos, "processes.mems_allowed", "a sosreport's ps output does not show it")
+	cannot(t, id, sos, WorkloadOLTP, DBOracle, "processes.mems_allowed")
 	// Per-node pools unknown: cannot check.
 	unk := mk(0, 900, 1000, 1000, true)
 	unk.Topology.Nodes[1].Hugepages = nil
