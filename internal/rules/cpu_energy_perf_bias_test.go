@@ -54,7 +54,10 @@ func TestParseEPB(t *testing.T) {
 	if g, err := ParseEPB(" 15 "); err != nil || len(g) != 1 || g[0].Value != "15" || g[0].CPUs != nil {
 		t.Fatalf("%+v %v", g, err)
 	}
-	for _, bad := range []string{"", "16", "-1", "performance", "mixed:", "mixed: 6 on CPUs", "mixed: 6 on CPUs 0-3; 0 on CPUs 3",
+	if g, err := ParseEPB("mixed: performance on CPUs 0-1; power on CPUs 2"); err != nil || g[0].Value != "0" || g[1].Value != "15" {
+		t.Fatalf("%+v %v", g, err)
+	}
+	for _, bad := range []string{"", "16", "-1", "turbo", "mixed:", "mixed: 6 on CPUs", "mixed: 6 on CPUs 0-3; 0 on CPUs 3",
 		"mixed: x on CPUs 0", "mixed: 6 CPUs 0-3", "007"} {
 		if _, err := ParseEPB(bad); err == nil {
 			t.Errorf("ParseEPB(%q) accepted", bad)

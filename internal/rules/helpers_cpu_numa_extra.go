@@ -22,11 +22,13 @@ type EPBGroup struct {
 
 // ParseEPB parses CPUPower.EnergyPerfBias as the collector writes it: one
 // value when all online CPUs agree ("6"), else "mixed: 6 on CPUs 0-3; 0 on
-// CPUs 4-7". Every value must be an integer 0..15 (the kernel's range).
+// CPUs 4-7". Every value must be an integer 0..15 (the kernel's range) or
+// one of the names the kernel accepts on write, returned as its number.
 func ParseEPB(s string) ([]EPBGroup, error) {
 	s = strings.TrimSpace(s)
 	rest, mixed := strings.CutPrefix(s, "mixed:")
 	if !mixed {
+		s = epbNumber(s)
 		if _, err := epbValue(s); err != nil {
 			return nil, err
 		}
@@ -39,6 +41,7 @@ func ParseEPB(s string) ([]EPBGroup, error) {
 		if !ok {
 			return nil, fmt.Errorf("group %d %q: expected \"VALUE on CPUs LIST\"", i+1, strings.TrimSpace(part))
 		}
+		v = epbNumber(v)
 		if _, err := epbValue(v); err != nil {
 			return nil, fmt.Errorf("group %d: %v", i+1, err)
 		}
@@ -58,6 +61,24 @@ func ParseEPB(s string) ([]EPBGroup, error) {
 		out = append(out, EPBGroup{Value: v, CPUs: cpus})
 	}
 	return out, nil
+}
+
+// epbNumber maps the names the kernel accepts on write to their numbers
+// ("performance" → "0"); other text is returned unchanged.
+func epbNumber(v string) string {
+	switch v {
+	case "performance":
+		return "0"
+	case "balance-performance":
+		return "4"
+	case "normal", "default":
+		return "6"
+	case "balance-power":
+		return "8"
+	case "power":
+		return "15"
+	}
+	return v
 }
 
 func epbValue(v string) (int, error) {
