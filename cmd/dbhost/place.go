@@ -7,15 +7,18 @@ import (
 	"os"
 	"strings"
 
+	"github.com/dbhost/dbhost/internal/apply"
 	"github.com/dbhost/dbhost/internal/place"
 	"github.com/dbhost/dbhost/internal/report"
+	"github.com/dbhost/dbhost/internal/snapshot"
 	"github.com/spf13/cobra"
 )
 
 func newPlaceCmd() *cobra.Command {
 	var src sourceFlags
 	var specPath, format, outDir string
-	var apply bool
+	var doApply, memoryMigrate, dryRun bool
+	var stateDir string
 	c := &cobra.Command{
 		Use:   "place",
 		Short: "Plan where database instances run on the NUMA nodes (binding, caging or mix)",
@@ -30,14 +33,28 @@ caged inside; best-effort ones in a disjoint cpuset). See docs/place.md for the 
 (cgroup v2), Oracle parameters, numactl lines, per-node hugepage pools and, on a
 multi-node Oracle host, one listener per node on that node's NIC.
 
-Exit codes: 0 feasible, 4 infeasible (every reason is listed), 2 bad spec (file:line).`,
+--apply carries the plan out, journaled like 'dbhost apply' (rollback with 'dbhost
+rollback', same --state-dir): one cgroup per cpuset of the plan (named as in the
+artifacts), on the host's cpuset hierarchy (v1 cpuset mount, or v2 with +cpuset),
+its cpuset.cpus and cpuset.mems, the instances' running PIDs moved into it, and the
+per-node hugepage pools. A cpus change is live; a mems change moves new allocations
+only (memory_migrate, --memory-migrate on v1, and a restart move the rest). Caging
+plans have nothing to apply for cgroups. --dry-run prints what --apply would do.
+
+Exit codes: 0 feasible (applied), 4 infeasible (every reason is listed), 2 bad spec
+(file:line) or bad flags, 1 a change failed (rollback restores).`,
 		Example: `  dbhost place --spec instances.yaml
   dbhost place --spec instances.yaml --snapshot host.json --format json
-  dbhost place --spec instances.yaml -o plan/`,
+  dbhost place --spec instances.yaml -o plan/
+  dbhost place --spec instances.yaml --apply --dry-run
+  dbhost place --spec instances.yaml --apply`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			if apply {
-				return usageErr("place --apply is not available until the apply journal lands; use -o DIR and apply the artifacts by hand")
+			if !doApply && (dryRun || memoryMigrate || stateDir != "") {
+				return usageErr("--dry-run, --memory-migrate and --state-dir go with --apply")
+			}
+			if doApply && (src.snapshot != "" || src.sosreport != "") {
+				return usageErr("--apply acts on this host or a --root tree, not on a --snapshot or --sosreport")
 			}
 			if format != "text" && format != "json" {
 				return usageErr("--format %q: expected one of [text json]", format)
@@ -67,6 +84,9 @@ Exit codes: 0 feasible, 4 infeasible (every reason is listed), 2 bad spec (file:
 				return usageErr("place plans one host; %d snapshots matched", len(snaps))
 			}
 			r := place.Plan(snaps[0], spec)
+			if doApply && r.Feasible {
+				return placeApply(c, r, snaps[0], src.root, stateDir, format, dryRun, memoryMigrate)
+			}
 			var b []byte
 			if format == "json" {
 				b, err = report.JSON(r)
@@ -105,7 +125,63 @@ Exit codes: 0 feasible, 4 infeasible (every reason is listed), 2 bad spec (file:
 	fl.StringVar(&specPath, "spec", "", "placement spec (YAML; '-' reads standard input)")
 	fl.StringVar(&format, "format", "text", "output format: [text json]")
 	fl.StringVarP(&outDir, "output", "o", "", "write the artifacts into this directory")
-	fl.BoolVar(&apply, "apply", false, "create the cgroups and move the processes (not available yet)")
+	fl.BoolVar(&doApply, "apply", false, "create the cgroups, write cpus/mems, move the running processes and size the hugepage pools, journaled")
+	fl.BoolVar(&dryRun, "dry-run", false, "with --apply: print what would change, change nothing")
+	fl.BoolVar(&memoryMigrate, "memory-migrate", false, "with --apply on cgroup v1: set cpuset.memory_migrate so the moved processes' pages follow them")
+	fl.StringVar(&stateDir, "state-dir", "", "with --apply: journal directory (default /var/lib/dbhost; with --root, ROOT/var/lib/dbhost)")
 	_ = c.MarkFlagDirname("output")
 	return c
+}
+
+// placeApply carries a feasible placement out through the apply engine.
+func placeApply(c *cobra.Command, r *place.Result, snap *snapshot.Snapshot, root, stateDir, format string, dryRun, migrate bool) error {
+	h := hostFlags{root: root, stateDir: stateDir, format: format}
+	o, err := h.options()
+	if err != nil {
+		return err
+	}
+	o.DryRun = dryRun
+	o.Plan = "dbhost place (" + r.Strategy + ")"
+	a, err := place.Changes(r, snap, place.ApplyOptions{MemoryMigrate: migrate})
+	if err != nil {
+		return &exitError{code: exitInternal, err: err}
+	}
+	res, err := apply.Apply(a.Changes, o)
+	if res != nil {
+		out := struct {
+			Placement *place.Result `json:"placement"`
+			Hierarchy string        `json:"hierarchy,omitempty"`
+			Notes     []string      `json:"notes"`
+			Apply     *apply.Result `json:"apply"`
+		}{r, a.Hierarchy, append([]string{}, a.Notes...), res}
+		if werr := writeOut(c, format, out, func() []byte {
+			var b strings.Builder
+			b.Write(r.Text())
+			b.WriteString("\n")
+			if a.Hierarchy != "" {
+				fmt.Fprintf(&b, "cgroup hierarchy: %s\n", a.Hierarchy)
+			}
+			for _, n := range a.Notes {
+				fmt.Fprintf(&b, "note: %s\n", n)
+			}
+			b.Write(applyText(res))
+			return []byte(b.String())
+		}); werr != nil {
+			return werr
+		}
+	}
+	if errors.Is(err, os.ErrPermission) {
+		return usageErr("%v: place --apply writes its journal to --state-dir %s and the cgroups: run it as root", err, o.StateDir)
+	}
+	if err != nil {
+		return err
+	}
+	if n := res.Count(apply.StatusFailed); n > 0 {
+		hint := ""
+		if res.JournalID != "" {
+			hint = "; 'dbhost rollback' restores every value this run touched"
+		}
+		return &exitError{code: exitInternal, err: fmt.Errorf("%d change(s) failed (listed above)%s", n, hint)}
+	}
+	return nil
 }

@@ -55,7 +55,12 @@ func TestPlaceExitCodesAndContract(t *testing.T) {
 	if code != exitUsage {
 		t.Errorf("--apply: exit %d", code)
 	}
-	wantContains(t, "stderr", errs, "not available until the apply journal lands")
+	wantContains(t, "stderr", errs, "not on a --snapshot or --sosreport")
+	code, _, errs = cliRun(t, "place", "--spec", "../../examples/place/case2-binding.yaml", "--snapshot", bdtSnap, "--dry-run")
+	if code != exitUsage {
+		t.Errorf("--dry-run without --apply: exit %d", code)
+	}
+	wantContains(t, "stderr", errs, "go with --apply")
 }
 
 func TestPlaceWritesArtifacts(t *testing.T) {

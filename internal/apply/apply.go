@@ -114,6 +114,7 @@ func Apply(changes []change.Change, opt Options) (*Result, error) {
 	var todos []*todo
 	var limitItems []int
 	var limitChanges []change.Change
+	creating := map[string]bool{} // cgroups this run creates
 	for _, c := range changes {
 		it := Item{Kind: string(c.Kind), Setting: c.Key, New: c.Value, Rule: c.Rule, Why: c.Why}
 		switch c.Kind {
@@ -128,6 +129,12 @@ func Apply(changes []change.Change, opt Options) (*Result, error) {
 					todos = append(todos, t)
 					it.Status = StatusChange
 				}
+			}
+		case change.CgroupDir, change.CgroupController, change.CgroupFile, change.CgroupProcs:
+			if t := prepareCgroup(c, sys, &it, creating); t != nil {
+				t.items = []int{len(res.Items)}
+				todos = append(todos, t)
+				it.Status = StatusChange
 			}
 		case change.BootArg:
 			prepareBootArg(c, opt.Root, &it)
@@ -197,6 +204,12 @@ func Apply(changes []change.Change, opt Options) (*Result, error) {
 		return res, fmt.Errorf("journal: %w", err)
 	}
 	for i, t := range todos {
+		if change.Kind(t.kind).Cgroup() {
+			if err := runCgroup(i+1, t, sys, opt, jf, step, res); err != nil {
+				return res, fmt.Errorf("journal: %w", err)
+			}
+			continue
+		}
 		if err := run(i+1, t, sys, opt, jf, step, res); err != nil {
 			return res, fmt.Errorf("journal: %w", err)
 		}

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/dbhost/dbhost/internal/change"
 )
 
 // Restore is one value Rollback brought back (or found already back).
@@ -120,7 +122,12 @@ func Rollback(to string, opt Options) (*RollbackResult, error) {
 		}
 		failed := false
 		for w := len(j.Writes) - 1; w >= 0; w-- {
-			rs := restoreWrite(j.Writes[w], sys, opt, step)
+			var rs []Restore
+			if change.Kind(j.Writes[w].Begin.Kind).Cgroup() {
+				rs = restoreCgroup(j, j.Writes[w], sys, step)
+			} else {
+				rs = restoreWrite(j.Writes[w], sys, opt, step)
+			}
 			msg := []string{}
 			for _, r := range rs {
 				if r.Status == RestoreFailed {

@@ -26,7 +26,35 @@ const (
 	Limit Kind = "limit"
 	// TunedProfile: Key "profile", Value the base profile the exported tuned.conf includes.
 	TunedProfile Kind = "tuned"
+
+	// The cgroup kinds (dbhost place --apply, see docs/apply.md). A group is
+	// always created directly under its hierarchy's mount: v2 the unified
+	// mount ("/sys/fs/cgroup/dbhost-erp"), v1 the cpuset hierarchy's
+	// ("/sys/fs/cgroup/cpuset/dbhost-erp"); the mount is the group's parent.
+
+	// CgroupDir: Key is the group's directory, created when missing (Value
+	// "present"). Rollback removes it only when apply created it.
+	CgroupDir Kind = "cgroup"
+	// CgroupController: Key is a v2 parent's cgroup.subtree_control, Value
+	// "+cpuset"; rollback writes "-cpuset" when it was not enabled before.
+	CgroupController Kind = "cgroup-controller"
+	// CgroupFile: Key is a group's cpuset.cpus, cpuset.mems or (v1)
+	// cpuset.memory_migrate. Read back, and for cpus/mems the effective
+	// list must equal the value (a mems that falls back is failed).
+	CgroupFile Kind = "cgroup-file"
+	// CgroupProcs: Key is a group's cgroup.procs, Value one PID to move into
+	// it; the journal keeps the PID's old cgroup and rollback moves it back.
+	CgroupProcs Kind = "cgroup-procs"
 )
+
+// Cgroup reports whether a kind is one of the cgroup kinds.
+func (k Kind) Cgroup() bool {
+	switch k {
+	case CgroupDir, CgroupController, CgroupFile, CgroupProcs:
+		return true
+	}
+	return false
+}
 
 // Change is one setting to bring to a value.
 type Change struct {
@@ -51,7 +79,7 @@ type Change struct {
 }
 
 // Runtime reports whether apply writes the change to the running kernel.
-func (c Change) Runtime() bool { return c.Kind == Sysctl || c.Kind == Sysfs }
+func (c Change) Runtime() bool { return c.Kind == Sysctl || c.Kind == Sysfs || c.Kind.Cgroup() }
 
 // SysctlPath is the /proc/sys path of a sysctl key ("vm.swappiness" →
 // "/proc/sys/vm/swappiness"). Keys holding a '/' (interface names with dots
@@ -76,7 +104,7 @@ func (c Change) Path() string {
 	switch c.Kind {
 	case Sysctl:
 		return SysctlPath(c.Key)
-	case Sysfs:
+	case Sysfs, CgroupDir, CgroupController, CgroupFile, CgroupProcs:
 		return c.Key
 	}
 	return ""

@@ -1,0 +1,721 @@
+package apply
+
+// The cgroup kinds (dbhost place --apply): create a group, enable the
+// cpuset controller in a v2 parent, write cpuset.cpus/mems/memory_migrate,
+// move a PID into the group. Every step is journaled like a sysctl: a begin
+// entry with the old state (did the group exist, the old list, the PID's old
+// cgroup) fsync'ed before the step, a read-back after it, and Rollback undoes
+// it (PIDs back to their old cgroups, old values, groups apply created
+// removed), idempotently. A group always sits directly under its hierarchy's
+// mount, so the mount is the group's parent directory.
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/dbhost/dbhost/internal/change"
+	"github.com/dbhost/dbhost/internal/cpulist"
+	"github.com/dbhost/dbhost/internal/facts"
+)
+
+// CgroupFS is the part of a Sys that creates and removes cgroup
+// directories. LiveSys and TreeSys implement it.
+type CgroupFS interface {
+	Mkdir(dir string) error
+	Rmdir(dir string) error
+}
+
+// Mkdir implements CgroupFS: the kernel fills the new group's files.
+func (LiveSys) Mkdir(dir string) error { return os.Mkdir(dir, 0o755) }
+
+// Rmdir implements CgroupFS (EBUSY while the group has processes).
+func (LiveSys) Rmdir(dir string) error { return syscall.Rmdir(dir) }
+
+// Mkdir implements CgroupFS: creates the directory with the files the
+// kernel shows in a new group (v2 when the mount has cgroup.controllers):
+// empty cpuset.cpus/mems, effective lists inherited from the parent (v2) or
+// empty (v1), no processes.
+func (t TreeSys) Mkdir(dir string) error {
+	full := t.Root.Path(dir)
+	if err := os.Mkdir(full, 0o755); err != nil {
+		return err
+	}
+	parent := path.Dir(dir)
+	files := map[string]string{"cgroup.procs": "", "cpuset.cpus": "\n", "cpuset.mems": "\n"}
+	if cgroupV2(t, parent) {
+		sub, _ := t.Read(parent + "/cgroup.subtree_control")
+		files["cgroup.controllers"] = sub
+		files["cgroup.subtree_control"] = "\n"
+		files["cgroup.type"] = "domain\n"
+		for _, x := range []string{"cpuset.cpus.effective", "cpuset.mems.effective"} {
+			v, _ := t.Read(parent + "/" + x)
+			files[x] = v
+		}
+	} else {
+		for k, v := range map[string]string{"tasks": "", "cpuset.effective_cpus": "\n", "cpuset.effective_mems": "\n",
+			"cpuset.memory_migrate": "0\n", "cpuset.cpu_exclusive": "0\n", "cpuset.mem_exclusive": "0\n"} {
+			files[k] = v
+		}
+	}
+	for name, content := range files {
+		if err := os.WriteFile(full+"/"+name, []byte(content), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Rmdir implements CgroupFS: EBUSY while cgroup.procs lists a process.
+func (t TreeSys) Rmdir(dir string) error {
+	procs, err := t.Read(dir + "/cgroup.procs")
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(procs) != "" {
+		return &os.PathError{Op: "rmdir", Path: dir, Err: syscall.EBUSY}
+	}
+	return os.RemoveAll(t.Root.Path(dir))
+}
+
+// cgroupV2 reports whether the hierarchy mounted at mount is cgroup v2.
+func cgroupV2(sys Sys, mount string) bool {
+	_, err := sys.Read(mount + "/cgroup.controllers")
+	return err == nil
+}
+
+func dirExists(sys Sys, dir string) bool {
+	_, err := sys.List(dir)
+	return err == nil
+}
+
+// checkCgroupPath refuses a cgroup change outside /sys/fs/cgroup or not of
+// the expected shape.
+func checkCgroupPath(k change.Kind, p string) error {
+	if path.Clean(p) != p || strings.Contains(p, "..") || !strings.HasPrefix(p, "/sys/fs/cgroup/") {
+		return fmt.Errorf("refusing %s %q: not a clean path under /sys/fs/cgroup", k, p)
+	}
+	base := path.Base(p)
+	ok := true
+	switch k {
+	case change.CgroupController:
+		ok = base == "cgroup.subtree_control"
+	case change.CgroupFile:
+		ok = base == "cpuset.cpus" || base == "cpuset.mems" || base == "cpuset.memory_migrate"
+	case change.CgroupProcs:
+		ok = base == "cgroup.procs"
+	case change.CgroupDir:
+		ok = path.Dir(p) != "/sys/fs" && !strings.HasPrefix(base, "cgroup.") && !strings.HasPrefix(base, "cpuset.")
+	}
+	if !ok {
+		return fmt.Errorf("refusing %s %q: not a file of that kind", k, p)
+	}
+	return nil
+}
+
+// ParseProcCgroup returns a process's group (relative to its hierarchy, "/"
+// for the root) from /proc/PID/cgroup: the v2 line "0::/path", or, for v1,
+// the line of the hierarchy holding the cpuset controller.
+func ParseProcCgroup(text string, v2 bool) (string, error) {
+	for _, line := range strings.Split(text, "\n") {
+		id, rest, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		ctrls, rel, ok := strings.Cut(rest, ":")
+		if !ok || !strings.HasPrefix(rel, "/") {
+			continue
+		}
+		if v2 && id == "0" && ctrls == "" {
+			return rel, nil
+		}
+		if !v2 {
+			for _, c := range strings.Split(ctrls, ",") {
+				if c == "cpuset" {
+					return rel, nil
+				}
+			}
+		}
+	}
+	if v2 {
+		return "", errors.New(`no "0::/path" line (cgroup v2)`)
+	}
+	return "", errors.New(`no line for the cpuset hierarchy (cgroup v1)`)
+}
+
+// setProcCgroup returns /proc/PID/cgroup text with the hierarchy's line
+// pointing at rel (the tree's simulation of a move).
+func setProcCgroup(text string, v2 bool, rel string) string {
+	lines := strings.Split(text, "\n")
+	for i, line := range lines {
+		id, rest, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		ctrls, _, ok := strings.Cut(rest, ":")
+		if !ok {
+			continue
+		}
+		if (v2 && id == "0" && ctrls == "") || (!v2 && strings.Contains(","+ctrls+",", ",cpuset,")) {
+			lines[i] = id + ":" + ctrls + ":" + rel
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// pidCgroup returns the directory of the cgroup a PID is in, in the
+// hierarchy mounted at mount.
+func pidCgroup(sys Sys, mount, pid string) (string, error) {
+	raw, err := sys.Read("/proc/" + pid + "/cgroup")
+	if err != nil {
+		return "", err
+	}
+	rel, err := ParseProcCgroup(raw, cgroupV2(sys, mount))
+	if err != nil {
+		return "", err
+	}
+	if rel == "/" {
+		return mount, nil
+	}
+	return mount + rel, nil
+}
+
+func hasWord(s, w string) bool {
+	for _, f := range strings.Fields(s) {
+		if f == w {
+			return true
+		}
+	}
+	return false
+}
+
+func validPID(s string) bool {
+	n, err := strconv.Atoi(s)
+	return err == nil && n > 0 && strconv.Itoa(n) == s
+}
+
+// prepareCgroup reads a cgroup change's current state; nil when there is
+// nothing to do (it.Status says why). creating holds the groups this run
+// creates: their files are read when the run reaches them.
+func prepareCgroup(c change.Change, sys Sys, it *Item, creating map[string]bool) *todo {
+	p := c.Key
+	it.Path = p
+	if err := checkCgroupPath(c.Kind, p); err != nil {
+		it.Status, it.Message = StatusFailed, err.Error()
+		return nil
+	}
+	t := &todo{kind: string(c.Kind), key: c.Key, path: p, value: c.Value, rule: c.Rule}
+	switch c.Kind {
+	case change.CgroupDir:
+		it.New = "present"
+		if dirExists(sys, p) {
+			it.Current, it.Status = "present", StatusUnchanged
+			return nil
+		}
+		if !dirExists(sys, path.Dir(p)) {
+			it.Status, it.Message = StatusAbsent, "no cgroup hierarchy mounted at "+path.Dir(p)
+			return nil
+		}
+		it.Current = "(absent)"
+		t.absent, t.value = true, "present"
+		creating[p] = true
+	case change.CgroupController:
+		raw, err := sys.Read(p)
+		if err != nil {
+			it.Status, it.Message = StatusAbsent, "cannot read: "+facts.Reason(err)
+			return nil
+		}
+		it.Current = Value(raw)
+		if hasWord(raw, "cpuset") {
+			it.Status = StatusUnchanged
+			return nil
+		}
+		t.old, t.value = raw, "+cpuset"
+	case change.CgroupFile:
+		if creating[path.Dir(p)] {
+			it.Current = "(new group)"
+			break
+		}
+		raw, err := sys.Read(p)
+		if err != nil {
+			it.Status, it.Message = StatusAbsent, "not present on this host: "+facts.Reason(err)
+			return nil
+		}
+		it.Current = Value(raw)
+		if Same(p, raw, c.Value) {
+			it.Status = StatusUnchanged
+			return nil
+		}
+		t.old = raw
+	case change.CgroupProcs:
+		pid := strings.TrimSpace(c.Value)
+		it.New = "pid " + pid
+		if !validPID(pid) {
+			it.Status, it.Message = StatusFailed, fmt.Sprintf("not a PID: %q", c.Value)
+			return nil
+		}
+		t.value = pid
+		dir := path.Dir(p)
+		old, err := pidCgroup(sys, path.Dir(dir), pid)
+		if err != nil {
+			if isNotExist(err) {
+				it.Status, it.Message = StatusAbsent, "process "+pid+" is not running: nothing to move"
+			} else {
+				it.Status, it.Message = StatusFailed, "cannot read /proc/"+pid+"/cgroup: "+facts.Reason(err)
+			}
+			return nil
+		}
+		it.Current = old
+		if old == dir {
+			it.Status = StatusUnchanged
+			return nil
+		}
+		t.old = old
+	}
+	return t
+}
+
+// runCgroup makes one journaled cgroup step.
+func runCgroup(seq int, t *todo, sys Sys, opt Options, jf *journalFile, step func(), res *Result) error {
+	if t.kind == string(change.CgroupFile) && t.old == "" {
+		t.old, _ = sys.Read(t.path) // a group this run created: its value now
+	}
+	if t.kind == string(change.CgroupProcs) {
+		// The PID's cgroup right before the move, not at planning time.
+		if old, err := pidCgroup(sys, path.Dir(path.Dir(t.path)), t.value); err == nil {
+			t.old = old
+		}
+	}
+	begin := Entry{Seq: seq, State: StateBegin, Time: stamp(opt.now()), Kind: t.kind, Key: t.key, Path: t.path,
+		Old: t.old, OldAbsent: t.absent, New: t.value, Rule: t.rule}
+	if err := jf.append(begin); err != nil {
+		return err
+	}
+	out := Entry{Seq: seq, State: StateDone}
+	werr := cgroupDo(sys, t.kind, t.path, t.value)
+	step()
+	if werr != nil {
+		out.State, out.Error = StateFailed, fmt.Sprintf("%s %q: %s", cgroupVerb(t.kind), t.value, writeReason(werr))
+	} else if back, err := cgroupCheck(sys, t.kind, t.path, t.value); err != nil {
+		out.State, out.Error, out.Readback = StateFailed, err.Error(), back
+	} else {
+		out.Readback = back
+	}
+	out.Time = stamp(opt.now())
+	if err := jf.append(out); err != nil {
+		return err
+	}
+	for _, i := range t.items {
+		it := &res.Items[i]
+		if out.State == StateDone {
+			it.Status = StatusApplied
+		} else {
+			it.Status, it.Message = StatusFailed, out.Error
+		}
+	}
+	return nil
+}
+
+func cgroupVerb(kind string) string {
+	switch change.Kind(kind) {
+	case change.CgroupDir:
+		return "mkdir"
+	case change.CgroupProcs:
+		return "move pid"
+	}
+	return "write"
+}
+
+// cgroupDo carries out one cgroup step.
+func cgroupDo(sys Sys, kind, p, value string) error {
+	switch change.Kind(kind) {
+	case change.CgroupDir:
+		fsys, ok := sys.(CgroupFS)
+		if !ok {
+			return errors.New("this host access cannot create directories")
+		}
+		err := fsys.Mkdir(p)
+		if errors.Is(err, os.ErrExist) {
+			return nil // created before a crash: the begin entry says it was absent
+		}
+		return err
+	case change.CgroupController:
+		if ts, ok := sys.(TreeSys); ok {
+			cur, err := ts.Read(p)
+			if err != nil {
+				return err
+			}
+			return ts.put(p, editControllers(cur, value))
+		}
+		return sys.Write(p, value)
+	case change.CgroupFile:
+		return cgroupWriteFile(sys, p, value)
+	case change.CgroupProcs:
+		return moveTo(sys, path.Dir(path.Dir(p)), path.Dir(p), value)
+	}
+	return fmt.Errorf("unknown cgroup kind %q", kind)
+}
+
+// cgroupCheck reads a step back: the group exists, cpuset is enabled, the
+// value and the effective list equal what was written, the PID is in the
+// group. It returns the value read.
+func cgroupCheck(sys Sys, kind, p, value string) (string, error) {
+	switch change.Kind(kind) {
+	case change.CgroupDir:
+		if !dirExists(sys, p) {
+			return "", errors.New("read back: the group does not exist")
+		}
+		return "present", nil
+	case change.CgroupController:
+		back, err := sys.Read(p)
+		if err != nil {
+			return "", errors.New("read back: " + facts.Reason(err))
+		}
+		if !hasWord(back, strings.TrimPrefix(value, "+")) {
+			return Value(back), fmt.Errorf("the kernel accepted %q but shows %q", value, Value(back))
+		}
+		return Value(back), nil
+	case change.CgroupFile:
+		back, err := sys.Read(p)
+		if err != nil {
+			return "", errors.New("read back: " + facts.Reason(err))
+		}
+		if !Same(p, back, value) {
+			return Value(back), fmt.Errorf("the kernel accepted %q but kept %q", Value(value), Value(back))
+		}
+		for _, e := range effectivePaths(p) {
+			if eff, err := sys.Read(e); err == nil {
+				if !Same(e, eff, value) {
+					return Value(back), fmt.Errorf("the kernel kept %q but uses %q (%s)", Value(value), Value(eff), path.Base(e))
+				}
+				break
+			}
+		}
+		return Value(back), nil
+	case change.CgroupProcs:
+		dir := path.Dir(p)
+		cur, err := pidCgroup(sys, path.Dir(dir), value)
+		if err != nil {
+			return "", errors.New("read back /proc/" + value + "/cgroup: " + facts.Reason(err))
+		}
+		if cur != dir {
+			return cur, fmt.Errorf("pid %s is in %s, not in %s", value, cur, dir)
+		}
+		return cur, nil
+	}
+	return "", fmt.Errorf("unknown cgroup kind %q", kind)
+}
+
+// editControllers applies "+ctrl"/"-ctrl" words to a subtree_control text.
+func editControllers(cur, edit string) string {
+	words := strings.Fields(cur)
+	for _, e := range strings.Fields(edit) {
+		name := strings.TrimLeft(e, "+-")
+		var kept []string
+		for _, w := range words {
+			if w != name {
+				kept = append(kept, w)
+			}
+		}
+		if strings.HasPrefix(e, "+") {
+			kept = append(kept, name)
+		}
+		words = kept
+	}
+	return strings.Join(words, " ") + "\n"
+}
+
+// cgroupWriteFile writes a cpuset file. A tree plays the kernel: v1 refuses
+// a list outside the parent's (EINVAL) and uses it as written; v2 uses the
+// list's intersection with the parent's effective list, falling back to the
+// parent's when it is empty.
+func cgroupWriteFile(sys Sys, p, value string) error {
+	ts, ok := sys.(TreeSys)
+	base := path.Base(p)
+	if !ok || (base != "cpuset.cpus" && base != "cpuset.mems") {
+		if value == "" {
+			value = "\n"
+		}
+		return sys.Write(p, value)
+	}
+	dir := path.Dir(p)
+	mount := path.Dir(dir)
+	what := strings.TrimPrefix(base, "cpuset.")
+	want, err := cpulist.Parse(strings.TrimSpace(value))
+	if err != nil {
+		return &os.PathError{Op: "write", Path: p, Err: syscall.EINVAL}
+	}
+	if cgroupV2(ts, mount) {
+		peff, _ := ts.Read(mount + "/cpuset." + what + ".effective")
+		par, _ := cpulist.Parse(strings.TrimSpace(peff))
+		eff := intersect(want, par)
+		if len(want) == 0 || len(eff) == 0 {
+			eff = par
+		}
+		if err := ts.Write(p, value); err != nil {
+			return err
+		}
+		cur, _ := ts.Read(p + ".effective")
+		c, _ := TreeContent(cur, cpulist.Format(eff))
+		return ts.put(p+".effective", c)
+	}
+	peff, _ := ts.Read(mount + "/cpuset.effective_" + what)
+	par, _ := cpulist.Parse(strings.TrimSpace(peff))
+	if len(intersect(want, par)) != len(want) {
+		return &os.PathError{Op: "write", Path: p, Err: syscall.EINVAL}
+	}
+	if err := ts.Write(p, value); err != nil {
+		return err
+	}
+	cur, _ := ts.Read(dir + "/cpuset.effective_" + what)
+	c, _ := TreeContent(cur, cpulist.Format(want))
+	return ts.put(dir+"/cpuset.effective_"+what, c)
+}
+
+func intersect(a, b []int) []int {
+	in := map[int]bool{}
+	for _, x := range b {
+		in[x] = true
+	}
+	var out []int
+	for _, x := range a {
+		if in[x] {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// moveTo moves pid into the group dir of the hierarchy mounted at mount
+// (writes it to dir/cgroup.procs).
+func moveTo(sys Sys, mount, dir, pid string) error {
+	if ts, ok := sys.(TreeSys); ok {
+		return treeMove(ts, mount, dir, pid)
+	}
+	return sys.Write(dir+"/cgroup.procs", pid)
+}
+
+// treeMove plays a move in a tree: the PID leaves its old group's
+// cgroup.procs (and v1 tasks), joins the new one, and its /proc/PID/cgroup
+// line points at the new group. ESRCH when it does not run.
+func treeMove(ts TreeSys, mount, dir, pid string) error {
+	procs := dir + "/cgroup.procs"
+	v2 := cgroupV2(ts, mount)
+	raw, err := ts.Read("/proc/" + pid + "/cgroup")
+	if err != nil {
+		return &os.PathError{Op: "write", Path: procs, Err: syscall.ESRCH}
+	}
+	old, err := pidCgroup(ts, mount, pid)
+	if err != nil {
+		return err
+	}
+	if !dirExists(ts, dir) {
+		return &os.PathError{Op: "write", Path: procs, Err: syscall.ENOENT}
+	}
+	files := []string{"cgroup.procs"}
+	if !v2 {
+		files = append(files, "tasks")
+	}
+	for _, f := range files {
+		if cur, err := ts.Read(old + "/" + f); err == nil {
+			_ = ts.put(old+"/"+f, withoutPID(cur, pid))
+		}
+		if cur, err := ts.Read(dir + "/" + f); err == nil {
+			_ = ts.put(dir+"/"+f, withPID(cur, pid))
+		}
+	}
+	rel := strings.TrimPrefix(dir, mount)
+	if rel == "" {
+		rel = "/"
+	}
+	return ts.put("/proc/"+pid+"/cgroup", setProcCgroup(raw, v2, rel))
+}
+
+// withPID adds pid to a tree's PID list, kept in numeric order.
+func withPID(list, pid string) string {
+	var ids []int
+	for _, f := range strings.Fields(withoutPID(list, pid) + pid) {
+		if n, err := strconv.Atoi(f); err == nil {
+			ids = append(ids, n)
+		}
+	}
+	sort.Ints(ids)
+	var b strings.Builder
+	for _, n := range ids {
+		b.WriteString(strconv.Itoa(n) + "\n")
+	}
+	return b.String()
+}
+
+func withoutPID(list, pid string) string {
+	var b strings.Builder
+	for _, f := range strings.Fields(list) {
+		if f != pid {
+			b.WriteString(f + "\n")
+		}
+	}
+	return b.String()
+}
+
+// restoreCgroup undoes one cgroup step of journal j (Rollback runs them in
+// reverse: PIDs back, values restored, then the groups apply created
+// removed and the controller it enabled disabled).
+func restoreCgroup(j *Journal, w *Write, sys Sys, step func()) []Restore {
+	b := w.Begin
+	r := Restore{Path: b.Path, Setting: b.Key}
+	switch change.Kind(b.Kind) {
+	case change.CgroupDir:
+		r.Old = "present"
+		if b.OldAbsent {
+			r.Old = "(absent)"
+		}
+		if !dirExists(sys, b.Path) {
+			r.Live, r.Status = "(absent)", RestoreUnchanged
+			return []Restore{r}
+		}
+		r.Live = "present"
+		if !b.OldAbsent {
+			r.Status = RestoreUnchanged
+			return []Restore{r}
+		}
+		// Processes started in the group since (children of moved PIDs) go
+		// to the hierarchy's root, so that the group can be removed.
+		var out []Restore
+		if procs, err := sys.Read(b.Path + "/cgroup.procs"); err == nil {
+			for _, pid := range strings.Fields(procs) {
+				out = append(out, movePID(sys, path.Dir(b.Path), pid, path.Dir(b.Path), step))
+			}
+		}
+		fsys, ok := sys.(CgroupFS)
+		if !ok {
+			r.Status, r.Message = RestoreFailed, "this host access cannot remove directories"
+			return append(out, r)
+		}
+		err := fsys.Rmdir(b.Path)
+		step()
+		if err != nil && !isNotExist(err) {
+			r.Status, r.Message = RestoreFailed, "rmdir: "+writeReason(err)
+		} else {
+			r.Status = RestoreRemoved
+		}
+		return append(out, r)
+	case change.CgroupController:
+		r.Old = Value(b.Old)
+		live, err := sys.Read(b.Path)
+		if err != nil {
+			r.Status, r.Message = RestoreFailed, "cannot read: "+writeReason(err)
+			return []Restore{r}
+		}
+		r.Live = Value(live)
+		if hasWord(b.Old, "cpuset") || !hasWord(live, "cpuset") {
+			r.Status = RestoreUnchanged
+			return []Restore{r}
+		}
+		if ts, ok := sys.(TreeSys); ok {
+			err = ts.put(b.Path, editControllers(live, "-cpuset"))
+		} else {
+			err = sys.Write(b.Path, "-cpuset")
+		}
+		step()
+		if err != nil {
+			r.Status, r.Message = RestoreFailed, "write \"-cpuset\": "+writeReason(err)
+		} else {
+			r.Status = RestoreDone
+		}
+		return []Restore{r}
+	case change.CgroupFile:
+		r.Old = Value(b.Old)
+		dir := path.Dir(b.Path)
+		if !dirExists(sys, dir) {
+			r.Live, r.Status, r.Message = "(absent)", RestoreUnchanged, "the group is gone"
+			return []Restore{r}
+		}
+		if createdBy(j, dir) {
+			r.Live, r.Status, r.Message = "(new group)", RestoreUnchanged, "the group apply created is removed"
+			return []Restore{r}
+		}
+		live, err := sys.Read(b.Path)
+		if err != nil {
+			r.Status, r.Message = RestoreFailed, "cannot read: "+writeReason(err)
+			return []Restore{r}
+		}
+		r.Live = Value(live)
+		if Same(b.Path, live, b.Old) {
+			r.Status = RestoreUnchanged
+			return []Restore{r}
+		}
+		err = cgroupWriteFile(sys, b.Path, restoreValue(b.Old))
+		step()
+		back, rerr := sys.Read(b.Path)
+		switch {
+		case err != nil:
+			r.Status, r.Message = RestoreFailed, "write: "+writeReason(err)
+		case rerr != nil || !Same(b.Path, back, b.Old):
+			r.Status, r.Message = RestoreFailed, fmt.Sprintf("the kernel did not keep %q", r.Old)
+		default:
+			r.Status = RestoreDone
+		}
+		return []Restore{r}
+	case change.CgroupProcs:
+		pid := b.New
+		dir := path.Dir(b.Path)
+		r.Setting = "pid " + pid
+		r.Old = b.Old
+		cur, err := pidCgroup(sys, path.Dir(dir), pid)
+		if err != nil {
+			r.Live, r.Status, r.Message = "(gone)", RestoreUnchanged, "process "+pid+" is not running"
+			return []Restore{r}
+		}
+		r.Live = cur
+		if cur == b.Old {
+			r.Status = RestoreUnchanged
+			return []Restore{r}
+		}
+		if cur != dir {
+			r.Status, r.Message = RestoreUnchanged, "moved to "+cur+" by something else since: left there"
+			return []Restore{r}
+		}
+		m := movePID(sys, path.Dir(dir), pid, b.Old, step)
+		m.Path, m.Setting, m.Live = b.Path, r.Setting, cur
+		return []Restore{m}
+	}
+	r.Status, r.Message = RestoreFailed, "unknown cgroup kind "+b.Kind
+	return []Restore{r}
+}
+
+// movePID moves pid to the group at to (hierarchy mounted at mount), and
+// reads it back.
+func movePID(sys Sys, mount, pid, to string, step func()) Restore {
+	r := Restore{Path: to + "/cgroup.procs", Setting: "pid " + pid, Old: to}
+	err := moveTo(sys, mount, to, pid)
+	step()
+	if err != nil {
+		if errors.Is(err, syscall.ESRCH) {
+			r.Status, r.Message = RestoreUnchanged, "process "+pid+" exited"
+			return r
+		}
+		r.Status, r.Message = RestoreFailed, "move back: "+writeReason(err)
+		return r
+	}
+	if cur, err := pidCgroup(sys, mount, pid); err == nil && cur != to {
+		r.Status, r.Message = RestoreFailed, "pid "+pid+" is in "+cur+" after the move"
+		return r
+	}
+	r.Status = RestoreDone
+	return r
+}
+
+// createdBy reports whether journal j created the group dir.
+func createdBy(j *Journal, dir string) bool {
+	for _, w := range j.Writes {
+		if w.Begin.Kind == string(change.CgroupDir) && w.Begin.Path == dir && w.Begin.OldAbsent {
+			return true
+		}
+	}
+	return false
+}
