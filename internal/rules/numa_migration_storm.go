@@ -23,8 +23,8 @@ func init() {
 		},
 		Scope: Scope{
 			Kernels: "3.8 and later with CONFIG_NUMA_BALANCING (/proc/vmstat numa_pages_migrated, numa_hint_faults); pgmigrate_success also counts compaction",
-			Note: fmt.Sprintf("threshold: an average of %d migrated pages/s since boot (about %d MiB/s in 4 kB pages); a since-boot average hides bursts: "+
-				"compare two snapshots or run `dbhost numa --interval 10s` for the live rate", migrationStormPagesPerSec, migrationStormPagesPerSec*4/1024),
+			Note: fmt.Sprintf("threshold: an average of %d migrated pages/s since boot (about %.1f MiB/s in 4 kB pages); a since-boot average hides bursts: "+
+				"compare two snapshots or run `dbhost numa --interval 10s` for the live rate", migrationStormPagesPerSec, float64(migrationStormPagesPerSec)*4/1024),
 		},
 		Check: checkMigrationStorm,
 	})
