@@ -283,10 +283,34 @@ var thpOption = map[string]string{
 	"/sys/kernel/mm/transparent_hugepage/defrag":  "transparent_hugepage.defrag",
 }
 
+// cpuOption maps a per-CPU or intel_pstate sysfs change to tuned's [cpu]
+// option (tuned applies it to every CPU): the governor, energy_perf_bias
+// (0 is tuned's "performance"), and intel_pstate's min/max_perf_pct and
+// no_turbo. Per-CPU changes of one value become one line (dedupPairs).
+func cpuOption(c change.Change) (opt, val string, ok bool) {
+	const cpuDir, pstate = "/sys/devices/system/cpu/", "/sys/devices/system/cpu/intel_pstate/"
+	switch {
+	case strings.HasPrefix(c.Key, cpuDir) && strings.HasSuffix(c.Key, "/cpufreq/scaling_governor"):
+		return "governor", c.Value, true
+	case strings.HasPrefix(c.Key, cpuDir) && strings.HasSuffix(c.Key, "/power/energy_perf_bias"):
+		if c.Value == "0" {
+			return "energy_perf_bias", "performance", true
+		}
+		return "energy_perf_bias", c.Value, true
+	case strings.HasPrefix(c.Key, pstate):
+		switch name := strings.TrimPrefix(c.Key, pstate); name {
+		case "min_perf_pct", "max_perf_pct", "no_turbo":
+			return name, c.Value, true
+		}
+	}
+	return "", "", false
+}
+
 // TunedConf is a tuned 2.20 profile. It uses only the option names
 // tuned-2.20-plugin-options.txt lists: [main] include, [sysctl], [vm]
 // transparent_hugepages, [disk] instances (type=disk, devices=, elevator,
-// readahead), [cpu] governor, [sysfs] paths, [bootloader] cmdline.
+// readahead), [cpu] governor, energy_perf_bias, min_perf_pct, max_perf_pct,
+// no_turbo, [sysfs] paths, [bootloader] cmdline.
 func (p *Plan) TunedConf() []byte {
 	var b strings.Builder
 	b.WriteString("# tuned 2.20 profile written by dbhost plan; install as /etc/tuned/<name>/tuned.conf.\n")
@@ -317,8 +341,8 @@ func (p *Plan) TunedConf() []byte {
 				vm = append(vm, comment(c), guarded(c, opt+"="+c.Value))
 				continue
 			}
-			if strings.HasPrefix(c.Key, "/sys/devices/system/cpu/") && strings.HasSuffix(c.Key, "/cpufreq/scaling_governor") {
-				cpu = append(cpu, comment(c), guarded(c, "governor="+c.Value))
+			if opt, val, ok := cpuOption(c); ok {
+				cpu = append(cpu, comment(c), guarded(c, opt+"="+val))
 				continue
 			}
 			if subsys, dev, attr, ok := blockAttr(c.Key); ok && subsys == "block" && c.Risk == "" && !strings.ContainsAny(dev, ",!* \t") {
