@@ -231,6 +231,9 @@ func prepareCgroup(c change.Change, sys Sys, it *Item, creating map[string]bool)
 			return nil
 		}
 		it.Current = Value(raw)
+		if it.Current == "" {
+			it.Current = "(none)"
+		}
 		if hasWord(raw, "cpuset") {
 			it.Status = StatusUnchanged
 			return nil

@@ -1,0 +1,171 @@
+package lab
+
+// `dbhost place --apply` for real (docs/lab.md, "Placement in the guests"):
+// a stand-in PostgreSQL process is confined to node 1 through a cgroup v2
+// cpuset on the guest's real kernel, allocates memory after the move (which
+// must land on node 1), and rollback puts everything back.
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+func placeScenarios() []*Scenario {
+	return []*Scenario{{
+		Name:    "place-two-node",
+		Doc:     "dbhost place --apply on cgroup v2: a running process confined to node 1 (Cpus/Mems_allowed_list, numa_maps N1=), rollback restores",
+		Sockets: 2, Cores: 2, Threads: 1,
+		Nodes: []Node{
+			{ID: 0, CPUs: []int{0, 1}, MemMB: 256},
+			{ID: 1, CPUs: []int{2, 3}, MemMB: 320},
+		},
+		Guest: placeGuest,
+		Check: checkPlaceGuest,
+	}}
+}
+
+// placeGuest: /tmp/postgres is a script (its comm is "postgres", so dbhost
+// collect sees a PostgreSQL process with data directory /tmp/pg) that waits
+// for /tmp/go, then grows a 24 MB shell string (anonymous memory of its own,
+// allocated after the move) and blocks on a FIFO without forking. The spec
+// places "pad" (no process: nothing to move; more hugepages, so it is
+// placed first) on node 0, so "pg" goes to node 1 with a 16-page hugepage
+// pool there. One "place PHASE k=v ..."
+// line per phase; the process's numa_maps come back as a file.
+const placeGuest = `mkfifo /tmp/never
+cat > /tmp/postgres <<'PG_EOF'
+#!/bin/sh
+while [ ! -e /tmp/go ]; do sleep 1; done
+big=$(dd if=/dev/zero bs=1024 count=24576 2>/dev/null | tr '\000' a)
+echo ${#big} > /tmp/filled
+read x < /tmp/never
+PG_EOF
+chmod +x /tmp/postgres
+/tmp/postgres -D /tmp/pg &
+pid=$!
+sleep 1
+cat > /tmp/spec.yaml <<'SPEC_EOF'
+strategy: binding
+instances:
+  - name: pad
+    engine: other
+    cpus: 2
+    memory_gb: 0.0625
+    class: guaranteed
+  - name: pg
+    engine: postgres
+    cpus: 2
+    memory_gb: 0.03125
+    class: guaranteed
+SPEC_EOF
+st() {
+	echo "place $1 comm=$(cat /proc/$pid/comm) cpus=$(awk '/^Cpus_allowed_list/{print $2}' /proc/$pid/status) mems=$(awk '/^Mems_allowed_list/{print $2}' /proc/$pid/status) cgroup=$(cat /proc/$pid/cgroup) groups=$(ls -d /sys/fs/cgroup/dbhost_* 2>/dev/null | tr '\n' ,) subtree=$(cat /sys/fs/cgroup/cgroup.subtree_control | tr ' ' ,) hp1=$(cat /sys/devices/system/node/node1/hugepages/hugepages-2048kB/nr_hugepages)"
+}
+st orig
+$DBHOST place --spec /tmp/spec.yaml --apply --state-dir /tmp/st > /tmp/pa.out 2>&1; rc=$?
+echo "== place --apply rc=$rc"; cat /tmp/pa.out
+echo "place applyrc rc=$rc"
+st applied
+touch /tmp/go
+i=0; while [ ! -e /tmp/filled ] && [ $i -lt 90 ]; do sleep 1; i=$((i+1)); done
+echo "place filled bytes=$(cat /tmp/filled 2>/dev/null)"
+cat /proc/$pid/numa_maps > $LAB_OUT/numa_maps
+$DBHOST place --spec /tmp/spec.yaml --apply --state-dir /tmp/st > /tmp/pa2.out 2>&1; rc=$?
+echo "== place --apply again rc=$rc"; cat /tmp/pa2.out
+echo "place again rc=$rc journals=$(ls /tmp/st/journal | wc -l)"
+$DBHOST rollback --state-dir /tmp/st > /tmp/rb.out 2>&1; rc=$?
+echo "== rollback rc=$rc"; cat /tmp/rb.out
+echo "place rollbackrc rc=$rc"
+st rolledback
+$DBHOST rollback --state-dir /tmp/st > /tmp/rb2.out 2>&1; rc=$?
+echo "== rollback again rc=$rc"; cat /tmp/rb2.out
+echo "place rollback2 rc=$rc already=$(grep -c 'already rolled back' /tmp/rb2.out)"
+`
+
+// parsePlaceGuest reads placeGuest's "place PHASE k=v ..." lines into
+// phase → key → value; other lines are ignored.
+func parsePlaceGuest(out string) (map[string]map[string]string, error) {
+	m := map[string]map[string]string{}
+	for i, l := range strings.Split(out, "\n") {
+		f := strings.Fields(l)
+		if len(f) < 2 || f[0] != "place" {
+			continue
+		}
+		if _, dup := m[f[1]]; dup {
+			return nil, fmt.Errorf("line %d: phase %q twice", i+1, f[1])
+		}
+		kv := map[string]string{}
+		for _, x := range f[2:] {
+			k, v, ok := strings.Cut(x, "=")
+			if !ok || k == "" {
+				return nil, fmt.Errorf("line %d: %q: expected key=value", i+1, trunc(x, 40))
+			}
+			kv[k] = v
+		}
+		m[f[1]] = kv
+	}
+	return m, nil
+}
+
+var numaMapsNode = regexp.MustCompile(`\bN(\d+)=(\d+)`)
+
+// numaPages sums the N<node>=<pages> fields of a numa_maps text per node.
+func numaPages(text string) map[int]int64 {
+	out := map[int]int64{}
+	for _, m := range numaMapsNode.FindAllStringSubmatch(text, -1) {
+		n, err1 := strconv.Atoi(m[1])
+		p, err2 := strconv.ParseInt(m[2], 10, 64)
+		if err1 == nil && err2 == nil {
+			out[n] += p
+		}
+	}
+	return out
+}
+
+func checkPlaceGuest(r *Result) error {
+	got, err := parsePlaceGuest(r.Guest)
+	if err != nil {
+		return err
+	}
+	var bad []string
+	want := func(phase, key, value string) {
+		if v, ok := got[phase][key]; !ok || v != value {
+			bad = append(bad, fmt.Sprintf("%s %s: expected %q, got %q", phase, key, value, v))
+		}
+	}
+	orig := got["orig"]
+	want("orig", "comm", "postgres")
+	want("orig", "cpus", "0-3")
+	want("orig", "mems", "0-1")
+	want("orig", "groups", "")
+	want("applyrc", "rc", "0")
+	want("applied", "cpus", "2-3")
+	want("applied", "mems", "1")
+	want("applied", "cgroup", "0::/dbhost_pg")
+	want("applied", "groups", "/sys/fs/cgroup/dbhost_pad,/sys/fs/cgroup/dbhost_pg,")
+	want("applied", "hp1", "16")
+	if s := got["applied"]["subtree"]; !strings.Contains(","+s+",", ",cpuset,") {
+		bad = append(bad, fmt.Sprintf("applied: cpuset not in the root's subtree_control %q", s))
+	}
+	want("filled", "bytes", "25165824")
+	pages := numaPages(string(r.Files["numa_maps"]))
+	if pages[1] < 4096 || pages[1] <= pages[0] {
+		bad = append(bad, fmt.Sprintf("numa_maps: expected the 24 MB allocated after the move on node 1 (N1 ≥ 4096 pages, more than N0), got %v", pages))
+	}
+	want("again", "rc", "0")
+	want("again", "journals", "1")
+	want("rollbackrc", "rc", "0")
+	for _, k := range []string{"cpus", "mems", "cgroup", "groups", "subtree", "hp1"} {
+		if orig != nil {
+			want("rolledback", k, orig[k])
+		}
+	}
+	want("rollback2", "rc", "0")
+	want("rollback2", "already", "1")
+	if len(bad) > 0 {
+		return fmt.Errorf("%s\nguest output:\n%s", strings.Join(bad, "; "), r.Guest)
+	}
+	return nil
+}
