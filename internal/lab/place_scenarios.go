@@ -82,6 +82,35 @@ st rolledback
 $DBHOST rollback --state-dir /tmp/st > /tmp/rb2.out 2>&1; rc=$?
 echo "== rollback again rc=$rc"; cat /tmp/rb2.out
 echo "place rollback2 rc=$rc already=$(grep -c 'already rolled back' /tmp/rb2.out)"
+# cgroup v1: the cpuset controller, released by the rollback, is bound to a
+# v1 hierarchy at /sys/fs/cgroup/cpuset (EBUSY for a moment after release:
+# retry). "pg" alone goes to node 0 now, with --memory-migrate: the 24 MB it
+# holds on node 1 must follow it to node 0 when it is moved.
+umount /sys/fs/cgroup && mount -t tmpfs tmpfs /sys/fs/cgroup && mkdir /sys/fs/cgroup/cpuset
+i=0; until mount -t cgroup -o cpuset cgroup /sys/fs/cgroup/cpuset 2>/dev/null; do i=$((i+1)); [ $i -ge 20 ] && break; sleep 1; done
+echo "place v1mount tries=$i mounted=$(grep -c ' /sys/fs/cgroup/cpuset cgroup ' /proc/mounts)"
+cat > /tmp/spec1.yaml <<'SPEC_EOF'
+strategy: binding
+instances:
+  - name: pg
+    engine: postgres
+    cpus: 2
+    memory_gb: 0.03125
+    class: guaranteed
+SPEC_EOF
+st1() {
+	echo "place $1 cpus=$(awk '/^Cpus_allowed_list/{print $2}' /proc/$pid/status) mems=$(awk '/^Mems_allowed_list/{print $2}' /proc/$pid/status) cgroup=$(grep cpuset /proc/$pid/cgroup) groups=$(ls -d /sys/fs/cgroup/cpuset/dbhost_* 2>/dev/null | tr '\n' ,) hp0=$(cat /sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages)"
+}
+st1 v1orig
+$DBHOST place --spec /tmp/spec1.yaml --apply --memory-migrate --state-dir /tmp/st1 > /tmp/pv1.out 2>&1; rc=$?
+echo "== v1 place --apply --memory-migrate rc=$rc"; cat /tmp/pv1.out
+echo "place v1applyrc rc=$rc"
+st1 v1applied
+cat /proc/$pid/numa_maps > $LAB_OUT/numa_maps_v1
+$DBHOST rollback --state-dir /tmp/st1 > /tmp/rbv1.out 2>&1; rc=$?
+echo "== v1 rollback rc=$rc"; cat /tmp/rbv1.out
+echo "place v1rollbackrc rc=$rc"
+st1 v1rolledback
 `
 
 // parsePlaceGuest reads placeGuest's "place PHASE k=v ..." lines into
@@ -164,6 +193,28 @@ func checkPlaceGuest(r *Result) error {
 	}
 	want("rollback2", "rc", "0")
 	want("rollback2", "already", "1")
+	// cgroup v1 with memory_migrate.
+	want("v1mount", "mounted", "1")
+	v1 := got["v1orig"]
+	want("v1orig", "cpus", "0-3")
+	want("v1orig", "mems", "0-1")
+	want("v1orig", "cgroup", "1:cpuset:/")
+	want("v1applyrc", "rc", "0")
+	want("v1applied", "cpus", "0-1")
+	want("v1applied", "mems", "0")
+	want("v1applied", "cgroup", "1:cpuset:/dbhost_pg")
+	want("v1applied", "groups", "/sys/fs/cgroup/cpuset/dbhost_pg,")
+	want("v1applied", "hp0", "16")
+	pages = numaPages(string(r.Files["numa_maps_v1"]))
+	if pages[0] < 4096 || pages[1] >= pages[0] {
+		bad = append(bad, fmt.Sprintf("numa_maps after the v1 move with memory_migrate: expected the 24 MB migrated to node 0 (N0 ≥ 4096 pages, more than N1), got %v", pages))
+	}
+	want("v1rollbackrc", "rc", "0")
+	for _, k := range []string{"cpus", "mems", "cgroup", "groups", "hp0"} {
+		if v1 != nil {
+			want("v1rolledback", k, v1[k])
+		}
+	}
 	if len(bad) > 0 {
 		return fmt.Errorf("%s\nguest output:\n%s", strings.Join(bad, "; "), r.Guest)
 	}
