@@ -683,8 +683,17 @@ func restoreCgroup(j *Journal, w *Write, sys Sys, step func()) []Restore {
 			r.Status, r.Message = RestoreUnchanged, "moved to "+cur+" by something else since: left there"
 			return []Restore{r}
 		}
-		m := movePID(sys, path.Dir(dir), pid, b.Old, step)
+		to, note := b.Old, ""
+		if !dirExists(sys, to) {
+			// Its old group was removed since (a stopped service's cgroup):
+			// the hierarchy's root, so that ours can be removed.
+			to, note = path.Dir(dir), b.Old+" no longer exists: moved to the hierarchy's root"
+		}
+		m := movePID(sys, path.Dir(dir), pid, to, step)
 		m.Path, m.Setting, m.Live = b.Path, r.Setting, cur
+		if note != "" {
+			m.Message = strings.TrimPrefix(m.Message+"; "+note, "; ")
+		}
 		return []Restore{m}
 	}
 	r.Status, r.Message = RestoreFailed, "unknown cgroup kind "+b.Kind

@@ -159,6 +159,22 @@ func TestCgroupV2ApplyRollback(t *testing.T) {
 	if got := read(t, root, "proc/9000/cgroup"); got != "0::/\n" {
 		t.Errorf("child moved to %q, want the root", got)
 	}
+	// The PID's old group removed since: it goes to the root, the rollback
+	// completes (it would otherwise fail forever on the busy group).
+	if _, err := Apply(cs[:5], o); err != nil {
+		t.Fatal(err)
+	}
+	os.RemoveAll(filepath.Join(root, "sys/fs/cgroup/db.slice/postgresql.service"))
+	rb, err = Rollback("", o)
+	if err != nil || rb.Failed() != 0 {
+		t.Fatalf("rollback with the old group gone: %v %+v", err, rb)
+	}
+	if got := read(t, root, "proc/812/cgroup"); got != "0::/\n" {
+		t.Errorf("pid 812 in %q, want the root", got)
+	}
+	if m := rb.Journals[0].Restores[0].Message; !strings.Contains(m, "no longer exists") {
+		t.Errorf("restore message %q", m)
+	}
 }
 
 func TestCgroupV1ApplyRollback(t *testing.T) {
