@@ -1,6 +1,7 @@
 package apply
 
 import (
+	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -363,5 +364,57 @@ func TestKill9PlaceApplyAtEveryStep(t *testing.T) {
 				break
 			}
 		}
+	}
+}
+
+func FuzzEditControllers(f *testing.F) {
+	f.Add("cpu io memory pids\n", "+cpuset")
+	f.Add("cpuset cpu io\n", "-cpuset")
+	f.Add("", "+cpuset -cpu")
+	f.Fuzz(func(t *testing.T, cur, edit string) {
+		out := editControllers(cur, edit)
+		if !strings.HasSuffix(out, "\n") {
+			t.Fatalf("%q %q → %q: no newline", cur, edit, out)
+		}
+		// Each word of the edit decides its controller; the others stay.
+		last := map[string]bool{}
+		for _, e := range strings.Fields(edit) {
+			last[strings.TrimLeft(e, "+-")] = strings.HasPrefix(e, "+")
+		}
+		for name, on := range last {
+			if name != "" && hasWord(out, name) != on {
+				t.Fatalf("%q %q → %q: %s should be %v", cur, edit, out, name, on)
+			}
+		}
+		for _, w := range strings.Fields(cur) {
+			if _, edited := last[w]; !edited && !hasWord(out, w) {
+				t.Fatalf("%q %q → %q: lost %s", cur, edit, out, w)
+			}
+		}
+	})
+}
+
+// TestCLIPlaceApplyJSON: place --apply --dry-run --format json parses and
+// writes nothing.
+func TestCLIPlaceApplyJSON(t *testing.T) {
+	if dbhostBin == "" {
+		t.Skip("binary not built")
+	}
+	root := cgFixture(t, "cgroup-v2")
+	before := cgState(t, root, "")
+	spec := filepath.Join(t.TempDir(), "spec.yaml")
+	os.WriteFile(spec, []byte("strategy: binding\ninstances:\n  - name: db\n    engine: postgres\n    cpus: 2\n    memory_gb: 0\n    class: guaranteed\n"), 0o644)
+	out, code, _ := dbhost(t, nil, "place", "--spec", spec, "--apply", "--dry-run", "--format", "json", "--root", root)
+	var v struct {
+		Placement struct{ Feasible bool } `json:"placement"`
+		Hierarchy string                  `json:"hierarchy"`
+		Apply     Result                  `json:"apply"`
+	}
+	if err := json.Unmarshal([]byte(out), &v); err != nil || code != 0 || !v.Placement.Feasible || v.Hierarchy != "v2 /sys/fs/cgroup" ||
+		!v.Apply.DryRun || v.Apply.Counts[StatusChange] != 8 {
+		t.Fatalf("exit %d, %v: %+v\n%s", code, err, v, out)
+	}
+	if d := diffTrees(before, cgState(t, root, "")); len(d) > 0 {
+		t.Fatalf("dry run changed %v", d)
 	}
 }
