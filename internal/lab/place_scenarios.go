@@ -82,6 +82,17 @@ st rolledback
 $DBHOST rollback --state-dir /tmp/st > /tmp/rb2.out 2>&1; rc=$?
 echo "== rollback again rc=$rc"; cat /tmp/rb2.out
 echo "place rollback2 rc=$rc already=$(grep -c 'already rolled back' /tmp/rb2.out)"
+# kill -9 of place --apply after every journal step N, then rollback: all
+# back as before (each N in its own state directory), until apply is not killed.
+n=1
+while [ $n -le 60 ]; do
+	DBHOST_TEST_KILL_AT=$n $DBHOST place --spec /tmp/spec.yaml --apply --state-dir /tmp/k$n > /tmp/k.out 2>&1; arc=$?
+	$DBHOST rollback --state-dir /tmp/k$n > /tmp/kr.out 2>&1; rrc=$?
+	[ $rrc -ne 0 ] && { echo "== kill $n rollback rc=$rrc"; cat /tmp/kr.out; }
+	st k$n | sed "s/^place k$n /place k$n apply=$arc rollback=$rrc /"
+	[ $arc -ne 137 ] && break
+	n=$((n+1))
+done
 # cgroup v1: the cpuset controller, released by the rollback, is bound to a
 # v1 hierarchy at /sys/fs/cgroup/cpuset (EBUSY for a moment after release:
 # retry). "pg" alone goes to node 0 now, with --memory-migrate: the 24 MB it
@@ -193,6 +204,35 @@ func checkPlaceGuest(r *Result) error {
 	}
 	want("rollback2", "rc", "0")
 	want("rollback2", "already", "1")
+	// kill -9 at every step: the last run was not killed, every rollback
+	// restored the original state.
+	killed := 0
+	for n := 1; ; n++ {
+		k, ok := got["k"+strconv.Itoa(n)]
+		if !ok {
+			if n == 1 {
+				bad = append(bad, "kill loop: no result")
+			} else if got["k"+strconv.Itoa(n-1)]["apply"] == "137" {
+				bad = append(bad, fmt.Sprintf("kill loop: still killed at step %d (the loop's bound)", n-1))
+			}
+			break
+		}
+		if k["apply"] == "137" {
+			killed++
+		} else if k["apply"] != "0" {
+			bad = append(bad, fmt.Sprintf("k%d: apply exit %s, expected 137 (killed) or 0 (past its last step)", n, k["apply"]))
+		}
+		phase := "k" + strconv.Itoa(n)
+		want(phase, "rollback", "0")
+		for _, key := range []string{"cpus", "mems", "cgroup", "groups", "subtree", "hp1"} {
+			if orig != nil {
+				want(phase, key, orig[key])
+			}
+		}
+	}
+	if killed < 20 {
+		bad = append(bad, fmt.Sprintf("kill loop: only %d steps killed, expected at least 20 (2 + 2 per change)", killed))
+	}
 	// cgroup v1 with memory_migrate.
 	want("v1mount", "mounted", "1")
 	v1 := got["v1orig"]
