@@ -85,6 +85,13 @@ Exit codes: 0 feasible (applied), 4 infeasible (every reason is listed), 2 bad s
 			}
 			r := place.Plan(snaps[0], spec)
 			if doApply && r.Feasible {
+				if outDir != "" {
+					names, err := r.WriteArtifacts(outDir, snaps[0].Cgroups.Version)
+					if err != nil {
+						return fmt.Errorf("-o %s: %w", outDir, err)
+					}
+					fmt.Fprintf(c.ErrOrStderr(), "wrote %d files to %s: %s\n", len(names), outDir, strings.Join(names, " "))
+				}
 				return placeApply(c, r, snaps[0], src.root, stateDir, format, dryRun, memoryMigrate)
 			}
 			var b []byte
