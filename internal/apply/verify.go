@@ -66,6 +66,10 @@ func VerifyJournal(j *Journal, opt VerifyOptions) []Check {
 		case StateBegin:
 			c.Status, c.Cause = "interrupted", "the apply stopped during this write (crash or kill): run 'dbhost rollback' or apply again"
 		}
+		if change.Kind(b.Kind).Cgroup() {
+			out = append(out, verifyCgroup(sys, b, c))
+			continue
+		}
 		live, err := sys.Read(b.Path)
 		if err != nil {
 			c.Live, c.Status, c.Cause = "(unreadable)", "absent", facts.Reason(err)
@@ -84,6 +88,26 @@ func VerifyJournal(j *Journal, opt VerifyOptions) []Check {
 		out = append(out, c)
 	}
 	return out
+}
+
+// verifyCgroup checks a cgroup step of dbhost place --apply with the same
+// read-back apply used: the group exists, cpuset is enabled, the value and
+// the effective list are as written, the PID is still in the group.
+func verifyCgroup(sys Sys, b Entry, c Check) Check {
+	live, err := cgroupCheck(sys, b.Kind, b.Path, b.New)
+	c.Live = live
+	if c.Status != "" {
+		return c // failed or interrupted at apply: say that, not a drift
+	}
+	switch {
+	case err == nil:
+		c.Status = "ok"
+	case change.Kind(b.Kind) == change.CgroupProcs && live == "":
+		c.Live, c.Status, c.Cause = "(gone)", "absent", "process "+b.New+" has exited (a restarted instance must be moved again: dbhost place --apply)"
+	default:
+		c.Status, c.Cause = "drift", err.Error()+" (changed by another agent, systemd or a restart since the apply)"
+	}
+	return c
 }
 
 // VerifyChanges checks the live values against a plan's changes.
