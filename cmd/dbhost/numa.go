@@ -81,7 +81,7 @@ spread or remote, with the memory-weighted distance ratio from the SLIT (seed 00
 						v.Absent = append(v.Absent, snapshot.Absence{Fact: "cpu_load", Path: "/proc/stat", Reason: facts.Reason(firstErr(err0, err1))})
 					}
 				} else if s.CPULoad.Total != nil || len(s.IRQs.IRQs) > 0 {
-					v.AddSample("since boot (counters of the snapshot)", snapshot.CPULoad{}, s.CPULoad, nil, s.IRQs.IRQs)
+					v.AddSample("since boot (counters of the snapshot)", snapshot.CPULoad{}, s.CPULoad, snapshot.IRQs{}, s.IRQs)
 				}
 				out, text = v, v.Text()
 			}

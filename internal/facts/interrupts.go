@@ -28,8 +28,8 @@ const maxIRQCPUs = 1 << 16
 //
 // The whole input is converted to a string once and every name is a
 // substring of it; counts of all rows share one backing array, and rows with
-// a full set of counts share one CPUs slice (do not modify it in place).
-func parseInterrupts(s string) ([]snapshot.IRQ, error) {
+// counts[k] of every row was served by cpus[k] (the header's columns).
+func parseInterrupts(s string) (cpus []int, irqs []snapshot.IRQ, err error) {
 	lineNo := 0
 	next := func() (string, bool) {
 		for len(s) > 0 {
@@ -48,15 +48,15 @@ func parseInterrupts(s string) ([]snapshot.IRQ, error) {
 	}
 	header, ok := next()
 	if !ok {
-		return nil, parseErr(0, "empty: expected a header of CPU columns")
+		return nil, nil, parseErr(0, "empty: expected a header of CPU columns")
 	}
-	cpus, err := parseIRQHeader(header, lineNo)
+	cpus, err = parseIRQHeader(header, lineNo)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ncols := len(cpus)
 	nlines := strings.Count(s, "\n") + 1
-	irqs := make([]snapshot.IRQ, 0, nlines)
+	irqs = make([]snapshot.IRQ, 0, nlines)
 	// Every count takes at least two bytes of input, which bounds the slab
 	// whatever the header claims.
 	slabCap := nlines * ncols
@@ -71,11 +71,11 @@ func parseInterrupts(s string) ([]snapshot.IRQ, error) {
 		}
 		colon := strings.IndexByte(line, ':')
 		if colon < 0 {
-			return nil, parseErr(lineNo, "expected \"IRQ: counts...\", got %q", trunc(strings.TrimSpace(line), 60))
+			return nil, nil, parseErr(lineNo, "expected \"IRQ: counts...\", got %q", trunc(strings.TrimSpace(line), 60))
 		}
 		name := strings.TrimSpace(line[:colon])
 		if name == "" || strings.ContainsAny(name, " \t") {
-			return nil, parseErr(lineNo, "expected an IRQ number or name before ':', got %q", trunc(name, 30))
+			return nil, nil, parseErr(lineNo, "expected an IRQ number or name before ':', got %q", trunc(name, 30))
 		}
 		numbered := isDigits(name)
 		rest := line[colon+1:]
@@ -89,7 +89,7 @@ func parseInterrupts(s string) ([]snapshot.IRQ, error) {
 			}
 			v, isNum, overflow := parseCount(rest[tokStart:tokEnd])
 			if overflow {
-				return nil, parseErr(lineNo, "count %q of IRQ %s does not fit in 64 bits", trunc(rest[tokStart:tokEnd], 30), name)
+				return nil, nil, parseErr(lineNo, "count %q of IRQ %s does not fit in 64 bits", trunc(rest[tokStart:tokEnd], 30), name)
 			}
 			if !isNum {
 				break
@@ -104,11 +104,11 @@ func parseInterrupts(s string) ([]snapshot.IRQ, error) {
 		switch {
 		case numbered:
 			if k != ncols {
-				return nil, parseErr(lineNo, "IRQ %s has %d counts for %d CPU columns", name, k, ncols)
+				return nil, nil, parseErr(lineNo, "IRQ %s has %d counts for %d CPU columns", name, k, ncols)
 			}
 			irq.Chip, irq.Actions = splitIRQTail(tail)
 		case k == 0:
-			return nil, parseErr(lineNo, "row %s has no counts", trunc(name, 30))
+			return nil, nil, parseErr(lineNo, "row %s has no counts", trunc(name, 30))
 		case k == 1 && ncols > 1 && tail == "":
 			// ERR, MIS: one system-wide count.
 			slab = slab[:start]
@@ -117,10 +117,9 @@ func parseInterrupts(s string) ([]snapshot.IRQ, error) {
 		}
 		k = len(slab) - start
 		irq.Counts = slab[start : start+k : start+k]
-		irq.CPUs = cpus[:k:k]
 		irqs = append(irqs, irq)
 	}
-	return irqs, nil
+	return cpus, irqs, nil
 }
 
 // parseIRQHeader parses "   CPU0  CPU1  CPU4" into CPU ids (strictly ascending).
@@ -238,10 +237,10 @@ func readInterrupts(c *Collector) {
 	b, err := c.Root.ReadFile(p)
 	if err != nil {
 		c.Absent("irqs.irqs", p, err)
-	} else if irqs, err := parseInterrupts(string(b)); err != nil {
+	} else if cpus, irqs, err := parseInterrupts(string(b)); err != nil {
 		c.Absent("irqs.irqs", p, err)
 	} else {
-		q.IRQs = irqs
+		q.CPUs, q.IRQs = cpus, irqs
 	}
 	if s, err := c.Root.ReadString(procIRQ + "/default_smp_affinity"); err != nil {
 		c.Absent("irqs.default_affinity", procIRQ+"/default_smp_affinity", err)

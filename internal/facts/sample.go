@@ -23,12 +23,13 @@ func ReadCPUStat(root Root) (snapshot.CPULoad, error) {
 }
 
 // ReadInterrupts reads /proc/interrupts under root.
-func ReadInterrupts(root Root) ([]snapshot.IRQ, error) {
+func ReadInterrupts(root Root) (snapshot.IRQs, error) {
 	b, err := root.ReadFile("/proc/interrupts")
 	if err != nil {
-		return nil, err
+		return snapshot.IRQs{}, err
 	}
-	return parseInterrupts(string(b))
+	cpus, irqs, err := parseInterrupts(string(b))
+	return snapshot.IRQs{CPUs: cpus, IRQs: irqs}, err
 }
 
 // PIDNUMA is where one process may run and where its memory is.

@@ -55,7 +55,7 @@ func TestReadPIDNUMA(t *testing.T) {
 		t.Errorf("%v %+v", err, l)
 	}
 	w("proc/interrupts", "           CPU0\n  1:         5   IO-APIC   1-edge      i8042\n")
-	if q, err := ReadInterrupts(Root{Dir: d}); err != nil || len(q) != 1 || q[0].Total != 5 {
+	if q, err := ReadInterrupts(Root{Dir: d}); err != nil || len(q.IRQs) != 1 || q.IRQs[0].Total != 5 || len(q.CPUs) != 1 {
 		t.Errorf("%v %+v", err, q)
 	}
 }

@@ -75,7 +75,7 @@ func NUMANodes(s *snapshot.Snapshot) *NUMAView {
 // AddSample sets busy % and interrupt share per node from two readings of
 // /proc/stat and /proc/interrupts (before may be zero-valued: since boot).
 // Interrupt share counts device (numbered) interrupts only.
-func (v *NUMAView) AddSample(label string, before, after snapshot.CPULoad, irqBefore, irqAfter []snapshot.IRQ) {
+func (v *NUMAView) AddSample(label string, before, after snapshot.CPULoad, irqBefore, irqAfter snapshot.IRQs) {
 	nodeOf := map[int]int{}
 	for i, n := range v.Nodes {
 		for _, c := range n.CPUs {
@@ -110,30 +110,31 @@ func (v *NUMAView) AddSample(label string, before, after snapshot.CPULoad, irqBe
 	irqs := make([]uint64, len(v.Nodes))
 	var total uint64
 	prevRow := map[string]snapshot.IRQ{}
-	for _, q := range irqBefore {
+	for _, q := range irqBefore.IRQs {
 		prevRow[q.IRQ] = q
 	}
-	for _, q := range irqAfter {
+	cols, prevCols := irqAfter.CPUs, irqBefore.CPUs
+	for _, q := range irqAfter.IRQs {
 		if _, err := strconv.Atoi(q.IRQ); err != nil {
 			continue
 		}
 		p := prevRow[q.IRQ]
 		for k, c := range q.Counts {
-			if k >= len(q.CPUs) {
+			if k >= len(cols) {
 				break
 			}
 			var pc uint64
-			if k < len(p.Counts) && k < len(p.CPUs) && p.CPUs[k] == q.CPUs[k] {
+			if k < len(p.Counts) && k < len(prevCols) && prevCols[k] == cols[k] {
 				pc = p.Counts[k]
 			}
 			d := c - min(c, pc)
-			if i, ok := nodeOf[q.CPUs[k]]; ok {
+			if i, ok := nodeOf[cols[k]]; ok {
 				irqs[i] += d
 			}
 			total += d
 		}
 	}
-	if len(irqAfter) > 0 {
+	if len(irqAfter.IRQs) > 0 {
 		for i := range v.Nodes {
 			s := 0.0
 			if total > 0 {
@@ -142,7 +143,7 @@ func (v *NUMAView) AddSample(label string, before, after snapshot.CPULoad, irqBe
 			v.Nodes[i].IRQSharePct = &s
 		}
 	}
-	if have || len(irqAfter) > 0 {
+	if have || len(irqAfter.IRQs) > 0 {
 		v.Sample = label
 	}
 }

@@ -34,8 +34,8 @@ func TestNUMANodesAndSample(t *testing.T) {
 		{CPU: 2, Idle: 200}, {CPU: 3, IOWait: 50, Idle: 150}, // node 4: 0 busy (iowait is idle)
 	}}
 	cpus := []int{0, 1, 2, 3}
-	q0 := []snapshot.IRQ{{IRQ: "24", CPUs: cpus, Counts: []uint64{10, 0, 0, 0}}, {IRQ: "LOC", CPUs: cpus, Counts: []uint64{0, 0, 0, 0}}}
-	q1 := []snapshot.IRQ{{IRQ: "24", CPUs: cpus, Counts: []uint64{40, 0, 0, 10}}, {IRQ: "LOC", CPUs: cpus, Counts: []uint64{1000, 1000, 1000, 1000}}}
+	q0 := snapshot.IRQs{CPUs: cpus, IRQs: []snapshot.IRQ{{IRQ: "24", Counts: []uint64{10, 0, 0, 0}}, {IRQ: "LOC", Counts: []uint64{0, 0, 0, 0}}}}
+	q1 := snapshot.IRQs{CPUs: cpus, IRQs: []snapshot.IRQ{{IRQ: "24", Counts: []uint64{40, 0, 0, 10}}, {IRQ: "LOC", Counts: []uint64{1000, 1000, 1000, 1000}}}}
 	v.AddSample("1s sample", before, after, q0, q1)
 	if math.Abs(*v.Nodes[0].BusyPct-50) > 0.01 || *v.Nodes[1].BusyPct != 0 {
 		t.Errorf("busy %v %v", *v.Nodes[0].BusyPct, *v.Nodes[1].BusyPct)

@@ -13,10 +13,10 @@ func nicHost(n0, n1 uint64) *snapshot.Snapshot {
 	s := host()
 	node := 0
 	s.Network.Interfaces = []snapshot.Interface{{Name: "eth0", Kind: "physical", NUMANode: &node, IPv4: []string{"10.1.1.1/24"}, IRQs: []int{40, 41}}}
-	cpus := []int{0, 1, 2, 3, 4, 5, 6, 7}
+	s.IRQs.CPUs = []int{0, 1, 2, 3, 4, 5, 6, 7}
 	s.IRQs.IRQs = []snapshot.IRQ{
-		{IRQ: "40", Actions: "eth0-TxRx-0", CPUs: cpus, Counts: []uint64{n0, 0, 0, 0, n1, 0, 0, 0}},
-		{IRQ: "41", Actions: "eth0-TxRx-1", CPUs: cpus, Counts: []uint64{0, n0, 0, 0, 0, n1, 0, 0}},
+		{IRQ: "40", Actions: "eth0-TxRx-0", Counts: []uint64{n0, 0, 0, 0, n1, 0, 0, 0}},
+		{IRQ: "41", Actions: "eth0-TxRx-1", Counts: []uint64{0, n0, 0, 0, 0, n1, 0, 0}},
 	}
 	return s
 }

@@ -320,10 +320,10 @@ func NICIRQsPerNode(s *snapshot.Snapshot) NICIRQTally {
 				continue
 			}
 			for k, c := range q.Counts {
-				if k >= len(q.CPUs) {
+				if k >= len(s.IRQs.CPUs) {
 					break
 				}
-				if n, ok := nodeOf[q.CPUs[k]]; ok {
+				if n, ok := nodeOf[s.IRQs.CPUs[k]]; ok {
 					t.PerNode[n] += c
 					t.Total += c
 					counted = true

@@ -203,8 +203,8 @@ func nicIRQRemote(s *snapshot.Snapshot, nodeOf map[int]int) []Finding {
 				continue
 			}
 			for i, c := range q.Counts {
-				if i < len(q.CPUs) {
-					if n, ok := nodeOf[q.CPUs[i]]; ok {
+				if i < len(s.IRQs.CPUs) {
+					if n, ok := nodeOf[s.IRQs.CPUs[i]]; ok {
 						perNode[n] += c
 						total += c
 					}

@@ -23,9 +23,9 @@ func TestCPUIRQImbalance(t *testing.T) {
 	nic := func(s *snapshot.Snapshot, node0, node1 uint64) *snapshot.Snapshot {
 		s.Network.Interfaces = []snapshot.Interface{{Name: "ens1f0", Kind: "physical", IRQs: []int{40, 41}},
 			{Name: "lo", Kind: "loopback"}}
-		cpus := []int{0, 1, 2, 3, 4, 5, 6, 7}
+		s.IRQs.CPUs = []int{0, 1, 2, 3, 4, 5, 6, 7}
 		for _, q := range []string{"40", "41"} {
-			s.IRQs.IRQs = append(s.IRQs.IRQs, snapshot.IRQ{IRQ: q, CPUs: cpus,
+			s.IRQs.IRQs = append(s.IRQs.IRQs, snapshot.IRQ{IRQ: q,
 				Counts: []uint64{node0, node0, node0, node0, node1, node1, node1, node1}})
 		}
 		return s
@@ -46,7 +46,7 @@ func TestCPUIRQImbalance(t *testing.T) {
 	t.Run("NIC on node 1 with its interrupts on node 0 fires", func(t *testing.T) {
 		s := nic(load(500, 450), 60000, 40000) // spread overall ...
 		s.Network.Interfaces = append(s.Network.Interfaces, snapshot.Interface{Name: "ens1f1", Kind: "physical", NUMANode: ptr(1), IRQs: []int{50}})
-		s.IRQs.IRQs = append(s.IRQs.IRQs, snapshot.IRQ{IRQ: "50", CPUs: []int{0, 1, 2, 3, 4, 5, 6, 7}, Counts: []uint64{90000, 0, 0, 0, 0, 0, 0, 10}})
+		s.IRQs.IRQs = append(s.IRQs.IRQs, snapshot.IRQ{IRQ: "50", Counts: []uint64{90000, 0, 0, 0, 0, 0, 0, 10}})
 		rep := run(t, id, s, WorkloadOLTP, DBOracle) // ... but ens1f1 is served remotely
 		if len(rep.Findings) != 1 || rep.Findings[0].Setting != "irq:ens1f1 affinity" ||
 			rep.Findings[0].Fix.Runtime[0] != "for q in 50; do echo 4-7 > /proc/irq/$q/smp_affinity_list; done" {

@@ -339,6 +339,10 @@ type Coalesce struct {
 
 // IRQs holds /proc/interrupts and IRQ affinity.
 type IRQs struct {
+	// CPUs is the CPU id of each count column of /proc/interrupts (online
+	// CPUs; offline ones leave gaps): IRQs[i].Counts[k] was served by CPUs[k].
+	// Named rows with fewer counts cover the first columns.
+	CPUs []int `json:"cpus"`
 	IRQs              []IRQ `json:"irqs"`
 	IrqbalanceRunning *bool `json:"irqbalance_running"`
 	// DefaultAffinity is /proc/irq/default_smp_affinity as a CPU list.
@@ -352,7 +356,6 @@ type IRQ struct {
 	Actions           string   `json:"actions,omitempty"` // device names, e.g. "eth0-TxRx-0"
 	Desc              string   `json:"desc,omitempty"`    // named rows (NMI, LOC, ...): the kernel's description
 	Counts            []uint64 `json:"counts"`            // per CPU, in the column order of CPUs
-	CPUs              []int    `json:"cpus"`              // CPU id of each count column
 	Total             uint64   `json:"total"`
 	Affinity          []int    `json:"affinity,omitempty"` // smp_affinity_list
 	EffectiveAffinity []int    `json:"effective_affinity,omitempty"`
