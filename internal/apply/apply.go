@@ -3,6 +3,7 @@ package apply
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"sort"
@@ -239,6 +240,18 @@ func prepareRuntime(c change.Change, sys Sys, it *Item) *todo {
 		it.Status, it.Message = StatusFailed, err.Error()
 		return nil
 	}
+	if strings.Contains(p, "*") {
+		rp, err := resolveWildcard(sys, p)
+		switch {
+		case isNotExist(err):
+			it.Status, it.Message = StatusAbsent, "not present on this host: nothing written"
+			return nil
+		case err != nil:
+			it.Status, it.Message = StatusFailed, err.Error()
+			return nil
+		}
+		p, it.Path = rp, rp
+	}
 	raw, err := sys.Read(p)
 	if err != nil {
 		if isNotExist(err) {
@@ -254,6 +267,36 @@ func prepareRuntime(c change.Change, sys Sys, it *Item) *todo {
 		return nil
 	}
 	return &todo{kind: string(c.Kind), key: c.Key, path: p, old: raw, value: c.Value, rule: c.Rule, watches: watchList(p, sys)}
+}
+
+// resolveWildcard resolves the "*" components of a sysfs key to the one
+// entry each directory holds ("/sys/block/sdb/device/scsi_disk/*/cache_type":
+// the disk's SCSI address, which the snapshot does not keep). Several
+// entries are an error: dbhost never writes to more than it was asked to.
+func resolveWildcard(sys Sys, p string) (string, error) {
+	parts := strings.Split(p, "/")
+	for i, part := range parts {
+		if part != "*" {
+			if strings.Contains(part, "*") {
+				return "", fmt.Errorf("refusing %q: only a whole path component may be *", p)
+			}
+			continue
+		}
+		dir := strings.Join(parts[:i], "/")
+		names, err := sys.List(dir)
+		if err != nil {
+			return "", err
+		}
+		switch len(names) {
+		case 0:
+			return "", &fs.PathError{Op: "open", Path: p, Err: fs.ErrNotExist}
+		case 1:
+			parts[i] = names[0]
+		default:
+			return "", fmt.Errorf("refusing %q: %s holds %d entries (%s), expected one", p, dir, len(names), strings.Join(names, ", "))
+		}
+	}
+	return strings.Join(parts, "/"), nil
 }
 
 // checkPath refuses writes outside the kernel's tunables.

@@ -119,6 +119,11 @@ func VerifyChanges(cs []change.Change, opt VerifyOptions) []Check {
 		switch ch.Kind {
 		case change.Sysctl, change.Sysfs:
 			c.Path = ch.Path()
+			if strings.Contains(c.Path, "*") {
+				if rp, err := resolveWildcard(sys, c.Path); err == nil {
+					c.Path = rp
+				}
+			}
 			live, err := sys.Read(c.Path)
 			if err != nil {
 				c.Live, c.Status, c.Cause = "(unreadable)", "absent", facts.Reason(err)
