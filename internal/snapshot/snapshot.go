@@ -342,7 +342,7 @@ type IRQs struct {
 	// CPUs is the CPU id of each count column of /proc/interrupts (online
 	// CPUs; offline ones leave gaps): IRQs[i].Counts[k] was served by CPUs[k].
 	// Named rows with fewer counts cover the first columns.
-	CPUs []int `json:"cpus"`
+	CPUs              []int `json:"cpus"`
 	IRQs              []IRQ `json:"irqs"`
 	IrqbalanceRunning *bool `json:"irqbalance_running"`
 	// DefaultAffinity is /proc/irq/default_smp_affinity as a CPU list.
