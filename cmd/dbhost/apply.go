@@ -214,19 +214,12 @@ func loadChanges(c *cobra.Command, h *hostFlags, pf *planFlags, planPath string)
 	return out, name, nil
 }
 
-// onlyRule: a change's rule (or one of its comma-separated rules) is
-// selected by --only (a rule id or an area prefix).
+// onlyRule: a change's rule (or one of its comma-separated rules, when
+// several rules want the same setting) is selected by --only.
 func onlyRule(rule string, only []string) bool {
-	if len(only) == 0 {
-		return true
-	}
 	for _, r := range strings.Split(rule, ",") {
-		r = strings.TrimSpace(r)
-		for _, o := range only {
-			o = strings.TrimSuffix(o, ".")
-			if r == o || strings.HasPrefix(r, o+".") {
-				return true
-			}
+		if plan.Selected(strings.TrimSpace(r), only) {
+			return true
 		}
 	}
 	return false

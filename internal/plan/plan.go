@@ -148,7 +148,7 @@ func Build(snap *snapshot.Snapshot, in Options) (*Plan, error) {
 	sev := map[string]int{} // rule id → severity rank, for conflicts
 	var all []change.Change
 	for _, f := range rep.Findings {
-		if !selected(f.ID, in.Only) {
+		if !Selected(f.ID, in.Only) {
 			continue
 		}
 		sev[f.ID] = rules.SeverityRank(f.Severity)
@@ -195,8 +195,9 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// selected reports whether rule id passes the --only filter.
-func selected(id string, only []string) bool {
+// Selected reports whether rule id passes the --only filter (a rule id or
+// an area prefix such as "io").
+func Selected(id string, only []string) bool {
 	if len(only) == 0 {
 		return true
 	}
