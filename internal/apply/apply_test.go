@@ -22,9 +22,13 @@ func hostsDir(t testing.TB) string {
 	return filepath.Join(filepath.Dir(file), "..", "..", "testdata", "hosts")
 }
 
-// CopyTree copies a fixture tree (regular files, directories, relative
-// symlinks) into dst.
-func copyTree(t testing.TB, src, dst string) {
+// copyTree copies a fixture tree (regular files, directories, relative
+// symlinks) into dst, leaving out what apply never touches (slimSkip).
+func copyTree(t testing.TB, src, dst string) { copyFiltered(t, src, dst, slimSkip) }
+
+// copyFiltered copies a tree, leaving out the directories skip names
+// (nil: the whole tree).
+func copyFiltered(t testing.TB, src, dst string, skip func(rel string) bool) {
 	t.Helper()
 	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -32,7 +36,7 @@ func copyTree(t testing.TB, src, dst string) {
 		}
 		rel, _ := filepath.Rel(src, p)
 		to := filepath.Join(dst, rel)
-		if d.IsDir() && slimSkip(rel) {
+		if d.IsDir() && skip != nil && skip(rel) {
 			return filepath.SkipDir
 		}
 		switch {

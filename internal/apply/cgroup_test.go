@@ -17,39 +17,8 @@ import (
 func cgFixture(t *testing.T, name string) string {
 	t.Helper()
 	dst := t.TempDir()
-	copyAll(t, filepath.Join(hostsDir(t), name), dst)
+	copyFiltered(t, filepath.Join(hostsDir(t), name), dst, nil)
 	return dst
-}
-
-// copyAll copies a tree whole (copyTree leaves out CPUs and processes).
-func copyAll(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		to := filepath.Join(dst, rel)
-		switch {
-		case d.Type()&fs.ModeSymlink != 0:
-			l, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			return os.Symlink(l, to)
-		case d.IsDir():
-			return os.MkdirAll(to, 0o755)
-		default:
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			return os.WriteFile(to, b, 0o644)
-		}
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 // cgState is treeBytes plus every directory of /sys/fs/cgroup (a group left
@@ -332,7 +301,7 @@ func TestKill9PlaceApplyAtEveryStep(t *testing.T) {
 		}
 		for n := 1; ; n++ {
 			root := t.TempDir()
-			copyAll(t, src, root)
+			copyFiltered(t, src, root, nil)
 			state := filepath.Join(root, "var/lib/dbhost")
 			before := cgState(t, root, state)
 			args := append([]string{"place", "--spec", c.spec, "--apply", "--root", root}, c.extra...)
