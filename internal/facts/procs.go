@@ -745,9 +745,19 @@ type psRow struct {
 	Cgroup         string // axo CGROUP ("-" when every path is /)
 }
 
-// parsePsAlx parses "ps alxwww": F UID PID PPID PRI NI VSZ RSS WCHAN STAT
-// TTY TIME COMMAND.
-func parsePsAlx(r io.Reader) ([]psRow, error) {
+// psTable is one ps output format: its header, the columns a row needs,
+// and how a row's fields become a psRow.
+type psTable struct {
+	header   func(f []string) bool
+	expected string // the header, for the error message
+	cols     int
+	row      func(f []string) (psRow, bool)
+	bad      string // what a row's fields must be
+}
+
+// parse reads the table: a header line, then one row per line (blank lines
+// skipped), every row checked.
+func (t psTable) parse(r io.Reader) ([]psRow, error) {
 	var out []psRow
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 4096), 1<<20)
@@ -760,110 +770,98 @@ func parsePsAlx(r io.Reader) ([]psRow, error) {
 			continue
 		}
 		if !header {
-			if len(f) < 13 || f[1] != "UID" || f[2] != "PID" || f[3] != "PPID" || f[7] != "RSS" || f[12] != "COMMAND" {
-				return nil, parseErr(n, "expected the ps alx header \"F UID PID PPID PRI NI VSZ RSS WCHAN STAT TTY TIME COMMAND\"")
+			if !t.header(f) {
+				return nil, parseErr(n, "expected the header %q", t.expected)
 			}
 			header = true
 			continue
 		}
-		if len(f) < 13 {
-			return nil, parseErr(n, "expected 13 columns, got %d", len(f))
+		if len(f) < t.cols {
+			return nil, parseErr(n, "expected %d columns, got %d", t.cols, len(f))
 		}
+		row, ok := t.row(f)
+		if !ok {
+			return nil, parseErr(n, "%s", t.bad)
+		}
+		out = append(out, row)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, parseErr(n+1, "%v", err)
+	}
+	if !header {
+		return nil, parseErr(0, "empty ps output")
+	}
+	return out, nil
+}
+
+// psAlx is "ps alxwww": F UID PID PPID PRI NI VSZ RSS WCHAN STAT TTY TIME COMMAND.
+var psAlx = psTable{
+	header: func(f []string) bool {
+		return len(f) >= 13 && f[1] == "UID" && f[2] == "PID" && f[3] == "PPID" && f[7] == "RSS" && f[12] == "COMMAND"
+	},
+	expected: "F UID PID PPID PRI NI VSZ RSS WCHAN STAT TTY TIME COMMAND",
+	cols:     13,
+	row: func(f []string) (psRow, bool) {
 		uid, e1 := strconv.Atoi(f[1])
 		pid, e2 := strconv.Atoi(f[2])
 		ppid, e3 := strconv.Atoi(f[3])
 		rss, e4 := strconv.ParseInt(f[7], 10, 64)
-		if e1 != nil || e2 != nil || e3 != nil || e4 != nil || uid < 0 || pid <= 0 || ppid < 0 || rss < 0 {
-			return nil, parseErr(n, "expected numeric UID, PID, PPID and RSS")
-		}
-		out = append(out, psRow{PID: pid, PPID: ppid, UID: uid, RSSKB: rss, Command: strings.Join(f[12:], " ")})
-	}
-	if err := sc.Err(); err != nil {
-		return nil, parseErr(n+1, "%v", err)
-	}
-	if !header {
-		return nil, parseErr(0, "empty ps output")
-	}
-	return out, nil
+		ok := e1 == nil && e2 == nil && e3 == nil && e4 == nil && uid >= 0 && pid > 0 && ppid >= 0 && rss >= 0
+		return psRow{PID: pid, PPID: ppid, UID: uid, RSSKB: rss, Command: strings.Join(f[12:], " ")}, ok
+	},
+	bad: "expected numeric UID, PID, PPID and RSS",
 }
 
-// parsePsAux parses "ps auxwww": USER PID %CPU %MEM VSZ RSS TTY STAT START
-// TIME COMMAND. It has no PPID and names users (PPID and UID are -1).
-func parsePsAux(r io.Reader) ([]psRow, error) {
-	var out []psRow
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 4096), 1<<20)
-	n := 0
-	header := false
-	for sc.Scan() {
-		n++
-		f := strings.Fields(sc.Text())
-		if len(f) == 0 {
-			continue
-		}
-		if !header {
-			if len(f) < 11 || f[0] != "USER" || f[1] != "PID" || f[5] != "RSS" || f[10] != "COMMAND" {
-				return nil, parseErr(n, "expected the ps aux header \"USER PID %%CPU %%MEM VSZ RSS TTY STAT START TIME COMMAND\"")
-			}
-			header = true
-			continue
-		}
-		if len(f) < 11 {
-			return nil, parseErr(n, "expected 11 columns, got %d", len(f))
-		}
+// psAux is "ps auxwww": USER PID %CPU %MEM VSZ RSS TTY STAT START TIME
+// COMMAND. It has no PPID and names users (PPID and UID are -1).
+var psAux = psTable{
+	header: func(f []string) bool {
+		return len(f) >= 11 && f[0] == "USER" && f[1] == "PID" && f[5] == "RSS" && f[10] == "COMMAND"
+	},
+	expected: "USER PID %CPU %MEM VSZ RSS TTY STAT START TIME COMMAND",
+	cols:     11,
+	row: func(f []string) (psRow, bool) {
 		pid, e1 := strconv.Atoi(f[1])
 		rss, e2 := strconv.ParseInt(f[5], 10, 64)
-		if e1 != nil || e2 != nil || pid <= 0 || rss < 0 {
-			return nil, parseErr(n, "expected numeric PID and RSS")
-		}
-		out = append(out, psRow{PID: pid, PPID: -1, UID: -1, User: f[0], RSSKB: rss, Command: strings.Join(f[10:], " ")})
-	}
-	if err := sc.Err(); err != nil {
-		return nil, parseErr(n+1, "%v", err)
-	}
-	if !header {
-		return nil, parseErr(0, "empty ps output")
-	}
-	return out, nil
+		ok := e1 == nil && e2 == nil && pid > 0 && rss >= 0
+		return psRow{PID: pid, PPID: -1, UID: -1, User: f[0], RSSKB: rss, Command: strings.Join(f[10:], " ")}, ok
+	},
+	bad: "expected numeric PID and RSS",
 }
 
-// parsePsAxo parses "ps axo pid,ppid,user,group,lwp,nlwp,start_time,comm,cgroup".
+// psAxo is "ps axo pid,ppid,user,group,lwp,nlwp,start_time,comm,cgroup".
 // COMMAND (comm) may hold spaces; CGROUP is the last column.
-func parsePsAxo(r io.Reader) (map[int]psRow, error) {
-	out := map[int]psRow{}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 4096), 1<<20)
-	n := 0
-	header := false
-	for sc.Scan() {
-		n++
-		f := strings.Fields(sc.Text())
-		if len(f) == 0 {
-			continue
-		}
-		if !header {
-			if len(f) != 9 || f[0] != "PID" || f[5] != "NLWP" || f[8] != "CGROUP" {
-				return nil, parseErr(n, "expected the header \"PID PPID USER GROUP LWP NLWP START COMMAND CGROUP\"")
-			}
-			header = true
-			continue
-		}
-		if len(f) < 9 {
-			return nil, parseErr(n, "expected 9 columns, got %d", len(f))
-		}
+var psAxo = psTable{
+	header: func(f []string) bool {
+		return len(f) == 9 && f[0] == "PID" && f[5] == "NLWP" && f[8] == "CGROUP"
+	},
+	expected: "PID PPID USER GROUP LWP NLWP START COMMAND CGROUP",
+	cols:     9,
+	row: func(f []string) (psRow, bool) {
 		pid, e1 := strconv.Atoi(f[0])
 		ppid, e2 := strconv.Atoi(f[1])
 		nlwp, e3 := strconv.Atoi(f[5])
-		if e1 != nil || e2 != nil || e3 != nil || pid <= 0 || ppid < 0 || nlwp < 0 {
-			return nil, parseErr(n, "expected numeric PID, PPID and NLWP")
-		}
-		out[pid] = psRow{PID: pid, PPID: ppid, User: f[2], Threads: nlwp, Comm: strings.Join(f[7:len(f)-1], " "), Cgroup: f[len(f)-1]}
+		ok := e1 == nil && e2 == nil && e3 == nil && pid > 0 && ppid >= 0 && nlwp >= 0
+		return psRow{PID: pid, PPID: ppid, User: f[2], Threads: nlwp, Comm: strings.Join(f[7:len(f)-1], " "), Cgroup: f[len(f)-1]}, ok
+	},
+	bad: "expected numeric PID, PPID and NLWP",
+}
+
+// parsePsAlx parses "ps alxwww" output.
+func parsePsAlx(r io.Reader) ([]psRow, error) { return psAlx.parse(r) }
+
+// parsePsAux parses "ps auxwww" output.
+func parsePsAux(r io.Reader) ([]psRow, error) { return psAux.parse(r) }
+
+// parsePsAxo parses "ps axo ..." output into rows by PID.
+func parsePsAxo(r io.Reader) (map[int]psRow, error) {
+	rows, err := psAxo.parse(r)
+	if err != nil {
+		return nil, err
 	}
-	if err := sc.Err(); err != nil {
-		return nil, parseErr(n+1, "%v", err)
-	}
-	if !header {
-		return nil, parseErr(0, "empty ps output")
+	out := make(map[int]psRow, len(rows))
+	for _, row := range rows {
+		out[row.PID] = row
 	}
 	return out, nil
 }
