@@ -354,11 +354,17 @@ func FuzzParseCgconfig(f *testing.F) {
 
 func FuzzParsePasswd(f *testing.F) {
 	f.Add([]byte("root:x:0:0::/:\noracle:x:54321:1::/:\n"))
+	f.Add([]byte(passwdA))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		u, names, _ := parsePasswd(strings.NewReader(string(b)))
 		for n, uid := range u {
 			if n == "" || uid < 0 || names[uid] == "" {
 				t.Fatalf("bad user %q %d", n, uid)
+			}
+		}
+		for uid, name := range names {
+			if uid < 0 || name == "" || strings.Contains(name, ":") {
+				t.Fatalf("bad entry %d → %q", uid, name)
 			}
 		}
 	})

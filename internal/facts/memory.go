@@ -22,7 +22,6 @@ const (
 	sysTHP       = "/sys/kernel/mm/transparent_hugepage"
 	// RHEL 6 kernels exposed THP under this name instead.
 	sysTHPRedHat = "/sys/kernel/mm/redhat_transparent_hugepage"
-	etcPasswd    = "/etc/passwd"
 )
 
 // readMemory fills Snapshot.Memory: meminfo, the global hugepage pools, THP,
@@ -296,38 +295,6 @@ func parseSysvShm(r io.Reader) ([]snapshot.ShmSegment, error) {
 	return out, nil
 }
 
-// shmPasswdNames parses passwd(5) into uid → user name, the first entry of a
-// uid winning as in getpwuid(3). Lines that are not "name:pw:uid:..." with a
-// numeric uid (comments, NIS "+"/"-" entries, garbage) are skipped.
-func shmPasswdNames(r io.Reader) map[int64]string {
-	names := map[int64]string{}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 4096), 1<<20)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || line[0] == '#' || line[0] == '+' || line[0] == '-' {
-			continue
-		}
-		name, rest, ok := strings.Cut(line, ":")
-		if !ok || name == "" {
-			continue
-		}
-		_, rest, ok = strings.Cut(rest, ":") // password
-		if !ok {
-			continue
-		}
-		uidStr, _, _ := strings.Cut(rest, ":")
-		uid, err := strconv.ParseInt(uidStr, 10, 64)
-		if err != nil || uid < 0 {
-			continue
-		}
-		if _, dup := names[uid]; !dup {
-			names[uid] = name
-		}
-	}
-	return names
-}
-
 func readSysvShm(c *Collector) []snapshot.ShmSegment {
 	b, err := c.Root.ReadFile(procSysvShm)
 	if err != nil {
@@ -342,14 +309,12 @@ func readSysvShm(c *Collector) []snapshot.ShmSegment {
 	if len(segs) == 0 {
 		return segs
 	}
-	pw, err := c.Root.ReadFile(etcPasswd)
-	if err != nil {
-		c.Absent("memory.sysv_shm.user", etcPasswd, err)
+	_, names := c.readPasswd("memory.sysv_shm.user")
+	if names == nil {
 		return segs
 	}
-	names := shmPasswdNames(bytes.NewReader(pw))
 	for i := range segs {
-		segs[i].User = names[segs[i].UID]
+		segs[i].User = names[int(segs[i].UID)]
 	}
 	return segs
 }
