@@ -2,6 +2,8 @@ package facts
 
 import (
 	"bufio"
+	"bytes"
+	"fmt"
 	"io"
 	"sort"
 	"strconv"
@@ -132,4 +134,34 @@ func parseNumaMaps(r io.Reader) ([]snapshot.NodeMem, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Node < out[j].Node })
 	return out, nil
+}
+
+func readMainNumaMaps(c *Collector, procs []snapshot.Process, pp *procProblems) {
+	read, skipped := 0, 0
+	for i := range procs {
+		p := &procs[i]
+		if !mainRole(p.Role) {
+			continue
+		}
+		if read >= maxNumaMapsProcs {
+			skipped++
+			continue
+		}
+		read++
+		b, err := c.readProcFile("/proc/"+strconv.Itoa(p.PID)+"/numa_maps", false)
+		if err != nil {
+			pp.add("processes.numa", "/proc/PID/numa_maps", p.PID, err)
+			continue
+		}
+		m, err := parseNumaMaps(bytes.NewReader(b))
+		if err != nil {
+			pp.add("processes.numa", "/proc/PID/numa_maps", p.PID, err)
+			continue
+		}
+		p.NUMA = m
+	}
+	if skipped > 0 {
+		c.AbsentReason("processes.numa", "/proc/PID/numa_maps",
+			fmt.Sprintf("numa_maps read for the first %d main processes only; %d more skipped", maxNumaMapsProcs, skipped))
+	}
 }

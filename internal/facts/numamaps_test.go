@@ -88,3 +88,25 @@ func FuzzParseNumaMaps(f *testing.F) {
 		}
 	})
 }
+
+func TestNumaMapsCap(t *testing.T) {
+	var ps []fakeProc
+	for i := 0; i < maxNumaMapsProcs+3; i++ {
+		ps = append(ps, fakeProc{pid: 1000 + i, comm: "mysqld", cmdline: "mysqld\x00", ppid: 1, uid: 27,
+			numaMaps: "7f0000000000 default anon=1 N0=1 kernelpagesize_kB=4\n"})
+	}
+	c := newTestCollector(t, fakeProcFiles(ps))
+	readProcesses(c)
+	withNUMA := 0
+	for _, p := range c.Snap.Processes {
+		if p.NUMA != nil {
+			withNUMA++
+		}
+	}
+	if withNUMA != maxNumaMapsProcs {
+		t.Errorf("numa_maps read for %d processes, want %d", withNUMA, maxNumaMapsProcs)
+	}
+	if a := absentFor(c, "processes.numa"); len(a) != 1 || !strings.Contains(a[0].Reason, "3 more skipped") {
+		t.Errorf("absent = %+v", a)
+	}
+}
