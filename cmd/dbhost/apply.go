@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/dbhost/dbhost/internal/apply"
 	"github.com/dbhost/dbhost/internal/change"
@@ -22,8 +23,12 @@ import (
 // its N-th journal step; DBHOST_TEST_SIMULATE=1 makes a --root tree play the
 // kernel's side effects (scheduler → nr_requests, THP → min_free_kbytes,
 // memoryless node pools keep 0).
+//
+// DBHOST_TEST_PAUSE_AT=N:FILE makes it stop after step N, create
+// FILE.paused and wait until FILE exists (the lock tests hold a run there).
 const (
 	envKillAt   = "DBHOST_TEST_KILL_AT"
+	envPauseAt  = "DBHOST_TEST_PAUSE_AT"
 	envSimulate = "DBHOST_TEST_SIMULATE"
 )
 
@@ -78,7 +83,57 @@ func (h *hostFlags) options() (apply.Options, error) {
 			}
 		}
 	}
+	if v := os.Getenv(envPauseAt); v != "" {
+		num, file, _ := strings.Cut(v, ":")
+		n, err := strconv.Atoi(num)
+		if err != nil || n < 1 || file == "" {
+			return o, usageErr("%s=%q: expected STEP:FILE", envPauseAt, v)
+		}
+		o.Step = func(k int) {
+			if k != n {
+				return
+			}
+			_ = os.WriteFile(file+".paused", nil, 0o600)
+			for {
+				if _, err := os.Stat(file); err == nil {
+					return
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+		}
+	}
 	return o, nil
+}
+
+// lockState takes the state directory's lock before anything is read:
+// shared for a dry run or verify (they only read what an apply writes),
+// exclusive otherwise. A held lock is exit 6 with the holder's pid.
+func lockState(o *apply.Options, shared bool) (*apply.StateLock, error) {
+	var l *apply.StateLock
+	var err error
+	if shared {
+		l, err = apply.LockShared(o.StateDir)
+	} else {
+		l, err = apply.Lock(o.StateDir)
+	}
+	if err != nil {
+		return nil, stateErr(err, o.StateDir)
+	}
+	o.Locked = true
+	return l, nil
+}
+
+// stateErr maps the state directory's errors to exit codes: a held lock 6,
+// no permission 2 (run as root), else 1.
+func stateErr(err error, stateDir string) error {
+	var le *apply.LockedError
+	switch {
+	case errors.As(err, &le):
+		return &exitError{code: exitLocked, err: err}
+	case errors.Is(err, os.ErrPermission):
+		return usageErr("%v: dbhost keeps its lock and journal in --state-dir %s and writes the host's settings: run it as root", err, stateDir)
+	}
+	return err
 }
 
 func newApplyCmd() *cobra.Command {
@@ -107,7 +162,8 @@ grubby command and marks them pending reboot. Limits go to /etc/security/limits.
 --dry-run prints the diff (setting: current → new, rule, why) and changes nothing.
 
 Exit codes: 0 done (or nothing to do), 1 a change failed (rollback restores), 2 bad input,
-or risky changes refused without --accept-risk (the others were applied).`,
+5 risky changes refused without --accept-risk (the others were applied), 6 another dbhost
+apply/rollback holds the lock (nothing was read or changed).`,
 		Example: `  dbhost apply --dry-run --workload oltp --db oracle
   dbhost apply --plan plan/plan.json
   dbhost apply --only memory.swappiness --only io
@@ -119,6 +175,13 @@ or risky changes refused without --accept-risk (the others were applied).`,
 				return err
 			}
 			o.DryRun, o.AcceptRisk = dryRun, acceptRisk
+			// The lock first: the plan is computed from the host's
+			// current values, which another apply may be writing.
+			l, err := lockState(&o, dryRun)
+			if err != nil {
+				return err
+			}
+			defer l.Unlock()
 			changes, planName, err := loadChanges(c, &h, &pf, planPath)
 			if err != nil {
 				return err
@@ -130,11 +193,8 @@ or risky changes refused without --accept-risk (the others were applied).`,
 					return werr
 				}
 			}
-			if errors.Is(err, os.ErrPermission) {
-				return usageErr("%v: apply writes its journal to --state-dir %s and the host's settings: run it as root", err, o.StateDir)
-			}
 			if err != nil {
-				return err
+				return stateErr(err, o.StateDir)
 			}
 			if n := res.Count(apply.StatusFailed); n > 0 {
 				hint := ""
@@ -144,7 +204,7 @@ or risky changes refused without --accept-risk (the others were applied).`,
 				return &exitError{code: exitInternal, err: fmt.Errorf("%d change(s) failed (listed above)%s", n, hint)}
 			}
 			if n := res.Count(apply.StatusRefused); n > 0 && !dryRun {
-				return usageErr("%d risky change(s) refused (warnings above); pass --accept-risk to apply them, or leave them out with --only", n)
+				return &exitError{code: exitRefused, err: fmt.Errorf("%d risky change(s) refused (warnings above); pass --accept-risk to apply them, or leave them out with --only", n)}
 			}
 			return nil
 		},
@@ -318,7 +378,8 @@ values the kernel changed on its own and writes an interrupted apply had only an
 value is not written: rollback twice is a no-op. Works after a kill -9 or power loss.
 
 Exit codes: 0 restored (or nothing to do), 1 a value could not be restored (listed; run
-rollback again once fixed), 2 bad input or no journal.`,
+rollback again once fixed), 2 bad input or no journal, 6 another dbhost apply/rollback
+holds the lock (nothing was read or changed).`,
 		Example: `  dbhost rollback
   dbhost rollback --to 20261122T064512.123456789Z
   dbhost rollback --root tree/`,
@@ -331,6 +392,10 @@ rollback again once fixed), 2 bad input or no journal.`,
 			res, err := apply.Rollback(to, o)
 			if errors.Is(err, apply.ErrNoJournal) {
 				return usageErr("%v in %s", err, o.StateDir)
+			}
+			var le *apply.LockedError
+			if errors.As(err, &le) || errors.Is(err, os.ErrPermission) {
+				return stateErr(err, o.StateDir)
 			}
 			if err != nil {
 				if res == nil {
@@ -359,12 +424,12 @@ func rollbackText(r *apply.RollbackResult) []byte {
 			fmt.Fprintf(&b, "journal %s: already rolled back, nothing to do\n", j.ID)
 			continue
 		}
-		n := 0
+		n := map[string]int{}
 		for _, x := range j.Restores {
+			n[x.Status]++
 			if x.Status == apply.RestoreUnchanged {
 				continue
 			}
-			n++
 			name := x.Path
 			if x.Setting != "" && x.Setting != x.Path {
 				name = x.Setting + " (" + x.Path + ")"
@@ -378,7 +443,11 @@ func rollbackText(r *apply.RollbackResult) []byte {
 				fmt.Fprintf(&b, "    %s\n", x.Message)
 			}
 		}
-		fmt.Fprintf(&b, "journal %s: %d value(s) restored, %d already at their old value\n", j.ID, n, len(j.Restores)-n)
+		fmt.Fprintf(&b, "journal %s: %d value(s) restored, %d already at their old value", j.ID, n[apply.RestoreDone]+n[apply.RestoreRemoved], n[apply.RestoreUnchanged])
+		if n[apply.RestoreFailed] > 0 {
+			fmt.Fprintf(&b, ", %d NOT restored (the journal stays open)", n[apply.RestoreFailed])
+		}
+		b.WriteString("\n")
 		for _, w := range j.Warnings {
 			fmt.Fprintf(&b, "warning: %s\n", w)
 		}
@@ -398,7 +467,8 @@ sysctl.d/sysctl.conf entry that wins for the key, tuned's active profile (or one
 includes) setting it, a udev rule assigning the attribute, a reboot after the apply (boot
 time from /proc/stat), else another agent.
 
-Exit codes: 0 every setting as applied, 3 drift found, 2 bad input or nothing to verify.`,
+Exit codes: 0 every setting as applied, 3 drift found, 2 bad input or nothing to verify,
+6 an apply or rollback is running (it holds the lock).`,
 		Example: `  dbhost verify
   dbhost verify --plan plan/plan.json --format json`,
 		Args: cobra.NoArgs,
@@ -407,6 +477,11 @@ Exit codes: 0 every setting as applied, 3 drift found, 2 bad input or nothing to
 			if err != nil {
 				return err
 			}
+			l, err := lockState(&o, true)
+			if err != nil {
+				return err
+			}
+			defer l.Unlock()
 			vo := apply.VerifyOptions{Root: o.Root, Sys: o.Sys}
 			if snaps, err := hostsrc.Load(hostsrc.Spec{Root: h.root, Version: version}); err == nil && len(snaps) == 1 {
 				vo.Snap = snaps[0]

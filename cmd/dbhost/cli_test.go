@@ -239,3 +239,35 @@ func TestCLICollectSosreport(t *testing.T) {
 		t.Errorf("collect --sosreport left %d temporary entries", len(ents))
 	}
 }
+
+// TestExitCodeTableInREADME: README's exit code table is the one `dbhost
+// --help` prints (exitCodes), row for row.
+func TestExitCodeTableInREADME(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "| ") && len(line) > 4 && line[2] >= '0' && line[2] <= '9' && line[3] == ' ' {
+			rows = append(rows, line)
+		}
+	}
+	var want []string
+	for _, r := range exitCodes {
+		want = append(want, readmeExitRow(r))
+	}
+	if strings.Join(rows, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("README's exit code rows:\n%s\nwant (from exitCodes):\n%s", strings.Join(rows, "\n"), strings.Join(want, "\n"))
+	}
+	_, out, _ := cliRun(t, "--help")
+	for _, r := range exitCodes {
+		if !strings.Contains(out, "  "+r[0]+"  ["+r[1]+"]") {
+			t.Errorf("--help lacks exit code %s", r[0])
+		}
+	}
+}
+
+func readmeExitRow(r [3]string) string {
+	return "| " + r[0] + " | " + r[1] + " | " + r[2] + " |"
+}

@@ -17,14 +17,46 @@ import (
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "0.1.0-dev"
 
-// Exit codes (documented in README and `dbhost --help`).
+// Exit codes: exitCodes is the one table, printed by `dbhost --help` and
+// copied in README (TestExitCodeTableInREADME keeps them equal).
 const (
 	exitOK         = 0
-	exitInternal   = 1
-	exitUsage      = 2
-	exitFindings   = 3 // audit --fail-on threshold reached
+	exitInternal   = 1 // internal failure; a change or a restore failed
+	exitUsage      = 2 // bad input or usage
+	exitFindings   = 3 // audit --fail-on threshold reached; verify: not as applied
 	exitInfeasible = 4 // place: spec cannot be satisfied
+	exitRefused    = 5 // apply: risky changes refused without --accept-risk
+	exitLocked     = 6 // another dbhost apply/rollback holds the state lock
 )
+
+// exitCodes is the exit code table: code, meaning, commands.
+var exitCodes = [][3]string{
+	{"0", "all", "success, or nothing to do; verify: every setting as applied"},
+	{"1", "all", "internal failure; apply, place --apply: a change failed (rollback restores the run); rollback: a value it could not restore (the journal stays open)"},
+	{"2", "all", "bad input or usage (the message names the file or flag and what was expected); rollback, verify: no journal"},
+	{"3", "audit, verify", "audit: findings at or above --fail-on; verify: a setting not as applied (drift, failed or interrupted write, boot argument pending reboot)"},
+	{"4", "place", "placement infeasible (every reason is listed)"},
+	{"5", "apply", "risky changes refused without --accept-risk (warnings quoted); the other changes were applied"},
+	{"6", "apply, rollback, place --apply, verify", "another dbhost apply/rollback holds the state directory's lock (its pid named); nothing was read or changed"},
+}
+
+// exitCodeText is the table as `dbhost --help` prints it.
+func exitCodeText() string {
+	var b strings.Builder
+	b.WriteString("Exit codes:\n")
+	for _, r := range exitCodes {
+		line := "  " + r[0] + "  [" + r[1] + "]"
+		for _, w := range strings.Fields(r[2]) {
+			if len(line)+1+len(w) > 92 {
+				b.WriteString(line + "\n")
+				line = "    "
+			}
+			line += " " + w
+		}
+		b.WriteString(line + "\n")
+	}
+	return b.String()
+}
 
 // exitError carries an exit code with its message.
 type exitError struct {
@@ -86,8 +118,7 @@ Every command reads one of: this host (default), --root DIR (a captured tree wit
 DIR/proc, DIR/sys, DIR/etc; nothing is read from the live host), --sosreport FILE|DIR,
 or --snapshot FILE (a saved snapshot).
 
-Exit codes: 0 ok, 1 internal failure, 2 bad input or usage, 3 audit findings at or
-above --fail-on, 4 placement infeasible.`,
+` + exitCodeText(),
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,

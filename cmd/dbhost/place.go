@@ -42,7 +42,8 @@ only (memory_migrate, --memory-migrate on v1, and a restart move the rest). Cagi
 plans have nothing to apply for cgroups. --dry-run prints what --apply would do.
 
 Exit codes: 0 feasible (applied), 4 infeasible (every reason is listed), 2 bad spec
-(file:line) or bad flags, 1 a change failed (rollback restores).`,
+(file:line) or bad flags, 1 a change failed (rollback restores), 6 (--apply) another
+dbhost apply/rollback holds the lock.`,
 		Example: `  dbhost place --spec instances.yaml
   dbhost place --spec instances.yaml --snapshot host.json --format json
   dbhost place --spec instances.yaml -o plan/
@@ -76,6 +77,21 @@ Exit codes: 0 feasible (applied), 4 infeasible (every reason is listed), 2 bad s
 			if err != nil {
 				return usageErr("bad spec: %v", err)
 			}
+			var o apply.Options
+			if doApply {
+				// The lock before the host is read: another apply may be
+				// writing the cgroups and pools this plan starts from.
+				h := hostFlags{root: src.root, stateDir: stateDir, format: format}
+				if o, err = h.options(); err != nil {
+					return err
+				}
+				o.DryRun = dryRun
+				l, err := lockState(&o, dryRun)
+				if err != nil {
+					return err
+				}
+				defer l.Unlock()
+			}
 			snaps, err := src.load()
 			if err != nil {
 				return err
@@ -92,7 +108,7 @@ Exit codes: 0 feasible (applied), 4 infeasible (every reason is listed), 2 bad s
 					}
 					fmt.Fprintf(c.ErrOrStderr(), "wrote %d files to %s: %s\n", len(names), outDir, strings.Join(names, " "))
 				}
-				return placeApply(c, r, snaps[0], src.root, stateDir, format, dryRun, memoryMigrate)
+				return placeApply(c, r, snaps[0], o, format, memoryMigrate)
 			}
 			var b []byte
 			if format == "json" {
@@ -140,14 +156,9 @@ Exit codes: 0 feasible (applied), 4 infeasible (every reason is listed), 2 bad s
 	return c
 }
 
-// placeApply carries a feasible placement out through the apply engine.
-func placeApply(c *cobra.Command, r *place.Result, snap *snapshot.Snapshot, root, stateDir, format string, dryRun, migrate bool) error {
-	h := hostFlags{root: root, stateDir: stateDir, format: format}
-	o, err := h.options()
-	if err != nil {
-		return err
-	}
-	o.DryRun = dryRun
+// placeApply carries a feasible placement out through the apply engine;
+// the caller holds the state lock (o.Locked).
+func placeApply(c *cobra.Command, r *place.Result, snap *snapshot.Snapshot, o apply.Options, format string, migrate bool) error {
 	o.Plan = "dbhost place (" + r.Strategy + ")"
 	a, err := place.Changes(r, snap, place.ApplyOptions{MemoryMigrate: migrate})
 	if err != nil {
@@ -177,11 +188,8 @@ func placeApply(c *cobra.Command, r *place.Result, snap *snapshot.Snapshot, root
 			return werr
 		}
 	}
-	if errors.Is(err, os.ErrPermission) {
-		return usageErr("%v: place --apply writes its journal to --state-dir %s and the cgroups: run it as root", err, o.StateDir)
-	}
 	if err != nil {
-		return err
+		return stateErr(err, o.StateDir)
 	}
 	if n := res.Count(apply.StatusFailed); n > 0 {
 		hint := ""

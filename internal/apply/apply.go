@@ -44,6 +44,22 @@ type Options struct {
 	// Step, when set, is called after every journal entry and every write
 	// with their running number from 1 (tests kill the process there).
 	Step func(n int)
+	// Locked: the caller holds the state directory's lock (Lock, or
+	// LockShared for a dry run), taken before it read the host to plan.
+	// Otherwise Apply and Rollback take it themselves, before reading.
+	Locked bool
+}
+
+// lock takes the state lock for a run unless the caller holds it: shared
+// for a dry run, exclusive otherwise.
+func (o *Options) lock() (*StateLock, error) {
+	if o.Locked {
+		return nil, nil
+	}
+	if o.DryRun {
+		return LockShared(o.StateDir)
+	}
+	return Lock(o.StateDir)
 }
 
 func (o *Options) sys() Sys {
@@ -106,10 +122,16 @@ type todo struct {
 // Apply brings the host to the changes' values. Values already equal are
 // not written; risky changes are refused unless AcceptRisk; boot arguments
 // are never written (pending, with the grubby command); limits go to
-// LimitsFile only. Every write is journaled (see package doc). The error is
-// for the journal itself (no state directory, lock held): outcomes of the
-// changes are in Result.
+// LimitsFile only. Every write is journaled (see package doc). The state
+// lock is held from before the first current value is read. The error is
+// for the journal itself (no state directory, lock held: *LockedError):
+// outcomes of the changes are in Result.
 func Apply(changes []change.Change, opt Options) (*Result, error) {
+	l, err := opt.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer l.Unlock()
 	sys := opt.sys()
 	res := &Result{DryRun: opt.DryRun, Items: []Item{}, Counts: map[string]int{}}
 	var todos []*todo
@@ -173,11 +195,6 @@ func Apply(changes []change.Change, opt Options) (*Result, error) {
 	// Run order: as planned (limits last).
 	sort.SliceStable(todos, func(a, b int) bool { return todos[a].items[0] < todos[b].items[0] })
 
-	unlock, err := lockState(opt.StateDir)
-	if err != nil {
-		return res, err
-	}
-	defer unlock()
 	if ids, _ := ListJournals(opt.StateDir); len(ids) > 0 {
 		if j, err := LoadJournal(opt.StateDir, ids[len(ids)-1]); err == nil && !j.Ended && !j.RolledBack {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("the previous apply %s was interrupted; 'dbhost rollback --to %s' undoes it and this one", j.ID, j.ID))

@@ -165,9 +165,9 @@ func TestCLIDryRunAndVerify(t *testing.T) {
 	if d := diffTrees(before, treeBytes(t, root, "")); len(d) > 0 {
 		t.Fatalf("dry run changed %v", d)
 	}
-	// Without --accept-risk: the rest applied, exit 2 for the refusal.
+	// Without --accept-risk: the rest applied, exit 5 for the refusal.
 	out, code, _ = dbhost(t, nil, "apply", "--plan", planPath, "--root", root)
-	if code != 2 || !strings.Contains(out, "1 refused (risky)") {
+	if code != 5 || !strings.Contains(out, "1 refused (risky)") {
 		t.Fatalf("apply exit %d:\n%s", code, out)
 	}
 	out, code, _ = dbhost(t, nil, "verify", "--root", root)

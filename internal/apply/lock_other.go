@@ -4,10 +4,16 @@ package apply
 
 import "os"
 
-// lockState only creates the state directory where flock is not available.
-func lockState(stateDir string) (func(), error) {
+// Lock only creates the state directory where flock is not available.
+func Lock(stateDir string) (*StateLock, error) {
 	if err := os.MkdirAll(stateDir, 0o700); err != nil {
 		return nil, err
 	}
-	return func() {}, nil
+	return &StateLock{}, nil
 }
+
+// LockShared is no lock where flock is not available.
+func LockShared(string) (*StateLock, error) { return nil, nil }
+
+// Unlock releases the lock (nil-safe).
+func (l *StateLock) Unlock() {}

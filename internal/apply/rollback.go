@@ -63,12 +63,13 @@ var ErrNoJournal = fmt.Errorf("no apply journal: nothing to roll back")
 // written, so rolling back twice (or again after a crash in a rollback) is a
 // no-op. A journal is marked rolled back only when every restore succeeded.
 func Rollback(to string, opt Options) (*RollbackResult, error) {
-	sys := opt.sys()
-	unlock, err := lockState(opt.StateDir)
+	opt.DryRun = false
+	l, err := opt.lock()
 	if err != nil {
 		return nil, err
 	}
-	defer unlock()
+	defer l.Unlock()
+	sys := opt.sys()
 	ids, err := ListJournals(opt.StateDir)
 	if err != nil {
 		return nil, err
