@@ -1,0 +1,211 @@
+package bench
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// NumaOptions: which node pairs, how big a buffer, how many threads stream.
+type NumaOptions struct {
+	Options
+	CPUNodes []int // nil: every node with CPUs
+	MemNodes []int // nil: every node with memory
+	SizeMB   int   // buffer per pair; 0: 8× the LLC, 64 MiB..1 GiB, at most a quarter of the node's free memory
+	Threads  int   // streaming threads per pair; 0: one per CPU of the CPU node
+}
+
+// lineWords is the pointer chase's stride: one 64-byte cache line of uint64s.
+const lineWords = 8
+
+// ChaseCycle makes next a single random cycle over n elements (Sattolo's
+// algorithm): following next[i] from any i visits every element once
+// before coming back, so a dependent-load chase over it never settles in a
+// short loop the caches could hold.
+func ChaseCycle(n int, r *rand.Rand) []uint32 {
+	next := make([]uint32, n)
+	for i := range next {
+		next[i] = uint32(i)
+	}
+	for i := n - 1; i > 0; i-- {
+		j := r.IntN(i)
+		next[i], next[j] = next[j], next[i]
+	}
+	return next
+}
+
+// fillChase writes the cycle into buf: the first word of line i holds the
+// word index of the next line.
+func fillChase(buf []uint64, next []uint32) {
+	for i, v := range next {
+		buf[i*lineWords] = uint64(v) * lineWords
+	}
+}
+
+// chase follows n dependent loads from word p and returns where it ended
+// (so that the loop cannot be optimised away).
+func chase(buf []uint64, p uint64, n int) uint64 {
+	for i := 0; i < n; i += 8 {
+		p = buf[p]
+		p = buf[p]
+		p = buf[p]
+		p = buf[p]
+		p = buf[p]
+		p = buf[p]
+		p = buf[p]
+		p = buf[p]
+	}
+	return p
+}
+
+// sumWords reads every word of b (the streaming read).
+func sumWords(b []uint64) uint64 {
+	var s0, s1, s2, s3 uint64
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		s0 += b[i] + b[i+4]
+		s1 += b[i+1] + b[i+5]
+		s2 += b[i+2] + b[i+6]
+		s3 += b[i+3] + b[i+7]
+	}
+	for ; i < len(b); i++ {
+		s0 += b[i]
+	}
+	return s0 + s1 + s2 + s3
+}
+
+// LLCBytes is the largest cache's size of CPU 0 (sysfs), 0 when unknown.
+func LLCBytes() int64 {
+	dirs, _ := filepath.Glob("/sys/devices/system/cpu/cpu0/cache/index*")
+	var best int64
+	for _, d := range dirs {
+		b, err := os.ReadFile(d + "/size")
+		if err != nil {
+			continue
+		}
+		if v := ParseCacheSize(strings.TrimSpace(string(b))); v > best {
+			best = v
+		}
+	}
+	return best
+}
+
+// ParseCacheSize reads sysfs's cache size ("32K", "16384K", "1M"); 0 when
+// it is not one.
+func ParseCacheSize(s string) int64 {
+	mult := int64(1)
+	switch {
+	case strings.HasSuffix(s, "K"):
+		mult, s = 1<<10, strings.TrimSuffix(s, "K")
+	case strings.HasSuffix(s, "M"):
+		mult, s = 1<<20, strings.TrimSuffix(s, "M")
+	case strings.HasSuffix(s, "G"):
+		mult, s = 1<<30, strings.TrimSuffix(s, "G")
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || v < 0 || v > 1<<40/mult {
+		return 0
+	}
+	return v * mult
+}
+
+// numaBufferBytes is the default buffer: 8× the LLC, within 64 MiB..1 GiB,
+// and at most a quarter of the smallest free memory of the nodes measured.
+func numaBufferBytes(llc int64, minFreeKB int64) int64 {
+	size := 8 * llc
+	size = max(size, 64<<20)
+	size = min(size, 1<<30)
+	if minFreeKB > 0 {
+		size = min(size, minFreeKB*1024/4)
+	}
+	size = max(size, 4<<20)
+	return size &^ (1<<20 - 1)
+}
+
+// NumaText renders bench numa's matrices: ns per load, read bandwidth and
+// the SLIT, rows = CPU node, columns = memory node, then each row's remote
+// latency against local next to the SLIT ratio.
+func NumaText(r *Result) []byte {
+	var b strings.Builder
+	b.Write(headerOnly(r))
+	var cpus, mems []int
+	seen := map[string]bool{}
+	get := map[[2]int]*Row{}
+	for i := range r.Results {
+		row := &r.Results[i]
+		c, _ := strconv.Atoi(row.Labels["cpu_node"])
+		m, _ := strconv.Atoi(row.Labels["mem_node"])
+		get[[2]int{c, m}] = row
+		if k := "c" + row.Labels["cpu_node"]; !seen[k] {
+			seen[k] = true
+			cpus = append(cpus, c)
+		}
+		if k := "m" + row.Labels["mem_node"]; !seen[k] {
+			seen[k] = true
+			mems = append(mems, m)
+		}
+	}
+	table := func(title string, cell func(*Row) string) {
+		fmt.Fprintf(&b, "%s\n%-10s", title, "cpu\\mem")
+		for _, m := range mems {
+			fmt.Fprintf(&b, " %10s", fmt.Sprintf("node%d", m))
+		}
+		b.WriteString("\n")
+		for _, c := range cpus {
+			fmt.Fprintf(&b, "%-10s", fmt.Sprintf("node%d", c))
+			for _, m := range mems {
+				s := "-"
+				if row := get[[2]int{c, m}]; row != nil {
+					s = cell(row)
+				}
+				fmt.Fprintf(&b, " %10s", s)
+			}
+			b.WriteString("\n")
+		}
+	}
+	table("dependent-load latency (ns/load)", func(row *Row) string {
+		if row.NsPerLoad == nil {
+			return "-"
+		}
+		return fnum(*row.NsPerLoad)
+	})
+	table("streaming read bandwidth (GB/s)", func(row *Row) string {
+		if row.ThroughputGbps == nil {
+			return "-"
+		}
+		return fnum(*row.ThroughputGbps / 8)
+	})
+	table("SLIT distance", func(row *Row) string { return strconv.Itoa(int(row.Extra["slit_distance"])) })
+	table("latency / local latency  (SLIT / 10 in parentheses)", func(row *Row) string {
+		v, ok := row.Extra["latency_vs_local"]
+		if !ok {
+			return "-"
+		}
+		return fmt.Sprintf("%.2fx (%.1f)", v, row.Extra["slit_distance"]/10)
+	})
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "note: %s\n", n)
+	}
+	return []byte(b.String())
+}
+
+// headerOnly is the first line of Text.
+func headerOnly(r *Result) []byte {
+	t := r.Text()
+	if i := strings.IndexByte(string(t), '\n'); i >= 0 {
+		return t[:i+1]
+	}
+	return t
+}
+
+// numaTiming splits the per-pair duration between the chase and the stream.
+func numaTiming(d time.Duration) (chaseDur, streamDur time.Duration) {
+	if d <= 0 {
+		d = 2 * time.Second
+	}
+	return d / 2, d - d/2
+}
