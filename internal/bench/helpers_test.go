@@ -32,7 +32,8 @@ func testOptions(t *testing.T, d time.Duration) Options {
 	return Options{Duration: d, Repeat: 1, Version: "test", Registry: reg}
 }
 
-// ourQueues lists SysV message queues with dbhost's key prefix.
+// ourQueues lists SysV message queues with dbhost's key prefix that this
+// process used (other tests and other engineers' runs share the machine).
 func ourQueues(t *testing.T) []SysVMsg {
 	t.Helper()
 	s, err := os.ReadFile("/proc/sysvipc/msg")
@@ -45,7 +46,7 @@ func ourQueues(t *testing.T) []SysVMsg {
 	}
 	var out []SysVMsg
 	for _, q := range qs {
-		if uint32(q.Key)>>24 == mqKeyPrefix {
+		if uint32(q.Key)>>24 == mqKeyPrefix && (q.LSPID == os.Getpid() || q.LRPID == os.Getpid()) {
 			out = append(out, q)
 		}
 	}

@@ -31,9 +31,10 @@ const mqKeyPrefix = 0xdb
 
 // SysVMsg is one line of /proc/sysvipc/msg.
 type SysVMsg struct {
-	Key   int64
-	MsqID int
-	CUID  int
+	Key          int64
+	MsqID        int
+	CUID         int
+	LSPID, LRPID int // last sender, last receiver (0: none yet)
 }
 
 // ParseSysVMsg reads /proc/sysvipc/msg: a header naming the columns, then
@@ -49,7 +50,7 @@ func ParseSysVMsg(s string) ([]SysVMsg, error) {
 	for i, h := range head {
 		col[h] = i
 	}
-	for _, need := range []string{"key", "msqid", "cuid"} {
+	for _, need := range []string{"key", "msqid", "cuid", "lspid", "lrpid"} {
 		if _, ok := col[need]; !ok {
 			return nil, fmt.Errorf("/proc/sysvipc/msg line 1: no %q column (got %q)", need, strings.Join(head, " "))
 		}
@@ -66,10 +67,12 @@ func ParseSysVMsg(s string) ([]SysVMsg, error) {
 		key, err1 := strconv.ParseInt(f[col["key"]], 10, 64)
 		id, err2 := strconv.Atoi(f[col["msqid"]])
 		cuid, err3 := strconv.Atoi(f[col["cuid"]])
-		if err1 != nil || err2 != nil || err3 != nil {
-			return nil, fmt.Errorf("/proc/sysvipc/msg line %d: expected numbers in key, msqid and cuid", i+2)
+		ls, err4 := strconv.Atoi(f[col["lspid"]])
+		lr, err5 := strconv.Atoi(f[col["lrpid"]])
+		if err1 != nil || err2 != nil || err3 != nil || err4 != nil || err5 != nil {
+			return nil, fmt.Errorf("/proc/sysvipc/msg line %d: expected numbers in key, msqid, cuid, lspid and lrpid", i+2)
 		}
-		out = append(out, SysVMsg{Key: key, MsqID: id, CUID: cuid})
+		out = append(out, SysVMsg{Key: key, MsqID: id, CUID: cuid, LSPID: ls, LRPID: lr})
 	}
 	return out, nil
 }

@@ -22,7 +22,7 @@ func TestParseSysVMsg(t *testing.T) {
 	if uint32(qs[0].Key)>>24 != 0xdb {
 		t.Errorf("key prefix of %d", qs[0].Key)
 	}
-	for _, bad := range []string{"key msqid\n1 2\n", "key msqid cuid\n1 x 0\n", "key msqid cuid\n1 2\n"} {
+	for _, bad := range []string{"key msqid\n1 2\n", "key msqid cuid lspid lrpid\n1 x 0 0 0\n", "key msqid cuid lspid lrpid\n1 2\n"} {
 		if _, err := ParseSysVMsg(bad); err == nil {
 			t.Errorf("ParseSysVMsg(%q): no error", bad)
 		}
@@ -44,7 +44,6 @@ func TestRunMQShort(t *testing.T) {
 	if _, err := os.Stat("/proc/sysvipc/msg"); err != nil {
 		t.Skip("no SysV IPC")
 	}
-	before := len(ourQueues(t))
 	o := MQOptions{Options: testOptions(t, 300*time.Millisecond), Senders: 3, CPUNode: -1, MemNode: -1}
 	r, err := RunMQ(context.Background(), o)
 	if err != nil {
@@ -70,7 +69,7 @@ func TestRunMQShort(t *testing.T) {
 			t.Errorf("%s: histogram holds %d samples, latency counts %d", row.Case, n, l.Count)
 		}
 	}
-	if after := len(ourQueues(t)); after != before {
-		t.Errorf("%d dbhost message queues before, %d after", before, after)
+	if left := ourQueues(t); len(left) != 0 {
+		t.Errorf("message queues left behind: %+v", left)
 	}
 }
