@@ -86,7 +86,14 @@ func newRulesShowCmd() *cobra.Command {
 				if i == 0 {
 					k = "sources"
 				}
-				fmt.Fprintf(tw, "%s\t%s § %s\n", k, s.Doc, s.Section)
+				fmt.Fprintf(tw, "%s\t%s\n", k, s.Cite())
+			}
+			for i, th := range r.Thresholds {
+				k := ""
+				if i == 0 {
+					k = "own thresholds"
+				}
+				fmt.Fprintf(tw, "%s\t%s (dbhost's, no source gives one)\n", k, th)
 			}
 			for _, kv := range [][2]string{{"kernels", r.Scope.Kernels}, {"distributions", r.Scope.Distros},
 				{"db versions", r.Scope.DBVersions}, {"note", r.Scope.Note}} {

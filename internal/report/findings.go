@@ -240,7 +240,7 @@ func label(i int, s string) string {
 func sourcesText(ss []rules.Source) string {
 	var parts []string
 	for _, s := range ss {
-		parts = append(parts, s.Doc+" § "+s.Section)
+		parts = append(parts, s.Cite())
 	}
 	return strings.Join(parts, "\n")
 }
@@ -432,7 +432,7 @@ func FindingsMarkdown(reps []rules.Report, o FindingsOptions) []byte {
 			mdItem(&b, "risk", f.Risk)
 			mdItem(&b, "scope", scopeText(f.Scope))
 			for _, s := range f.Sources {
-				fmt.Fprintf(&b, "- **source**: %s, %s\n", s.Doc, mdCell(s.Section))
+				fmt.Fprintf(&b, "- **source**: %s\n", mdCell(s.Cite()))
 			}
 			if len(f.Fix.Runtime) > 0 {
 				b.WriteString("\nNow:\n```sh\n" + strings.Join(f.Fix.Runtime, "\n") + "\n```\n")

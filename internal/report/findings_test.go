@@ -9,7 +9,7 @@ import (
 )
 
 func sampleReports() []rules.Report {
-	src := []rules.Source{{Doc: rules.Seed000, Section: "Table 13"}}
+	src := []rules.Source{{Doc: rules.Seed000, Section: "Table 13", Quote: "Allowed C-states\t0, 1"}}
 	a := rules.Report{Host: "db1", Workload: "oltp", DB: "oracle", Findings: []rules.Finding{
 		{ID: "numa.disabled-at-boot", Severity: "critical", Area: "numa", Title: "NUMA off", Setting: "cmdline:numa",
 			Current: "numa=off", Recommended: "no numa=", Evidence: "/proc/cmdline", Why: strings.Repeat("word ", 40),
@@ -127,7 +127,7 @@ func TestFindingsMarkdown(t *testing.T) {
 	out := string(FindingsMarkdown(sampleReports(), FindingsOptions{Explain: true}))
 	for _, want := range []string{"# Audit of 2 hosts", "| `numa.disabled-at-boot` | critical | ok |", "## Audit of db1",
 		"| critical | `numa.disabled-at-boot` | `cmdline:numa` | numa=off | no numa= |", "```sh\nsysctl -w vm.swappiness=10\n```",
-		"- **source**: 000_211b0b645b2f1cc8.txt, Table 13", "**Could not check**"} {
+		"- **source**: 000_211b0b645b2f1cc8.txt § Table 13: “Allowed C-states 0, 1”", "**Could not check**"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("missing %q in:\n%s", want, out)
 		}

@@ -11,17 +11,20 @@ import (
 // 0 = performance .. 15 = power) is not "performance". Every tuned profile
 // for servers in 003's tables (throughput-performance, latency-performance,
 // and the profiles inheriting them) sets it to performance; balanced leaves
-// it "normal" (6).
+// it "normal" (6). Info: no source measured this knob on its own.
 func init() {
 	Register(Rule{
 		ID:       "cpu.energy-perf-bias",
 		Area:     AreaCPU,
-		Severity: SevWarning,
+		Severity: SevInfo,
 		Title:    "CPU energy_perf_bias is not performance",
 		Sources: []Source{
-			{Doc: Seed003, Section: "Tuned: Throughput Profiles - RHEL7 (Energy Perf Bias: balanced normal, throughput-performance performance)"},
-			{Doc: Seed003, Section: "Tuned: Latency Profiles - RHEL7 (Energy Perf Bias: latency-performance performance)"},
-			{Doc: Seed003, Section: "Tuned: Virtualization Profiles - RHEL7 (Energy Perf Bias: throughput-performance performance)"},
+			{Doc: Seed003, Section: "Tuned: Throughput Profiles - RHEL7",
+				Quote: "Energy Perf Bias\t\tnormal\tperformance"},
+			{Doc: Seed003, Section: "Tuned: Latency Profiles - RHEL7",
+				Quote: "Energy Perf Bias\t\tnormal\tperformance"},
+			{Doc: Seed003, Section: "Tuned: Virtualization Profiles - RHEL7",
+				Quote: "Energy Perf Bias\t\tperformance"},
 		},
 		Scope: Scope{
 			Kernels: "x86 CPUs with IA32_ENERGY_PERF_BIAS (/sys/devices/system/cpu/cpuN/power/energy_perf_bias, Linux 5.2+); not in guests",
@@ -75,16 +78,11 @@ func checkEnergyPerfBias(in *Input) Outcome {
 	if !bad {
 		return Passed("energy_perf_bias 0 (performance) on every online CPU")
 	}
-	sev := SevWarning
-	if in.Workload == WorkloadDSS || in.Workload == WorkloadMixed {
-		sev = SevInfo
-	}
 	ev := "/sys/devices/system/cpu/cpuN/power/energy_perf_bias: " + strings.Join(cur, "; ")
 	if t := s.Config.Tuned.ActiveProfile; t != nil {
 		ev += "; tuned profile " + *t
 	}
 	f := Finding{
-		Severity:    sev,
 		Setting:     "/sys/devices/system/cpu/cpu*/power/energy_perf_bias",
 		Current:     strings.Join(cur, "; "),
 		Recommended: "0 (performance)",
@@ -98,7 +96,7 @@ func checkEnergyPerfBias(in *Input) Outcome {
 			},
 		},
 		Changes: chg,
-		Risk:    "More power at low load; 003 gives no separate measurement of this knob.",
+		Risk:    "More power at low load. Info only: 003 lists the value in its tuned tables but no source measured this knob on its own.",
 	}
 	if len(chg) == 0 {
 		f.Changes = nil

@@ -17,7 +17,7 @@ func TestEnergyPerfBias(t *testing.T) {
 		return s
 	}
 	f := fires(t, id, mk("6"), WorkloadOLTP, DBNone)
-	if f.Severity != SevWarning || f.Current != "6 (normal)" || len(f.Changes) != 8 || f.Changes[0].Kind != change.Sysfs ||
+	if f.Severity != SevInfo || f.Current != "6 (normal)" || len(f.Changes) != 8 || f.Changes[0].Kind != change.Sysfs ||
 		f.Changes[0].Key != "/sys/devices/system/cpu/cpu0/power/energy_perf_bias" || f.Changes[0].Value != "0" || f.Changes[0].Current != "6" {
 		t.Fatalf("%+v", f)
 	}

@@ -19,9 +19,12 @@ func init() {
 		Title:     "intel_pstate min_perf_pct is below 100 on a latency-sensitive workload",
 		Workloads: []string{WorkloadLatency, WorkloadOLTP},
 		Sources: []Source{
-			{Doc: Seed003, Section: "Tuned: Latency Profiles - RHEL7 (min_perf_pct (intel_pstate only): latency-performance 100)"},
-			{Doc: Seed003, Section: "Tuned: Throughput Profiles - RHEL7 (min_perf_pct (intel_pstate only): throughput-performance 100)"},
-			{Doc: Seed000, Section: "Power consumption versus performance — P-states (Recommendation: keep CPU clocks at full speed)"},
+			{Doc: Seed003, Section: "Tuned: Latency Profiles - RHEL7",
+				Quote: "min_perf_pct (intel_pstate only)\tpercent\t\t100"},
+			{Doc: Seed003, Section: "Tuned: Throughput Profiles - RHEL7",
+				Quote: "min_perf_pct (intel_pstate only)\tPercent\tauto-scaling\t100"},
+			{Doc: Seed000, Section: "P-states — Recommendation",
+				Quote: "CPU clock should be kept at full speed"},
 		},
 		Scope: Scope{
 			Kernels: "intel_pstate driver in active mode (/sys/devices/system/cpu/intel_pstate/status active; kernels before 4.13 have no status file and are always active); not in guests",

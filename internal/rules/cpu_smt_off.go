@@ -20,8 +20,10 @@ func init() {
 		Title:     "SMT (hyperthreads) is off or sibling threads are offline",
 		Workloads: []string{WorkloadOLTP, WorkloadMixed},
 		Sources: []Source{
-			{Doc: Seed003, Section: "Anything “Hyper” has to be good for performance... right? (Avg % gain – 1 Node – 30% / 2 Nodes – 20% / 3 Nodes – 14% / 4 Nodes – 5.5%)"},
-			{Doc: Seed003, Section: "Multi Instances of database with and without Hyperthreads (instances aligned with NUMA nodes: best gain)"},
+			{Doc: Seed003, Section: "Anything “Hyper” has to be good for performance... right?",
+				Quote: "Avg % gain – 1 Node – 30% / 2 Nodes – 20% / 3 Nodes – 14% / 4 Nodes – 5.5%"},
+			{Doc: Seed003, Section: "Multi Instances of database with and without Hyperthreads",
+				Quote: "Each of the 4 instances were aligned to an individual NUMA node. This test shows the best gain in performances"},
 		},
 		Scope: Scope{
 			Kernels: "4.19+ for /sys/devices/system/cpu/smt/active; the sibling lists on every kernel; not in guests (the vCPU topology is the hypervisor's)",

@@ -20,8 +20,12 @@ func init() {
 		Severity: SevWarning,
 		Title:    "fs.aio-max-nr is too low for the database's asynchronous I/O",
 		Sources: []Source{
-			{Doc: Seed004, Section: "IO : Asynchronous IO (AIO) tuning (maxreqs: size of the asynchronous queue, > 4 * #disks * queue_depth; too low: \"lio_listio returned EAGAIN\")"},
-			{Doc: Seed004, Section: "IO : Asynchronous IO (AIO) (utilization of asynchronous IO is strongly advised)"},
+			{Doc: Seed004, Section: "IO : Asynchronous IO (AIO) tuning",
+				Quote: "maxreqs (= a multiple of 4096) should be > 4 * #disks * queue_depth"},
+			{Doc: Seed004, Section: "IO : Asynchronous IO (AIO) tuning",
+				Quote: "if maxservers set to low : \"Warning: lio_listio returned EAGAIN\""},
+			{Doc: Seed004, Section: "IO : Asynchronous IO (AIO)",
+				Quote: "Utilization of asynchronous IO is strongly advised"},
 			{Doc: "https://docs.oracle.com/en/database/oracle/oracle-database/23/cwlin/minimum-parameter-settings-for-installation.html", Section: "Table C-1 Minimum Operating System Resource Parameter Settings (aio-max-nr 1048576; the preinstall RPM sets the same)"},
 		},
 		Scope: Scope{
@@ -29,7 +33,8 @@ func init() {
 			DBVersions: "the 1048576 minimum: Oracle Database 11.2 to 23ai on Linux; the usage check: any database using libaio (Oracle, MySQL/InnoDB native AIO, PostgreSQL 18 io_method=worker does not)",
 			Note:       "004's maxreqs is the AIX counterpart; fs.aio-nr counts requests reserved by io_setup() contexts, so it rises with each instance and process",
 		},
-		Check: checkAIOMaxNr,
+		Thresholds: []string{"fs.aio-nr above 80 % of fs.aio-max-nr counts as close to the limit"},
+		Check:      checkAIOMaxNr,
 	})
 }
 

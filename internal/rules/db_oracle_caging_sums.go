@@ -18,8 +18,12 @@ func init() {
 		Title:    "Oracle instance caging: cpu_count over-subscribed, below 2, or not enforced",
 		DBs:      []string{DBOracle},
 		Sources: []Source{
-			{Doc: Seed001, Section: "binding (with processor_group_name) versus caging — FACTS (cpu_count at least 2; resource_manager_plan enables caging)"},
-			{Doc: Seed001, Section: "binding versus caging — CUSTOMER CASES, Case number 2 (sum(cpu_count) <= Total number of threads; at most threads/2 databases)"},
+			{Doc: Seed001, Section: "binding (with processor_group_name) versus caging: Facts, Observations and Customer cases. — FACTS",
+				Quote: "Oracle advises to set cpu_count to at least 2"},
+			{Doc: Seed001, Section: "binding (with processor_group_name) versus caging: Facts, Observations and Customer cases. — CUSTOMER CASES",
+				Quote: "You have to know how to cage each database individually to be sure that sum(cpu_count) <= Total number of threads"},
+			{Doc: Seed001, Section: "binding (with processor_group_name) versus caging: Facts, Observations and Customer cases. — CUSTOMER CASES",
+				Quote: "the maximum number of databases = Total number of threads /2"},
 		},
 		Scope: Scope{
 			DBVersions: "Oracle 11.2+ (instance caging); 001: 12.1.0.2",

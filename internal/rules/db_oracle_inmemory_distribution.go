@@ -21,8 +21,10 @@ func init() {
 		Title:    "RAC In-Memory population depends on where the service runs (parallel_instance_group)",
 		DBs:      []string{DBOracle},
 		Sources: []Source{
-			{Doc: Seed001, Section: "In-Memory Instance distribution with RAC databases: Impact of the parallel_instance_group parameter — Tests 1-6"},
-			{Doc: Seed001, Section: "In-Memory Instance distribution with RAC databases — CONCLUSION"},
+			{Doc: Seed001, Section: "In-Memory Instance distribution with RAC databases: Impact of the parallel_instance_group parameter — Test 3:",
+				Quote: "The data is distributed across all of the IM column stores in the cluster."},
+			{Doc: Seed001, Section: "In-Memory Instance distribution with RAC databases: Impact of the parallel_instance_group parameter — CONCLUSION",
+				Quote: "With the parallel_instance_group parameter set to the service on the preferred Instance only"},
 		},
 		Scope: Scope{
 			DBVersions: "Oracle 12.1.0.2+ In-Memory option on RAC (001 tested 12.1.0.2 on 2 nodes, admin-managed services); not Engineered Systems' DUPLICATE",

@@ -19,7 +19,10 @@ func init() {
 		Title:    "Listener RATE_LIMIT on a RAC / Clusterware-managed listener (unsupported)",
 		DBs:      []string{DBOracle},
 		Sources: []Source{
-			{Doc: Seed002, Section: "RATE_LIMIT and Oracle RAC 11gR2? (rate limiting is NOT supported on RAC, confirmed via Oracle SR; srvctl cannot set it; Bug 16409926 listener memory leak)"},
+			{Doc: Seed002, Section: "RATE_LIMIT and Oracle RAC 11gR2?",
+				Quote: "regarding rate limiting Oracle SQLNet/TNS connections is NOT supported on RAC installations"},
+			{Doc: Seed002, Section: "RATE_LIMIT and Oracle RAC 11gR2?",
+				Quote: "BUG:16409926 “LISTENER MEMORY LEAK IF RATE_LIMIT IS USED AND ENFORCED FREQUENTLY”"},
 		},
 		Scope: Scope{
 			DBVersions: "Oracle 11gR2+ RAC / Oracle Restart (CRS-managed node and SCAN listeners); Bug 16409926 fixed in 11.2.0.4 and 12.1.0.1",

@@ -16,8 +16,12 @@ func init() {
 		Title:    "Oracle NUMA support is not enabled on a NUMA host",
 		DBs:      []string{DBOracle},
 		Sources: []Source{
-			{Doc: Seed000, Section: "Scenario 1: NUMA optimizations — Oracle NUMA optimizations (Recommendation: _enable_NUMA_support=TRUE)"},
-			{Doc: Seed000, Section: "Table 12. Oracle recommendation summary (NUMA optimizations: +27 % TPM)"},
+			{Doc: Seed000, Section: "Scenario 1: NUMA optimizations — Oracle NUMA optimizations",
+				Quote: "Configure the Oracle instance with the “_enable_NUMA_support=TRUE” parameter."},
+			{Doc: Seed000, Section: "Scenario 1: NUMA optimizations — Oracle NUMA optimizations",
+				Quote: "Oracle NUMA support not enabled"},
+			{Doc: Seed000, Section: "Table 12. Oracle recommendation summary.",
+				Quote: "NUMA\tON\tOFF\tOFF\t27%\t27%"},
 		},
 		Scope: Scope{
 			DBVersions: "000: Oracle 12c (the parameter is hidden: an underscore parameter)",

@@ -19,15 +19,20 @@ func init() {
 		Title:    "PostgreSQL shared memory not in hugepages (huge_pages off, or try with too small a pool)",
 		DBs:      []string{DBPostgres},
 		Sources: []Source{
-			{Doc: Seed003, Section: "Memory Tuning – Huge Pages (configure vm.nr_hugepages for the database's shared memory; more pronounced with multiple databases)"},
-			{Doc: Seed000, Section: "Scenario 2: HugePages (TPM +13 %, page tables 5.5 GB → 175 MB: a per-connection cost)"},
+			{Doc: Seed003, Section: "Memory Tuning – Huge Pages",
+				Quote: "Most databases support Huge pages"},
+			{Doc: Seed003, Section: "Memory Tuning – Huge Pages",
+				Quote: "echo 8192 > /proc/sys/vm/nr_hugepages"},
+			{Doc: Seed000, Section: "Scenario 2: HugePages",
+				Quote: "page table entries are a per-user construct"},
 			{Doc: "https://www.postgresql.org/docs/current/kernel-resources.html#LINUX-HUGE-PAGES", Section: "19.4.5 Linux Huge Pages (shared_memory_size_in_huge_pages, huge_pages = on)"},
 		},
 		Scope: Scope{
 			DBVersions: "PostgreSQL 9.4+ (huge_pages; default try); 14+ huge_page_size; 15+ shared_memory_size_in_huge_pages",
 			Note:       "from postgresql.conf (and its includes) given with --artifact; ~2 GiB threshold as PGTune uses it",
 		},
-		Check: checkPostgresHugePages,
+		Thresholds: []string{"shared_buffers above 2 GiB makes hugepages worth asking for (PGTune's cut-off, not a seed's)"},
+		Check:      checkPostgresHugePages,
 	})
 }
 

@@ -109,7 +109,11 @@ func runOne(r Rule, in *Input) (out Outcome) {
 	return r.Check(in)
 }
 
-// fill completes a finding from its rule: what the check left empty.
+// OwnThreshold starts the sentence that names a rule's own thresholds in a finding.
+const OwnThreshold = "dbhost's own threshold"
+
+// fill completes a finding from its rule: what the check left empty, and
+// the rule's own thresholds at the end of the why.
 func fill(r Rule, f Finding) Finding {
 	if f.ID == "" {
 		f.ID = r.ID
@@ -125,6 +129,9 @@ func fill(r Rule, f Finding) Finding {
 	}
 	if len(f.Sources) == 0 {
 		f.Sources = append([]Source(nil), r.Sources...)
+	}
+	if len(r.Thresholds) > 0 && !strings.Contains(f.Why, OwnThreshold) {
+		f.Why = strings.TrimSpace(f.Why + " " + OwnThreshold + " (no source gives one): " + strings.Join(r.Thresholds, "; ") + ".")
 	}
 	if f.Scope == (Scope{}) {
 		f.Scope = r.Scope

@@ -13,7 +13,7 @@ import (
 
 func okRule(id string) Rule {
 	return Rule{ID: id, Area: "test", Title: "t", Severity: SevWarning,
-		Sources: []Source{{Doc: Seed000, Section: "s"}}, Check: func(*Input) Outcome { return Passed("ok") }}
+		Sources: []Source{{Doc: Seed000, Section: "s", Quote: "q"}}, Check: func(*Input) Outcome { return Passed("ok") }}
 }
 
 func TestRegisterRejectsDuplicatesAndIncompleteRules(t *testing.T) {
@@ -32,6 +32,9 @@ func TestRegisterRejectsDuplicatesAndIncompleteRules(t *testing.T) {
 	r := okRule("test.no-source")
 	r.Sources = nil
 	mustPanic("no source", func() { Register(r) })
+	r = okRule("test.no-quote")
+	r.Sources = []Source{{Doc: Seed003, Section: "s"}}
+	mustPanic("seed source without a quote", func() { Register(r) })
 	r = okRule("test.bad-sev")
 	r.Severity = "high"
 	mustPanic("bad severity", func() { Register(r) })
@@ -44,7 +47,7 @@ func TestRegisterRejectsDuplicatesAndIncompleteRules(t *testing.T) {
 }
 
 func TestRunFillsSortsAndClassifies(t *testing.T) {
-	src := []Source{{Doc: Seed003, Section: "x"}}
+	src := []Source{{Doc: Seed003, Section: "x", Quote: "q"}}
 	list := []Rule{
 		{ID: "b.info", Area: "b", Title: "B", Severity: SevInfo, Sources: src, Scope: Scope{Kernels: "all"},
 			Check: func(*Input) Outcome { return Found(Finding{Setting: "s", Current: "1", Recommended: "0"}) }},

@@ -55,3 +55,55 @@ func TestGoldenFixtures(t *testing.T) {
 		})
 	}
 }
+
+// goldenSnapshots loads every committed fixture snapshot (testdata/golden,
+// one per fixture host: new hosts are picked up as they are added).
+func goldenSnapshots(t *testing.T) map[string]*snapshot.Snapshot {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("..", "..", "testdata", "golden", "*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no fixture snapshots in testdata/golden: %v", err)
+	}
+	out := map[string]*snapshot.Snapshot{}
+	for _, f := range files {
+		s, err := snapshot.Load(f)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		out[strings.TrimSuffix(filepath.Base(f), ".json")] = s
+	}
+	return out
+}
+
+// TestFindingSourcesAreTheRules: over every fixture, workload and database,
+// a finding cites only sources its rule lists (so the seed test covers every
+// citation a finding can carry), and names the rule's own thresholds.
+func TestFindingSourcesAreTheRules(t *testing.T) {
+	for name, s := range goldenSnapshots(t) {
+		for _, w := range Workloads {
+			for _, db := range DBs {
+				rep := Run(&Input{Snap: s, Workload: w, DB: db})
+				for _, f := range rep.Findings {
+					r, _ := Lookup(f.ID)
+					for _, src := range f.Sources {
+						if !containsSource(r.Sources, src) {
+							t.Errorf("%s %s/%s: %s cites %+v, not among its rule's sources", name, w, db, f.ID, src)
+						}
+					}
+					if len(r.Thresholds) > 0 && !strings.Contains(f.Why, OwnThreshold) {
+						t.Errorf("%s %s/%s: %s does not name its own thresholds: %s", name, w, db, f.ID, f.Why)
+					}
+				}
+			}
+		}
+	}
+}
+
+func containsSource(list []Source, s Source) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -22,8 +22,12 @@ func init() {
 		Severity: SevWarning,
 		Title:    "Write cache mode and cache flushes (barrier writes)",
 		Sources: []Source{
-			{Doc: Seed000, Section: "cache_type (Barrier Writes)"},
-			{Doc: Seed000, Section: "Table 13 (/sys/block/*/device/scsi_disk/*/cache_type write through, [1] valid only for RHEL)"},
+			{Doc: Seed000, Section: "cache_type (Barrier Writes)",
+				Quote: "with battery-backed (non-volatile) cache, barrier writes are typically not needed"},
+			{Doc: Seed000, Section: "WARNING",
+				Quote: "Disabling barrier writes on disk devices with volatile cache can result in data loss or data corruption."},
+			{Doc: Seed000, Section: "Table 13. Summary of suggested tunable settings for best overall performance.",
+				Quote: "cache_type [1]\twrite through"},
 		},
 		Scope: Scope{
 			Kernels: "SCSI cache_type is writable (\"temporary write through\") from RHEL 6.5 / kernel 3.x; queue/write_cache from 4.7",

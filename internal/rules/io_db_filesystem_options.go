@@ -18,11 +18,7 @@ func init() {
 		Area:     AreaIO,
 		Severity: SevWarning,
 		Title:    "Filesystem type or mount options of database files",
-		Sources: []Source{
-			{Doc: Seed003, Section: "I/O Tuning – File Systems (Choosing the right file system: xfs, ext4; direct and asynchronous I/O)"},
-			{Doc: Seed003, Section: "Tuned: Throughput Profiles / Latency Profiles - RHEL7 (Filesystem Barriers: Enabled)"},
-			{Doc: Seed000, Section: "cache_type (Barrier Writes) – barrier=0 mount option and WARNING"},
-		},
+		Sources:  fsSources,
 		Scope: Scope{
 			Kernels: "all; xfs removed the nobarrier option in 4.19 (mount fails), ext4 still accepts barrier=0/nobarrier",
 			Distros: "all",
@@ -30,6 +26,21 @@ func init() {
 		},
 		Check: checkDBFilesystems,
 	})
+}
+
+// fsSources: [0] filesystem choice, [1:4] barriers, [4] noatime; each
+// finding cites the ones it rests on.
+var fsSources = []Source{
+	{Doc: Seed003, Section: "I/O Tuning – File Systems",
+		Quote: "xfs, ext4"},
+	{Doc: Seed003, Section: "Tuned: Throughput Profiles - RHEL7",
+		Quote: "Filesystem Barriers\tBoolean\tEnabled"},
+	{Doc: Seed000, Section: "cache_type (Barrier Writes)",
+		Quote: "For filesystems, barrier writes can typically be disabled using the barrier=0 mount option"},
+	{Doc: Seed000, Section: "WARNING",
+		Quote: "Disabling barrier writes on disk devices with volatile cache can result in data loss or data corruption."},
+	{Doc: Seed004, Section: "FS mount options advices",
+		Quote: "noatime reduce inode modification on read"},
 }
 
 var dbMountHints = []string{"/oradata", "/oracle", "/var/lib/pgsql", "/var/lib/postgresql", "/var/lib/mysql", "/pgdata", "/data/db"}
@@ -122,7 +133,8 @@ func checkDBFilesystems(in *Input) Outcome {
 					Runtime:    []string{fmt.Sprintf("mount -o remount,barrier %s   (ext4; xfs ≥ 4.19 has no nobarrier option at all)", m.Path)},
 					Persistent: []string{"/etc/fstab: remove " + o + " from the options of " + m.Path},
 				},
-				Risk: "Flushes return: sync-write latency rises on arrays that advertise a write-back cache.",
+				Risk:    "Flushes return: sync-write latency rises on arrays that advertise a write-back cache.",
+				Sources: fsSources[1:4],
 			})
 		}
 		switch m.FSType {
@@ -138,8 +150,9 @@ func checkDBFilesystems(in *Input) Outcome {
 				Evidence:    ev,
 				Why: "003 \"Choosing the right file system\" compares xfs, ext4 and raw devices for Oracle, Sybase and MongoDB and names " +
 					"xfs and ext4 for databases; both support direct and asynchronous I/O (\"avoid double caching ... eliminate synchronous I/O stall\").",
-				Fix:  Fix{Runtime: []string{}, Persistent: []string{"move the database files to an xfs or ext4 filesystem (backup/restore or storage migration)"}},
-				Risk: "A migration of the data files: plan downtime.",
+				Fix:     Fix{Runtime: []string{}, Persistent: []string{"move the database files to an xfs or ext4 filesystem (backup/restore or storage migration)"}},
+				Risk:    "A migration of the data files: plan downtime.",
+				Sources: fsSources[:1],
 			})
 		}
 		if hasOpt(m.Options, "noatime", "relatime", "lazytime") == "" && (m.FSType == "xfs" || m.FSType == "ext4" || m.FSType == "ext3") {
@@ -150,12 +163,15 @@ func checkDBFilesystems(in *Input) Outcome {
 				Current:     "strictatime (every read updates the inode)",
 				Recommended: "noatime",
 				Evidence:    ev,
-				Why:         "Every read of a data file then writes its inode: extra journal writes for nothing a database uses (003: reduce I/O overhead, predictable performance).",
+				Why: "004's mount-option table mounts every Oracle filesystem (binaries, datafiles, redo logs, archive logs, control files) " +
+					"with noatime: \"noatime reduce inode modification on read\". Without it every read of a data file also writes its inode " +
+					"(a journal write for nothing a database uses); relatime and lazytime already limit those writes and are accepted.",
 				Fix: Fix{
 					Runtime:    []string{"mount -o remount,noatime " + m.Path},
 					Persistent: []string{"/etc/fstab: add noatime to the options of " + m.Path},
 				},
-				Risk: "Tools that rely on access times (some backup or archiving policies) stop seeing them.",
+				Risk:    "Tools that rely on access times (some backup or archiving policies) stop seeing them.",
+				Sources: fsSources[4:],
 			})
 		}
 		if !found {

@@ -18,6 +18,13 @@ func TestIODBFilesystemOptions(t *testing.T) {
 		!strings.Contains(rep.Findings[0].Why, "data loss") || rep.Findings[1].Setting != "mount:/u02 atime" {
 		t.Fatalf("%+v", rep.Findings)
 	}
+	// Each finding cites its own sources: noatime is 004's mount-option table, barriers 000 and 003.
+	if a := rep.Findings[1].Sources; len(a) != 1 || a[0].Doc != Seed004 || !strings.Contains(a[0].Quote, "noatime") {
+		t.Fatalf("atime sources %+v", a)
+	}
+	if b := rep.Findings[0].Sources; len(b) != 3 || b[0].Doc != Seed003 || b[2].Section != "WARNING" {
+		t.Fatalf("barrier sources %+v", b)
+	}
 
 	// A PostgreSQL data directory on btrfs, found from the postmaster.
 	s = sanHost()

@@ -19,8 +19,12 @@ func init() {
 		Severity: SevWarning,
 		Title:    "max_sectors_kb of a multipath device does not fit its paths",
 		Sources: []Source{
-			{Doc: Seed000, Section: "Explanation of tunable settings used for FIO testing – max_sectors_kb"},
-			{Doc: Seed000, Section: "Table 13 (/sys/block/*/queue/max_sectors_kb 512 KB)"},
+			{Doc: Seed000, Section: "max_sectors_kb",
+				Quote: "Setting max_sectors_kb to 128 can allow 1 I/O to be sent in parallel to each of the eight paths"},
+			{Doc: Seed000, Section: "max_sectors_kb",
+				Quote: "The default value is 512 KB."},
+			{Doc: Seed000, Section: "Table 13. Summary of suggested tunable settings for best overall performance.",
+				Quote: "max_sectors_kb\t512 KB"},
 		},
 		Scope: Scope{
 			Kernels: "all with request-based dm-multipath (2.6.31+); a path whose max_sectors_kb is below its dm device's logs \"blk_cloned_rq_check_limits: over max size limit\" and fails the I/O",

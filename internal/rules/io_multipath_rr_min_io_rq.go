@@ -17,9 +17,12 @@ func init() {
 		Severity: SevInfo,
 		Title:    "multipath round-robin switches paths less often than every request",
 		Sources: []Source{
-			{Doc: Seed000, Section: "Multipath configuration (rr_min_io_rq 1)"},
-			{Doc: Seed000, Section: "Table 13 (rr_min_io_rq (/etc/multipath.conf) 1)"},
-			{Doc: Seed003, Section: "I/O Tuning – Hardware (Device-mapper multipath: check for your storage vendors recommendations, up to 20 % gains)"},
+			{Doc: Seed000, Section: "Multipath configuration",
+				Quote: "Most storage devices work well with a round-robin path selector and an rr_min_io_rq value of 1"},
+			{Doc: Seed000, Section: "Table 13. Summary of suggested tunable settings for best overall performance.",
+				Quote: "rr_min_io_rq (/etc/multipath.conf)\t1"},
+			{Doc: Seed003, Section: "I/O Tuning – Hardware",
+				Quote: "Check for your storage vendors recommendations (upto 20% performance gains with correct settings)"},
 		},
 		Scope: Scope{
 			Kernels: "request-based dm-multipath (2.6.31+, RHEL 6.2+) uses rr_min_io_rq; rr_min_io applies to bio-based multipath only",

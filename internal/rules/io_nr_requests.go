@@ -16,8 +16,10 @@ func init() {
 		Severity: SevInfo,
 		Title:    "Request queue (nr_requests) smaller than the 1024 used for database I/O",
 		Sources: []Source{
-			{Doc: Seed000, Section: "Explanation of tunable settings used for FIO testing – nr_requests"},
-			{Doc: Seed000, Section: "Table 13 (/sys/block/*/queue/nr_requests 1024)"},
+			{Doc: Seed000, Section: "nr_requests",
+				Quote: "Increasing the nr_requests value allows for more active I/O request."},
+			{Doc: Seed000, Section: "Table 13. Summary of suggested tunable settings for best overall performance.",
+				Quote: "queue/nr_requests\t1024"},
 		},
 		Scope: Scope{
 			Kernels: "all; on blk-mq with scheduler none nr_requests is the hardware tag depth and cannot be raised, with mq-deadline/kyber/bfq it can (up to 2048)",

@@ -19,8 +19,10 @@ func init() {
 		Severity: SevInfo,
 		Title:    "Flash storage reported as rotational",
 		Sources: []Source{
-			{Doc: Seed000, Section: "Explanation of tunable settings used for FIO testing – rotational"},
-			{Doc: Seed000, Section: "Table 13 (/sys/block/*/queue/rotational 0)"},
+			{Doc: Seed000, Section: "rotational",
+				Quote: "For SSD drives, the rotational value can be set to 0, although very little improvement if any is noticed."},
+			{Doc: Seed000, Section: "Table 13. Summary of suggested tunable settings for best overall performance.",
+				Quote: "queue/rotational\t0"},
 		},
 		Scope: Scope{Kernels: "all", Distros: "all",
 			Note: "flash is recognised by vendor/model (SSD, Flash, Pure, XtremIO, NVMe) or by a multipath device that already says 0; otherwise the array's media is not visible from the host"},

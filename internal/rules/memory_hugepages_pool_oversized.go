@@ -20,13 +20,17 @@ func init() {
 		Title:    "Hugepage pool larger than the Oracle SGAs expect",
 		DBs:      []string{DBOracle},
 		Sources: []Source{
-			{Doc: Seed000, Section: "Scenario 2: HugePages — Confirming Oracle's use of HugePages (AVAILABLE_PAGES 1536000 vs EXPECTED_PAGES 1077250: the pool may be oversized, or other instances not yet started)"},
+			{Doc: Seed000, Section: "Scenario 2: HugePages — Confirming Oracle’s use of HugePages",
+				Quote: "This could mean the HugePage pool is oversized for this system, or that other applications and Oracle instances have not yet been started"},
+			{Doc: Seed000, Section: "Scenario 2: HugePages — Confirming Oracle’s use of HugePages",
+				Quote: "2048K      1536000             1077250         1077250          NONE"},
 		},
 		Scope: Scope{
 			DBVersions: "Oracle 12c+ (the SGA resource dump in the alert log); 000: 12c",
 			Note:       "every instance using the pool must be given (one alert log each): an instance not given looks like surplus",
 		},
-		Check: checkHugepagesPoolOversized,
+		Thresholds: []string{"a surplus of at least 10 % of the pool and at least 1 GiB counts as oversized"},
+		Check:      checkHugepagesPoolOversized,
 	})
 }
 

@@ -22,8 +22,12 @@ func init() {
 		Title:    "memlock limit of the Oracle user below the SGA",
 		DBs:      []string{DBOracle},
 		Sources: []Source{
-			{Doc: Seed000, Section: "Scenario 2: HugePages — HugePages configuration (Configure the memlock setting in /etc/security/limits.conf)"},
-			{Doc: Seed000, Section: "Scenario 2: HugePages — Confirming Oracle's use of HugePages (Per process system memlock (soft) limit; Expected ... to lock SHARED GLOBAL AREA (SGA) into memory)"},
+			{Doc: Seed000, Section: "Scenario 2: HugePages — HugePages configuration",
+				Quote: "Configure the “memlock” setting in the /etc/security/limits.conf file"},
+			{Doc: Seed000, Section: "Scenario 2: HugePages — Confirming Oracle’s use of HugePages",
+				Quote: "Expected per process system memlock (soft) limit to lock"},
+			{Doc: Seed000, Section: "Scenario 2: HugePages — Confirming Oracle’s use of HugePages",
+				Quote: "EXPECTED_PAGES"},
 		},
 		Scope: Scope{
 			DBVersions: "Oracle 11.2+ with hugepages (use_large_pages TRUE/ONLY); the SGA dump is 12c+",

@@ -17,9 +17,10 @@ func init() {
 		Title:    "Oracle Automatic Memory Management (memory_target) cannot use hugepages",
 		DBs:      []string{DBOracle},
 		Sources: []Source{
-			{Doc: Seed000, Section: "Scenario 2: HugePages — HugePages configuration (Disable Automatic Memory Management for the Oracle instance)"},
-			{Doc: Seed000, Section: "Table 12. Oracle recommendation summary (HugePages: +13 % TPM)"},
-			{Doc: Seed003, Section: "Memory Tuning – Huge Pages"},
+			{Doc: Seed000, Section: "Scenario 2: HugePages — HugePages configuration",
+				Quote: "Disable Automatic Memory Management for the Oracle instance"},
+			{Doc: Seed000, Section: "Table 12. Oracle recommendation summary.",
+				Quote: "HugePages\tON\tON\tOFF\t13%\t44%"},
 		},
 		Scope: Scope{
 			DBVersions: "Oracle 11g+ (AMM: memory_target / memory_max_target, Linux /dev/shm); 000: Oracle 12c",

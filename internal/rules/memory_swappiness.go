@@ -15,15 +15,21 @@ func init() {
 		Severity: SevWarning,
 		Title:    "vm.swappiness is above the database profiles' 10",
 		Sources: []Source{
-			{Doc: Seed003, Section: "Tuned: Throughput Profiles - RHEL7 (swappiness: balanced 60, throughput-performance 10)"},
-			{Doc: Seed003, Section: "Tuned: Latency Profiles - RHEL7 (swappiness: latency-performance 10)"},
-			{Doc: Seed003, Section: "Tuning Memory – swappiness"},
+			{Doc: Seed003, Section: "Tuned: Throughput Profiles - RHEL7",
+				Quote: "swappiness\tWeight 1-100\t60\t10"},
+			{Doc: Seed003, Section: "Tuned: Latency Profiles - RHEL7",
+				Quote: "swappiness\tWeight 1-100\t60\t10"},
+			{Doc: Seed003, Section: "Tuning Memory – swappiness",
+				Quote: "Decreasing: more aggressive reclaiming of unmapped pagecache memory, thereby delaying swapping"},
+			{Doc: Seed003, Section: "Tuning Memory – swappiness",
+				Quote: "Not needed as much in RHEL7"},
 		},
 		Scope: Scope{
 			Kernels: "all; 003 notes it is \"not needed as much in RHEL7\" (3.10+ reclaim favours page cache already)",
 			Distros: "RHEL 7 tuned profiles; the same values on any distribution",
 		},
-		Check: checkSwappiness,
+		Thresholds: []string{"info from 11 to 29, warning from 30 (the sources give 10 and say nothing of the values between)"},
+		Check:      checkSwappiness,
 	})
 }
 

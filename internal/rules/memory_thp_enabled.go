@@ -18,9 +18,12 @@ func init() {
 		Severity: SevWarning,
 		Title:    "Transparent hugepages are enabled for every process",
 		Sources: []Source{
-			{Doc: Seed000, Section: "Scenario 2: HugePages — HugePages configuration (Disable Transparent HugePages)"},
-			{Doc: Seed003, Section: "Memory Tuning – Huge Pages (THP cannot be used for database shared memory, only process private memory)"},
-			{Doc: Seed003, Section: "Tuned: Latency Profiles - RHEL7 (Disable THP: latency-performance No, network-latency Yes)"},
+			{Doc: Seed000, Section: "Scenario 2: HugePages — HugePages configuration",
+				Quote: "Disable Transparent HugePages"},
+			{Doc: Seed003, Section: "Memory Tuning – Huge Pages",
+				Quote: "Transparent Huge Pages in RHEL6 (cannot be used for Database shared memory – only for process private memory)"},
+			{Doc: Seed003, Section: "Tuned: Latency Profiles - RHEL7",
+				Quote: "Disable THP\tBoolean\tN/A\tNo\tYes"},
 		},
 		Scope: Scope{
 			Kernels:    "000: RHEL 7 (3.10) → never; Oracle Linux UEK7 (5.15) and later ship madvise in the preinstall RPM",

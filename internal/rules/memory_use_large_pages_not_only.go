@@ -17,9 +17,12 @@ func init() {
 		Title:    "Oracle use_large_pages is not ONLY on a host with hugepages",
 		DBs:      []string{DBOracle},
 		Sources: []Source{
-			{Doc: Seed000, Section: "Scenario 2: HugePages — HugePages configuration (Ensure the Oracle parameter USE_LARGE_PAGES is set to either TRUE or ONLY)"},
-			{Doc: Seed000, Section: "Scenario 2: HugePages — Confirming Oracle's use of HugePages (alert.log: 4K - Large pagesizes only)"},
-			{Doc: Seed001, Section: "binding versus caging — OBSERVATIONS (12.1.0.2 with use_large_pages=only: \"not using large pages is not an option for me\")"},
+			{Doc: Seed000, Section: "Scenario 2: HugePages — HugePages configuration",
+				Quote: "Ensure the Oracle parameter “USE_LARGE_PAGES” is set to either “TRUE” or “ONLY”"},
+			{Doc: Seed000, Section: "Scenario 2: HugePages — Confirming Oracle’s use of HugePages",
+				Quote: "4K - Large pagesizes only"},
+			{Doc: Seed001, Section: "binding (with processor_group_name) versus caging: Facts, Observations and Customer cases. — OBSERVATIONS",
+				Quote: "not using large pages is not an option for me"},
 		},
 		Scope: Scope{
 			DBVersions: "Oracle 11.2.0.2+ (use_large_pages; TRUE falls back per segment from 11.2.0.3); 000, 001: 12.1.0.2",

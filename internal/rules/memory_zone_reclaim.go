@@ -18,7 +18,8 @@ func init() {
 		Sources: []Source{
 			{Doc: "https://docs.kernel.org/admin-guide/sysctl/vm.html", Section: "zone_reclaim_mode"},
 			{Doc: "https://git.kernel.org/torvalds/c/4f9b16a64753d0bb607454347036dc997fd03b82", Section: "mm: disable zone_reclaim_mode by default (Linux 3.16)"},
-			{Doc: Seed000, Section: "Non-Uniform Memory Access considerations (local allocation is the default policy)"},
+			{Doc: Seed000, Section: "Non-Uniform Memory Access considerations",
+				Quote: "The Linux operating system includes algorithms that attempt to keep memory objects close to the CPU that accesses them."},
 		},
 		Scope: Scope{
 			Kernels: "all; the default is 0 since 3.16 (older kernels turned it on when a node distance exceeded RECLAIM_DISTANCE)",

@@ -18,8 +18,10 @@ func init() {
 		Severity: SevWarning,
 		Title:    "Several interfaces on one subnet without arp_filter (ARP flux)",
 		Sources: []Source{
-			{Doc: Seed003, Section: "Network Tuning – Databases (If on same network, use arp_filter to prevent ARP flux)"},
-			{Doc: Seed003, Section: "Wrap Up – Bare Metal (Network: separate networks, arp_filter)"},
+			{Doc: Seed003, Section: "Network Tuning – Databases",
+				Quote: "If on same network, use arp_filter to prevent ARP flux"},
+			{Doc: Seed003, Section: "Wrap Up – Bare Metal (cont.)",
+				Quote: "Separate networks"},
 		},
 		Scope: Scope{Kernels: "all; the effective value is conf.all OR conf.<if>", Distros: "all",
 			Note: "IPv4 addresses are read on the live host only"},

@@ -16,8 +16,10 @@ func init() {
 		Severity: SevInfo,
 		Title:    "UDP receive hashing on IP addresses only (RSS udp4 not 4-tuple)",
 		Sources: []Source{
-			{Doc: Seed000, Section: "Explanation of Tunable settings used for testing – ixgbe UDP HW RSS mode"},
-			{Doc: Seed000, Section: "Table 13 (ixgbe UDP HW RSS mode SDFN)"},
+			{Doc: Seed000, Section: "ixgbe UDP HW RSS mode",
+				Quote: "ethtool -N <interface> rx-flow-hash udp4 sdfn"},
+			{Doc: Seed000, Section: "Table 13. Summary of suggested tunable settings for best overall performance.",
+				Quote: "ixgbe UDP HW RSS mode\tSDFN"},
 		},
 		Scope: Scope{Kernels: "all with ethtool rx-flow-hash (ETHTOOL_SRXFH)", Distros: "all",
 			Note: "multi-queue NICs carrying UDP (Oracle RAC interconnect, cache fusion); ixgbe in 000, most NICs accept the same command"},

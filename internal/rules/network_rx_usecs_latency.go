@@ -15,8 +15,10 @@ func init() {
 		Severity: SevInfo,
 		Title:    "Receive interrupt coalescing delays packets on a latency workload",
 		Sources: []Source{
-			{Doc: Seed000, Section: "Explanation of Tunable settings used for testing – ixgbe driver rx-usecs"},
-			{Doc: Seed000, Section: "Table 13 (ixgbe rx_usecs 0)"},
+			{Doc: Seed000, Section: "ixgbe driver rx-usecs",
+				Quote: "ethtool -C <interface> rx-usecs 0"},
+			{Doc: Seed000, Section: "Table 13. Summary of suggested tunable settings for best overall performance.",
+				Quote: "ixgbe rx_usecs\t0"},
 		},
 		Scope: Scope{Kernels: "all (ethtool -C)", Distros: "all",
 			Note: "read live only (ETHTOOL_GCOALESCE): --root, --sosreport and saved snapshots without it cannot be checked"},

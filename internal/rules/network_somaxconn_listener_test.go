@@ -41,17 +41,28 @@ func TestNetSomaxconnListener(t *testing.T) {
 		t.Fatalf("%+v", rep.Findings)
 	}
 
-	// CRS-managed listener and the old default 128.
+	// A CRS-managed listener without QUEUESIZE asks for Oracle Net's default
+	// 128: somaxconn 128 holds it (no threshold of dbhost's own), 100 does not.
 	crs := &artifacts.Set{}
 	crs.Add("listener.ora", []byte("LISTENER_SCAN1 = (DESCRIPTION = (ADDRESS = (PROTOCOL = IPC)(KEY = LISTENER_SCAN1)))\nENABLE_GLOBAL_DYNAMIC_ENDPOINT_LISTENER_SCAN1 = ON\n"))
-	if rep := runArt("128", crs, DBOracle); len(rep.Findings) != 1 || rep.Findings[0].Severity != SevInfo || !strings.Contains(rep.Findings[0].Why, "srvctl") {
+	if rep := runArt("128", crs, DBOracle); len(rep.Findings) != 0 || len(rep.Passed) != 1 {
 		t.Fatalf("%+v", rep)
 	}
-	// No database, no artifact: quiet even at 128.
-	if rep := runArt("128", nil, DBNone); len(rep.Findings) != 0 {
+	if rep := runArt("100", crs, DBOracle); len(rep.Findings) != 1 || rep.Findings[0].Recommended != "≥ 128" ||
+		!strings.Contains(rep.Findings[0].Why, "srvctl") || !strings.Contains(rep.Findings[0].Evidence, "Oracle Net default 128") {
+		t.Fatalf("%+v", rep)
+	}
+	// Oracle without listener.ora: the default queue; other databases are out of scope.
+	if rep := runArt("128", nil, DBOracle); len(rep.Findings) != 0 {
 		t.Fatalf("%+v", rep.Findings)
 	}
-	if rep := runArt("128", nil, DBPostgres); len(rep.Findings) != 1 {
+	if rep := runArt("64", nil, DBOracle); len(rep.Findings) != 1 || !strings.Contains(rep.Findings[0].Evidence, "no listener.ora given") {
+		t.Fatalf("%+v", rep.Findings)
+	}
+	if rep := runArt("64", nil, DBPostgres); len(rep.Findings) != 0 || len(rep.NotApplicable) != 1 {
+		t.Fatalf("%+v", rep)
+	}
+	if rep := runArt("64", nil, DBNone); len(rep.Findings) != 0 {
 		t.Fatalf("%+v", rep.Findings)
 	}
 

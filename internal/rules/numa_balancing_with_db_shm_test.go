@@ -23,8 +23,9 @@ func TestNUMABalancingWithDBShm(t *testing.T) {
 	t.Run("SGA in small pages: warning citing 000", func(t *testing.T) {
 		f := fires(t, id, withSGA(ptr(false)), WorkloadOLTP, DBOracle)
 		wantChange(t, f, change.Sysctl, "kernel.numa_balancing", "0", "1")
-		if f.Severity != SevWarning || f.Recommended != "0" || !strings.Contains(f.Why, "+27 %") ||
-			!strings.Contains(f.Evidence, "24.0 GiB in 1 segment") || len(f.Sources) != 4 {
+		if f.Severity != SevWarning || f.Recommended != "0" || !strings.Contains(f.Why, "+27 % TPM of its Table 12 is the whole NUMA configuration") ||
+			!strings.Contains(f.Why, "dbhost's own threshold (no source gives one): 1 GiB") ||
+			!strings.Contains(f.Evidence, "24.0 GiB in 1 segment") || len(f.Sources) != 6 {
 			t.Fatalf("%+v", f)
 		}
 	})

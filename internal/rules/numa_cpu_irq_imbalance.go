@@ -21,16 +21,22 @@ func init() {
 		Severity: SevWarning,
 		Title:    "One NUMA node carries the CPU load or the network interrupts",
 		Sources: []Source{
-			{Doc: Seed000, Section: "Scenario 3: Multiple Oracle Listener Processes (node 0 at 99.84 % busy, others ~50 %; Table 11 interrupts)"},
-			{Doc: Seed000, Section: "Scenario 3: Recommendation (one listener per NUMA node)"},
-			{Doc: Seed000, Section: "Table 12. Oracle recommendation summary (Multi-Listener: +25 % TPM)"},
+			{Doc: Seed000, Section: "Scenario 3: Multiple Oracle Listener Processes",
+				Quote: "NUMA node 0 ends up not only processing more Oracle requests, it also processes the bulk of the system interrupts"},
+			{Doc: Seed000, Section: "Table 11. Detailed CPU usage by NUMA node.",
+				Quote: "0\t84.54%\t8.47%\t6.98%\t0.01%"},
+			{Doc: Seed000, Section: "I/O interrupts",
+				Quote: "the I/O interrupts should be processed on the same socket or blade where the I/O card is installed"},
+			{Doc: Seed000, Section: "Table 12. Oracle recommendation summary.",
+				Quote: "Multi-Listener\tON\tON\tON\t25%\t80%"},
 		},
 		Scope: Scope{
 			Kernels:    "any; /proc/stat and /proc/interrupts are cumulative since boot",
 			DBVersions: "000: Oracle 12c with one listener; the IRQ part applies to any network-bound database",
 			Note:       "a host idle most of the time since boot dilutes the CPU part; the interrupt part is not diluted",
 		},
-		Check: checkCPUIRQImbalance,
+		Thresholds: []string{"a node is hot at 60 % busy since boot and 1.5 times the others' average", "NIC interrupts are on one node when it serves 80 % of them", "fewer than 10000 NIC interrupts since boot are too few to judge"},
+		Check:      checkCPUIRQImbalance,
 	})
 }
 

@@ -18,15 +18,19 @@ func init() {
 		Severity: SevWarning,
 		Title:    "Database memory sits mostly on nodes other than its CPUs'",
 		Sources: []Source{
-			{Doc: Seed000, Section: "Determining Task Memory Allocation Location (/proc/<pid>/numa_maps N<node>= pages)"},
-			{Doc: Seed000, Section: "Task and memory object placement (numactl/taskset/cgroups)"},
-			{Doc: Seed001, Section: "Measure the impact of remote versus local NUMA node access thanks to processor_group_name — Conclusion (2.15x fewer logical reads)"},
+			{Doc: Seed000, Section: "Determining Task Memory Allocation Location",
+				Quote: "The N<node>= shows the number of pages allocated from each <node>."},
+			{Doc: Seed000, Section: "Task and memory object placement (numactl/taskset/cgroups)",
+				Quote: "The best method to constrain task migrations is to use the numactl(8) command"},
+			{Doc: Seed001, Section: "Measure the impact of remote versus local NUMA node access thanks to processor_group_name — Conclusion",
+				Quote: "My tests show 2.15 times less logical reads per second with my farest remote access"},
 		},
 		Scope: Scope{
 			Kernels: "any NUMA kernel; numa_maps needs root to read other users' processes",
 			Note:    "judged on processes bound to a subset of nodes (taskset, numactl, cpuset, processor_group_name)",
 		},
-		Check: checkDBMemoryRemote,
+		Thresholds: []string{"more than half of a process's memory on other nodes counts as remote", "processes with less than 64 MiB mapped are left out"},
+		Check:      checkDBMemoryRemote,
 	})
 }
 

@@ -22,8 +22,12 @@ func init() {
 		Severity: SevCritical,
 		Title:    "NUMA is disabled at boot on a multi-socket host",
 		Sources: []Source{
-			{Doc: Seed000, Section: "Scenario 1: NUMA optimizations — Operating system NUMA configuration (Recommendation: remove numa=off)"},
-			{Doc: Seed000, Section: "Table 12. Oracle recommendation summary (NUMA: +27 % TPM)"},
+			{Doc: Seed000, Section: "Scenario 1: NUMA optimizations",
+				Quote: "Remove the “numa=off” parameter from the kernel boot syntax and reboot the server."},
+			{Doc: Seed000, Section: "Scenario 1: NUMA optimizations — Operating system NUMA configuration",
+				Quote: "They may also add “numa=off” to the kernel boot string, which disables all NUMA features in the kernel."},
+			{Doc: Seed000, Section: "Table 12. Oracle recommendation summary.",
+				Quote: "NUMA\tON\tOFF\tOFF\t27%\t27%"},
 		},
 		Scope: Scope{
 			Kernels: "any Linux kernel with CONFIG_NUMA",

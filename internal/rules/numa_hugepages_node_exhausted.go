@@ -18,8 +18,10 @@ func init() {
 		Severity: SevWarning,
 		Title:    "A database spanning several NUMA nodes has exhausted one node's hugepage pool",
 		Sources: []Source{
-			{Doc: Seed001, Section: "processor_group_name and SGA distribution across NUMA nodes — Second test (no free large pages on node 2 while about 25000 free on node 3)"},
-			{Doc: Seed001, Section: "processor_group_name and SGA distribution across NUMA nodes — Summary (with large pages and processor_group_name over several nodes the SGA is not evenly distributed)"},
+			{Doc: Seed001, Section: "processor_group_name and SGA distribution across NUMA nodes — Second test",
+				Quote: "there is no more free large pages on node 2 while there is still about 25000 free on node 3"},
+			{Doc: Seed001, Section: "processor_group_name and SGA distribution across NUMA nodes — Summary",
+				Quote: "With large pages in place and processor_group_name linked to more than one NUMA node, then the SGA is not evenly distributed across the NUMA nodes defined in the cgroup."},
 		},
 		Scope: Scope{
 			Kernels:    "all with per-node hugepage pools (/sys/devices/system/node/nodeN/hugepages)",

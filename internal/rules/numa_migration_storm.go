@@ -18,14 +18,19 @@ func init() {
 		Severity: SevWarning,
 		Title:    "NUMA page migrations at a high rate",
 		Sources: []Source{
-			{Doc: Seed000, Section: "Automatic NUMA Balancing (NUMA-hinting faults, Migrate-on-Fault; increased page fault latency when pages are migrated)"},
-			{Doc: Seed000, Section: "Scenario 1: NUMA optimizations — Automatic NUMA balancing (Oracle processes sleeping in migration_entry_wait; kernel.numa_balancing=0, TPM +27 %)"},
+			{Doc: Seed000, Section: "Automatic NUMA Balancing",
+				Quote: "Migrate-on-Fault (MoF): This function moves memory pages to where the task accessing them is executing."},
+			{Doc: Seed000, Section: "Automatic NUMA Balancing",
+				Quote: "some applications may experience increased page fault latency when pages are migrated"},
+			{Doc: Seed000, Section: "Scenario 1: NUMA optimizations",
+				Quote: "we deduce the process is going to sleep waiting on a memory page migration from one NUMA node to another"},
 		},
 		Scope: Scope{
 			Kernels: "3.8 and later with CONFIG_NUMA_BALANCING (/proc/vmstat numa_pages_migrated, numa_hint_faults); pgmigrate_success also counts compaction",
-			Note: fmt.Sprintf("threshold: an average of %d migrated pages/s since boot (about %.1f MiB/s in 4 kB pages); a since-boot average hides bursts: "+
-				"compare two snapshots or run `dbhost numa --interval 10s` for the live rate", migrationStormPagesPerSec, float64(migrationStormPagesPerSec)*4/1024),
+			Note:    "a since-boot average hides bursts: compare two snapshots or run `dbhost numa --interval 10s` for the live rate",
 		},
+		Thresholds: []string{fmt.Sprintf("%d migrated pages/s averaged since boot (about %.1f MiB/s in 4 kB pages); 000 gives no rate",
+			migrationStormPagesPerSec, float64(migrationStormPagesPerSec)*4/1024)},
 		Check: checkMigrationStorm,
 	})
 }
@@ -86,10 +91,11 @@ func checkMigrationStorm(in *Input) Outcome {
 	f := Finding{
 		Setting:     "kernel.numa_balancing",
 		Current:     fmt.Sprintf("%s; %.0f NUMA page migrations/s on average since boot", balText, rate),
-		Recommended: fmt.Sprintf("0, with the database placed explicitly (fewer than %d migrations/s)", migrationStormPagesPerSec),
+		Recommended: fmt.Sprintf("0, with the database placed explicitly (fewer than %d migrations/s: dbhost's own threshold)", migrationStormPagesPerSec),
 		Evidence:    ev,
-		Why: "000: with automatic NUMA balancing on, Oracle foreground processes slept in page migration (migration_entry_wait from do_numa_page) " +
-			"and TPM fluctuated; kernel.numa_balancing=0 with NUMA placement configured gave +27 % TPM.",
+		Why: "000 (Scenario 1): with automatic NUMA balancing on, Oracle foreground processes slept in page migration (migration_entry_wait " +
+			"from do_numa_page) and TPM fluctuated; 000 recommends kernel.numa_balancing=0. Its +27 % TPM (Table 12) is the whole NUMA " +
+			"configuration (numa=off removed, Oracle NUMA support enabled, balancing off), not balancing off alone.",
 		Risk: "Without automatic balancing nothing moves tasks or pages toward each other: place the database explicitly " +
 			"(one instance per node, numactl/cpusets, Oracle _enable_NUMA_support) or processes may overload one node (000 Note).",
 	}

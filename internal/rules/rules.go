@@ -7,7 +7,8 @@
 //		Register(Rule{
 //			ID: "memory.swappiness", Area: AreaMemory, Severity: SevWarning,
 //			Title:   "vm.swappiness above what the database profiles set",
-//			Sources: []Source{{Doc: Seed003, Section: "..."}},
+//			Sources: []Source{{Doc: Seed003, Section: "Tuning Memory – swappiness",
+//				Quote: "Decreasing: more aggressive reclaiming of unmapped pagecache memory"}},
 //			Scope:   Scope{Kernels: "all", ...},
 //			Check:   checkSwappiness,
 //		})
@@ -36,6 +37,7 @@ package rules
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/dbhost/dbhost/internal/artifacts"
@@ -103,11 +105,24 @@ var (
 	DBs       = []string{DBOracle, DBPostgres, DBMySQL, DBNone}
 )
 
-// Source is one citation: a seed file name (or a public reference) and the
-// section in it, spelled so a reader can find it ("Table 13", "5.2 NUMA").
+// Source is one citation: a seed file name (or a public reference), the
+// section in it as the document titles it (a sub-section after " — ":
+// "Scenario 2: HugePages — Confirming Oracle's use of HugePages"), and a
+// phrase quoted from that section as it is written there. A test checks
+// every seed quote against ../shared/seeds (TestSourcesQuoteTheirSeedSection).
 type Source struct {
 	Doc     string `json:"doc"`
 	Section string `json:"section"`
+	Quote   string `json:"quote,omitempty"`
+}
+
+// Cite prints a source as "DOC § Section: “quote”" (no quote for a public reference without one).
+func (s Source) Cite() string {
+	c := s.Doc + " § " + s.Section
+	if s.Quote != "" {
+		c += ": “" + strings.Join(strings.Fields(s.Quote), " ") + "”"
+	}
+	return c
 }
 
 // Scope says where a rule's claim holds, in free text.
@@ -189,6 +204,10 @@ type Rule struct {
 	// Workloads and DBs restrict the rule; empty means all.
 	Workloads []string `json:"workloads,omitempty"`
 	DBs       []string `json:"dbs,omitempty"`
+	// Thresholds are the limits the rule applies that no source gives
+	// (dbhost's own choice, e.g. "1000 migrated pages/s"): each finding's
+	// why ends by naming them, and docs/rules.md lists them.
+	Thresholds []string `json:"thresholds,omitempty"`
 	// Description is the longer text `dbhost rules show` prints (optional).
 	Description string               `json:"description,omitempty"`
 	Check       func(*Input) Outcome `json:"-"`
@@ -230,6 +249,9 @@ func validate(r Rule) error {
 	for _, s := range r.Sources {
 		if s.Doc == "" || s.Section == "" {
 			return fmt.Errorf("%s: source %+v needs doc and section", r.ID, s)
+		}
+		if s.Quote == "" && !strings.Contains(s.Doc, "://") {
+			return fmt.Errorf("%s: source %s %q quotes nothing from the seed", r.ID, s.Doc, s.Section)
 		}
 	}
 	for _, w := range r.Workloads {

@@ -13,10 +13,14 @@ func init() {
 		Severity: SevInfo,
 		Title:    "This host is a virtual machine: part of the tuning belongs to the hypervisor host",
 		Sources: []Source{
-			{Doc: Seed003, Section: "Quick Overview – KVM Architecture (guests inherit NUMA and Huge Pages from the host kernel)"},
-			{Doc: Seed003, Section: "Tuned: Virtualization Profiles - RHEL7 (virtual-guest, virtual-host)"},
-			{Doc: Seed003, Section: "Virtualization Tuning – Caching (cache=none vs writethrough)"},
-			{Doc: Seed003, Section: "Virt Tuning – Using NUMA; Memory Tuning – huge pages in Virtual Machines"},
+			{Doc: Seed003, Section: "Quick Overview – KVM Architecture",
+				Quote: "Guests inherit features from the kernel"},
+			{Doc: Seed003, Section: "Tuned: Virtualization Profiles - RHEL7",
+				Quote: "Inherits From/Notes\t\t\tthroughput-performance\tthroughput-performance"},
+			{Doc: Seed003, Section: "Virtualization Tuning – Caching",
+				Quote: "I/O from the guest is not cached on the host"},
+			{Doc: Seed003, Section: "Memory Tuning – huge pages in Virtual Machines",
+				Quote: "The effect of hugepages are more pronounced with multiple Vms"},
 		},
 		Scope: Scope{
 			Kernels: "KVM/RHEV in 003; the split holds for VMware, Hyper-V, Xen and PowerVM guests",
