@@ -6,6 +6,8 @@ require github.com/spf13/cobra v1.10.2
 
 require (
 	github.com/goccy/go-yaml v1.19.2
+	github.com/vishvananda/netlink v1.3.1
+	github.com/vishvananda/netns v0.0.5
 	golang.org/x/sys v0.49.0
 )
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -105,7 +106,7 @@ process.`,
 	}
 	c.Flags().BoolVar(&cleanup, "cleanup", false, "remove what killed bench runs left behind (recorded in --state-dir), then exit")
 	c.PersistentFlags().StringVar(&stateDir, "state-dir", "", "where runs record what they create (default /var/lib/dbhost as root, else ~/.local/state/dbhost), in its bench/ directory")
-	c.AddCommand(newBenchNumaCmd(&stateDir), newBenchMQCmd(&stateDir))
+	c.AddCommand(newBenchNumaCmd(&stateDir), newBenchMQCmd(&stateDir), newBenchNetCmd(&stateDir))
 	return c
 }
 
@@ -311,4 +312,156 @@ of every round trip. C-states, P-states and placement show here (seed 000, Table
 	c.Flags().IntVar(&senders, "senders", 0, "sender threads (default: 2 per CPU, 2 to 32)")
 	c.Flags().IntVar(&size, "size", 128, "message payload in bytes")
 	return c
+}
+
+// linkFlags are --delay, --rate, --loss and --link.
+type linkFlags struct {
+	delay  time.Duration
+	rate   string
+	loss   float64
+	method string
+}
+
+func (l *linkFlags) add(c *cobra.Command) {
+	fl := c.Flags()
+	fl.DurationVar(&l.delay, "delay", 0, "emulate a link with this one-way delay (each direction; tc netem where the kernel has it, else dbhost's TUN forwarder; needs root)")
+	fl.StringVar(&l.rate, "rate", "", "and this rate limit (e.g. 100mbit, 1gbit)")
+	fl.Float64Var(&l.loss, "loss", 0, "and this random loss in % (each direction)")
+	fl.StringVar(&l.method, "link", "auto", "how to emulate the link: [auto netem tun]")
+}
+
+func (l *linkFlags) options() (bench.LinkOptions, error) {
+	o := bench.LinkOptions{Delay: l.delay, LossPct: l.loss, Method: l.method}
+	if l.rate != "" {
+		r, err := bench.ParseRate(l.rate)
+		if err != nil {
+			return o, usageErr("--rate: %v", err)
+		}
+		o.RateBps = r
+	}
+	if o.Method == "auto" && !(o.Delay > 0 || o.RateBps > 0 || o.LossPct > 0) {
+		o.Method = ""
+	}
+	if err := o.Validate(); err != nil {
+		return o, usageErr("%v", err)
+	}
+	return o, nil
+}
+
+func newBenchNetCmd(stateDir *string) *cobra.Command {
+	var f benchFlags
+	var lf linkFlags
+	var serve bool
+	var listen, connect string
+	var tests []string
+	var msg, sndbuf, rembuf, streams, request, response string
+	c := &cobra.Command{
+		Use:   "net",
+		Short: "TCP stream and UDP request/response, like netperf TCP_STREAM and UDP_RR",
+		Long: `Net measures what seed 000 measured with netperf: TCP_STREAM (bulk throughput, Gb/s, with
+the send size -m, the socket buffers -s (local) and -S (remote) set before connect and
+listen as netperf does, and parallel --streams) and UDP_RR (a 300-byte request answered by
+an 8000-byte reply, like RAC cache fusion: transactions/s and the latency of every one).
+
+By default both ends run in this process over loopback. 'dbhost bench net --serve' on one
+host and '--connect HOST' on another measure the network between them (port 12865 by
+default, netperf's). --delay (with --rate and --loss) puts both ends in two private
+network namespaces joined by an emulated link (tc netem on a veth pair where the kernel
+has netem, otherwise dbhost's own forwarder between two TUN devices: real TCP sees a real
+RTT and bandwidth-delay product); the output says which. TCP's own view (RTT from
+TCP_INFO, retransmissions, congestion window) is reported with the stream.`,
+		Example: `  dbhost bench net
+  dbhost bench net --test tcp_stream -m 16K -s 4M -S 4M --streams 4
+  dbhost bench net --delay 10ms -s 128K -S 128K     # seed 000: fixed buffers over a WAN-like link
+  dbhost bench net --serve                          # on the server
+  dbhost bench net --connect db2.example --repeat 5 --format json -o net.json`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			lo, err := lf.options()
+			if err != nil {
+				return err
+			}
+			sizes := map[string]*string{"msg-size": &msg, "sndbuf": &sndbuf, "rembuf": &rembuf, "streams": &streams, "request": &request, "response": &response}
+			vals := map[string]int{}
+			for name, p := range sizes {
+				if *p == "" {
+					continue
+				}
+				v, err := parseSize(*p)
+				if err != nil || v < 0 || v > 1<<30 {
+					return usageErr("--%s %q: expected a size like 300, 16K or 4M (at most 1G)", name, *p)
+				}
+				vals[name] = int(v)
+			}
+			if vals["streams"] > 1024 {
+				return usageErr("--streams %d: at most 1024", vals["streams"])
+			}
+			for _, t := range tests {
+				if t != "tcp_stream" && t != "udp_rr" {
+					return usageErr("--test %q: expected tcp_stream or udp_rr", t)
+				}
+			}
+			if serve {
+				if connect != "" || lo.Wanted() {
+					return usageErr("--serve takes no --connect, --delay, --rate or --loss")
+				}
+				return serveNet(c, listen)
+			}
+			o := bench.NetOptions{Tests: tests, Connect: connect, MsgSize: vals["msg-size"], SndBuf: vals["sndbuf"], RemBuf: vals["rembuf"],
+				Streams: vals["streams"], Request: vals["request"], Response: vals["response"], Link: lo}
+			n := len(tests)
+			if n == 0 {
+				n = 2
+			}
+			return runBench(c, &f, *stateDir, time.Duration(n*f.repeat)*f.duration, func(ctx context.Context, bo bench.Options) (*bench.Result, error) {
+				o.Options = bo
+				return bench.RunNet(ctx, o)
+			}, (*bench.Result).Text)
+		},
+	}
+	f.add(c, 5*time.Second)
+	lf.add(c)
+	fl := c.Flags()
+	fl.BoolVar(&serve, "serve", false, "answer 'dbhost bench net --connect' clients until interrupted")
+	fl.StringVar(&listen, "listen", fmt.Sprintf(":%d", bench.NetDefaultPort), "with --serve: the address to listen on")
+	fl.StringVar(&connect, "connect", "", "measure against a 'dbhost bench net --serve' at HOST[:PORT] (default: both ends here)")
+	fl.StringSliceVar(&tests, "test", nil, "tests to run: tcp_stream, udp_rr (default both)")
+	fl.StringVarP(&msg, "msg-size", "m", "", "TCP send size (netperf -m; default 128K)")
+	fl.StringVarP(&sndbuf, "sndbuf", "s", "", "local socket buffers, set before connect (netperf -s; default: autotuning)")
+	fl.StringVarP(&rembuf, "rembuf", "S", "", "remote socket buffers, set before listen (netperf -S; default: autotuning)")
+	fl.StringVar(&streams, "streams", "", "parallel TCP streams / UDP request-response flows (default 1)")
+	fl.StringVar(&request, "request", "", "UDP request size (default 300)")
+	fl.StringVar(&response, "response", "", "UDP response size (default 8000)")
+	return c
+}
+
+// parseSize reads 300, 16K, 4M, 1G (powers of 1024).
+func parseSize(s string) (int64, error) {
+	t := strings.ToUpper(strings.TrimSpace(s))
+	mult := int64(1)
+	switch {
+	case strings.HasSuffix(t, "K"):
+		mult, t = 1<<10, strings.TrimSuffix(t, "K")
+	case strings.HasSuffix(t, "M"):
+		mult, t = 1<<20, strings.TrimSuffix(t, "M")
+	case strings.HasSuffix(t, "G"):
+		mult, t = 1<<30, strings.TrimSuffix(t, "G")
+	}
+	v, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || v < 0 || v > 1<<40/mult {
+		return 0, fmt.Errorf("bad size %q", s)
+	}
+	return v * mult, nil
+}
+
+// serveNet answers clients until Ctrl-C or SIGTERM.
+func serveNet(c *cobra.Command, listen string) error {
+	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	srv, err := bench.StartNetServer(bench.HostEnv(), listen)
+	if err != nil {
+		return usageErr("--listen %s: %v", listen, err)
+	}
+	fmt.Fprintf(c.OutOrStdout(), "dbhost bench net: serving on %s (Ctrl-C stops)\n", srv.Addr())
+	return srv.Serve(ctx)
 }
