@@ -13,6 +13,7 @@ import (
 
 	"github.com/dbhost/dbhost/internal/change"
 	"github.com/dbhost/dbhost/internal/plan"
+	"github.com/dbhost/dbhost/internal/testbin"
 )
 
 // dbhostBin is the real dbhost binary, built once in TestMain.
@@ -26,11 +27,8 @@ func TestMain(m *testing.M) {
 				panic(err)
 			}
 			defer os.RemoveAll(dir)
-			bin := filepath.Join(dir, "dbhost")
-			cmd := exec.Command("go", "build", "-o", bin, "github.com/dbhost/dbhost/cmd/dbhost")
-			cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-			if out, err := cmd.CombinedOutput(); err != nil {
-				os.Stderr.Write(out)
+			bin, err := testbin.Build(dir, testbin.Module+"/cmd/dbhost")
+			if err != nil {
 				panic("building dbhost: " + err.Error())
 			}
 			dbhostBin = bin
@@ -69,8 +67,8 @@ func writePlan(t *testing.T) string {
 // dbhost runs the binary; killed reports a SIGKILL death.
 func dbhost(t *testing.T, env []string, args ...string) (out string, code int, killed bool) {
 	t.Helper()
-	cmd := exec.Command(dbhostBin, args...)
-	cmd.Env = append(append(os.Environ(), "DBHOST_TEST_SIMULATE=1"), env...)
+	cmd := testbin.Command(dbhostBin, args...)
+	cmd.Env = append(append(cmd.Env, "DBHOST_TEST_SIMULATE=1"), env...)
 	b, err := cmd.CombinedOutput()
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {

@@ -3,7 +3,9 @@
 # systemd or a system bus, as ../shared/notes/tuned-2.20.md describes, and put
 # everything back afterwards. Source this file, then:
 #
-#   tuned_up PROFILE      # starts a system bus if none runs, then `tuned -d -p PROFILE`
+#   tuned_up PROFILE      # starts a system bus if none runs, then `tuned -d -p PROFILE`;
+#                         # returns 2 when no system bus can be started here, 1 when
+#                         # tuned did not come up with the profile
 #   tuned-adm verify ...  # works while it is up
 #   tuned_down            # SIGTERM: tuned restores what it changed; bus stopped if ours;
 #                         # /etc/tuned/active_profile and profile_mode restored
@@ -25,9 +27,16 @@ tuned_up() {
 	done
 	if [[ ! -S /run/dbus/system_bus_socket ]]; then
 		mkdir -p /run/dbus
-		dbus-daemon --system --fork --print-pid >"$TUNED_STATE/dbus.pid"
+		if ! dbus-daemon --system --fork --print-pid >"$TUNED_STATE/dbus.pid" 2>"$TUNED_STATE/dbus.err"; then
+			echo "no system bus: dbus-daemon --system failed: $(head -1 "$TUNED_STATE/dbus.err")" >&2
+			return 2
+		fi
 	fi
-	tuned -d --log="$TUNED_STATE/tuned.log" --pid="$TUNED_STATE/tuned.pid" -p "$profile"
+	if ! tuned -d --log="$TUNED_STATE/tuned.log" --pid="$TUNED_STATE/tuned.pid" -p "$profile"; then
+		echo "tuned -d -p $profile failed to start; its log:" >&2
+		cat "$TUNED_STATE/tuned.log" >&2 || true
+		return 1
+	fi
 	for ((i = 0; i < 100; i++)); do
 		if tuned-adm active 2>/dev/null | grep -q "Current active profile: $profile"; then return 0; fi
 		sleep 0.2

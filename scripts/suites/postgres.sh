@@ -2,19 +2,23 @@
 # A real PostgreSQL (Debian's package) on a private socket, no TCP: dbhost must
 # find the postmaster and its backends, their user, allowed CPUs/nodes and
 # memory per node, with and without root, and audit --db auto must detect it.
+# Exit 0 passed, 77 skipped with the reason (scripts/lib/suite.sh), else failed.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# shellcheck source=../lib/suite.sh
+source scripts/lib/suite.sh
 pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1 || true)
 if [[ -z "$pgbin" || ! -x "$pgbin/initdb" ]]; then
-	echo "SKIP: PostgreSQL server not installed (package postgresql)"; exit 0
+	suite_skip "PostgreSQL server not installed (package postgresql)"
 fi
-if ! id postgres >/dev/null 2>&1; then echo "SKIP: no postgres user"; exit 0; fi
+if [[ $(id -u) -ne 0 ]]; then suite_skip "the PostgreSQL suite needs root (it runs initdb as postgres and collect as nobody)"; fi
+if ! id postgres >/dev/null 2>&1; then suite_skip "no postgres user (package postgresql creates it)"; fi
 work=$(mktemp -d /tmp/dbhost-pg.XXXXXX)
 chown postgres "$work"
 bin="$work/dbhost"
 CGO_ENABLED=0 go build -o "$bin" ./cmd/dbhost
 chmod 755 "$work" "$bin"
-pgctl() { su postgres -s /bin/sh -c "$*"; }
+pgctl() { su postgres -s /bin/sh -c "cd / && $*"; }
 cleanup() {
 	pgctl "$pgbin/pg_ctl -D $work/data -m immediate stop" >/dev/null 2>&1 || true
 	rm -rf "$work"

@@ -1,7 +1,8 @@
 // Command lab runs the NUMA lab (scripts/lab): every scenario of
 // internal/lab in a QEMU guest, one after another, with a pass/fail line
 // each. Exit 0 only when all pass; a machine that cannot run the lab (QEMU,
-// busybox-static or the kernel package missing) prints SKIP and exits 0.
+// busybox-static or the kernel package missing) prints "SKIP: reason" and
+// exits 77, the skip status of the suite protocol (scripts/lib/suite.sh).
 package main
 
 import (
@@ -19,6 +20,9 @@ import (
 
 	"github.com/dbhost/dbhost/internal/lab"
 )
+
+// exitSkip is the suite protocol's "skipped" status (scripts/lib/suite.sh).
+const exitSkip = 77
 
 func main() {
 	cache := flag.String("cache", ".cache/lab", "cache directory (kernel, initramfs, run logs)")
@@ -67,8 +71,9 @@ func main() {
 	a, err := lab.Prepare(ctx, lab.PrepareOptions{CacheDir: cacheDir, RepoDir: repo, Log: os.Stdout})
 	var un *lab.Unavailable
 	if errors.As(err, &un) {
-		fmt.Printf("SKIP NUMA lab: %s\n", un.Reason)
-		return
+		fmt.Printf("SKIP: NUMA lab: %s\n", un.Reason)
+		unlock()
+		os.Exit(exitSkip)
 	}
 	if err != nil && ctx.Err() != nil {
 		err = fmt.Errorf("interrupted (%v)", ctx.Err())
