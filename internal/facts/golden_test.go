@@ -2,7 +2,6 @@ package facts
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"hash/fnv"
 	"os"
@@ -14,11 +13,9 @@ import (
 	"time"
 
 	"github.com/dbhost/dbhost/internal/fixture"
+	"github.com/dbhost/dbhost/internal/golden"
 	"github.com/dbhost/dbhost/internal/snapshot"
 )
-
-// go test ./internal/facts -run Golden -update rewrites testdata/golden/*.json.
-var updateGolden = flag.Bool("update", false, "rewrite the golden snapshots in testdata/golden")
 
 var (
 	hostsDir  = filepath.Join("..", "..", "testdata", "hosts")
@@ -41,63 +38,36 @@ func collectFixture(t testing.TB, f fixture.Fixture) *snapshot.Snapshot {
 	return Collect(Root{Dir: abs, Sos: f.Sos}, Options{Version: "golden", Now: goldenNow, Path: "testdata/hosts/" + f.Name})
 }
 
+// TestGoldenSnapshots: testdata/golden holds exactly one snapshot per fixture
+// host, each equal to what Collect gives now (internal/golden: a golden file
+// no fixture produces is stale; -update rewrites and removes).
 func TestGoldenSnapshots(t *testing.T) {
+	got := map[string][]byte{}
 	for _, f := range fixture.Fixtures() {
-		t.Run(f.Name, func(t *testing.T) {
-			s := collectFixture(t, f)
-			got, err := snapshot.Marshal(s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			file := filepath.Join(goldenDir, f.Name+".json")
-			if *updateGolden {
-				if err := os.MkdirAll(goldenDir, 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(file, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatalf("no golden snapshot (go test ./internal/facts -run Golden -update): %v", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("snapshot of %s differs from %s (review, then -update):\n%s", f.Name, file, lineDiff(string(want), string(got), 15))
-			}
-			// A golden file must itself be a loadable snapshot that round-trips.
-			back, err := snapshot.Parse(file, want)
-			if err != nil {
-				t.Fatalf("golden file does not load: %v", err)
-			}
-			if again, _ := snapshot.Marshal(back); !bytes.Equal(again, want) {
-				t.Errorf("golden file does not round-trip through Load/Marshal")
-			}
-		})
+		b, err := snapshot.Marshal(collectFixture(t, f))
+		if err != nil {
+			t.Fatalf("%s: %v", f.Name, err)
+		}
+		got[f.Name+".json"] = b
 	}
-}
-
-// lineDiff shows the first differing lines of two texts.
-func lineDiff(want, got string, max int) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var out []string
-	for i := 0; i < len(w) || i < len(g); i++ {
-		var a, b string
-		if i < len(w) {
-			a = w[i]
+	golden.Check(t, golden.Set{Dir: goldenDir, Match: func(rel string) bool { return strings.HasSuffix(rel, ".json") },
+		Hint: "go test ./internal/facts -run Golden -update"}, got)
+	// A golden file must itself be a loadable snapshot that round-trips.
+	for name := range got {
+		file := filepath.Join(goldenDir, name)
+		want, err := os.ReadFile(file)
+		if err != nil {
+			continue // reported by Check
 		}
-		if i < len(g) {
-			b = g[i]
+		back, err := snapshot.Parse(file, want)
+		if err != nil {
+			t.Errorf("golden file does not load: %v", err)
+			continue
 		}
-		if a != b {
-			out = append(out, fmt.Sprintf("line %d:\n  - %s\n  + %s", i+1, a, b))
-			if len(out) >= max {
-				out = append(out, "...")
-				break
-			}
+		if again, _ := snapshot.Marshal(back); !bytes.Equal(again, want) {
+			t.Errorf("%s does not round-trip through Load/Marshal", file)
 		}
 	}
-	return strings.Join(out, "\n")
 }
 
 func fixtureByName(t *testing.T, name string) fixture.Fixture {

@@ -1,7 +1,6 @@
 package place
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -9,11 +8,10 @@ import (
 	"testing"
 
 	"github.com/dbhost/dbhost/internal/cpulist"
+	"github.com/dbhost/dbhost/internal/golden"
 	"github.com/dbhost/dbhost/internal/report"
 	"github.com/dbhost/dbhost/internal/snapshot"
 )
-
-var update = flag.Bool("update", false, "rewrite examples/place/*.plan.json and bdt-host.json")
 
 const examplesDir = "../../examples/place"
 
@@ -92,25 +90,18 @@ func TestBdtHostFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := filepath.Join(examplesDir, "bdt-host.json")
-	if *update {
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// Compared as snapshots, not bytes: the JSON layout belongs to package snapshot.
-	have, err := snapshot.Parse(p, got)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, _ := snapshot.Parse(p, b)
-	if !reflect.DeepEqual(have, want) {
-		t.Fatal("examples/place/bdt-host.json differs from bdtHost(): go test ./internal/place -run TestBdtHostFile -args -update")
-	}
+	golden.Check(t, golden.Set{Dir: examplesDir, Match: func(rel string) bool { return rel == "bdt-host.json" },
+		Equal: func(rel string, want, got []byte) bool {
+			have, err := snapshot.Parse(rel, want)
+			if err != nil {
+				t.Errorf("%s: %v", rel, err)
+				return false
+			}
+			now, _ := snapshot.Parse(rel, got)
+			return reflect.DeepEqual(have, now)
+		},
+		Hint: "go test ./internal/place -run TestBdtHostFile -update"}, map[string][]byte{"bdt-host.json": b})
 }
 
 // TestCustomerCases checks bdt's four cases: the facts each plan must show,
@@ -185,33 +176,31 @@ func TestCustomerCases(t *testing.T) {
 			}
 		}},
 	}
-	for _, c := range cases {
+	// Every case's plan as dbhost place --format json prints it; the checks
+	// below run on the same result.
+	got := map[string][]byte{}
+	results := make([]*Result, len(cases))
+	for i, c := range cases {
+		spec := loadExample(t, c.spec)
+		results[i] = Plan(host, spec)
+		checkPlan(t, host, spec, results[i])
+		b, err := report.JSON(results[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[strings.TrimSuffix(c.spec, ".yaml")+".plan.json"] = b
+	}
+	for i, c := range cases {
 		t.Run(c.spec, func(t *testing.T) {
-			spec := loadExample(t, c.spec)
-			r := Plan(host, spec)
-			checkPlan(t, host, spec, r)
+			r := results[i]
 			if r.Feasible != c.feasible {
 				t.Fatalf("feasible %v, want %v: %v", r.Feasible, c.feasible, r.Errors)
 			}
 			c.check(t, r)
-			// The same bytes as dbhost place --format json prints.
-			b, err := report.JSON(r)
-			if err != nil {
-				t.Fatal(err)
-			}
-			p := filepath.Join(examplesDir, strings.TrimSuffix(c.spec, ".yaml")+".plan.json")
-			if *update {
-				if err := os.WriteFile(p, b, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(want) != string(b) {
-				t.Errorf("plan differs from %s (go test ./internal/place -run TestCustomerCases -update, then review the diff):\n%s", p, b)
-			}
 		})
 	}
+	// examples/place holds one expected plan per case beside its spec, no
+	// other: a *.plan.json whose case is gone is stale.
+	golden.Check(t, golden.Set{Dir: examplesDir, Match: func(rel string) bool { return strings.HasSuffix(rel, ".plan.json") },
+		Hint: "go test ./internal/place -run TestCustomerCases -update"}, got)
 }

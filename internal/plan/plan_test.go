@@ -1,9 +1,7 @@
 package plan
 
 import (
-	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -13,11 +11,10 @@ import (
 
 	"github.com/dbhost/dbhost/internal/change"
 	"github.com/dbhost/dbhost/internal/facts"
+	"github.com/dbhost/dbhost/internal/golden"
 	"github.com/dbhost/dbhost/internal/rules"
 	"github.com/dbhost/dbhost/internal/snapshot"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/golden")
 
 var epoch = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
@@ -416,41 +413,26 @@ func TestTunedOptionNames(t *testing.T) {
 	}
 }
 
-// The artifacts of three fixture plans, byte for byte (go test -update rewrites them).
+// The artifacts of three fixture plans, byte for byte: testdata/golden/CASE/
+// holds exactly the files the plan writes (internal/golden: a file no case
+// writes any more is stale; go test -update rewrites and removes).
 func TestGoldenArtifacts(t *testing.T) {
+	got := map[string][]byte{}
 	for _, c := range []struct{ name, fixture, workload string }{
 		{"numa-off-mixed", "numa-off", rules.WorkloadMixed},
 		{"interleaved-4n-dss", "interleaved-4n", rules.WorkloadDSS},
 		{"laptop-2s-oltp", "laptop-2s", rules.WorkloadOLTP},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			p := build(t, fixture(t, c.fixture), Options{Workload: c.workload})
-			files, err := p.Artifacts()
-			if err != nil {
-				t.Fatal(err)
-			}
-			dir := filepath.Join("testdata", "golden", c.name)
-			for rel, got := range files {
-				path := filepath.Join(dir, filepath.FromSlash(rel))
-				if *update {
-					if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-						t.Fatal(err)
-					}
-					if err := os.WriteFile(path, got, 0o644); err != nil {
-						t.Fatal(err)
-					}
-					continue
-				}
-				want, err := os.ReadFile(path)
-				if err != nil {
-					t.Fatalf("%v (go test -update writes it)", err)
-				}
-				if !bytes.Equal(got, want) {
-					t.Errorf("%s differs from %s (go test -update rewrites it):\n%s", rel, path, got)
-				}
-			}
-		})
+		p := build(t, fixture(t, c.fixture), Options{Workload: c.workload})
+		files, err := p.Artifacts()
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		for rel, b := range files {
+			got[c.name+"/"+rel] = b
+		}
 	}
+	golden.Check(t, golden.Set{Dir: filepath.Join("testdata", "golden"), Hint: "go test ./internal/plan -run TestGoldenArtifacts -update"}, got)
 }
 
 func FuzzLoad(f *testing.F) {
