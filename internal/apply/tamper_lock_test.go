@@ -13,13 +13,15 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/dbhost/dbhost/internal/testbin"
 )
 
 // dbhostSplit runs the binary and returns stdout and stderr apart.
 func dbhostSplit(t *testing.T, env []string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	cmd := exec.Command(dbhostBin, args...)
-	cmd.Env = append(append(os.Environ(), "DBHOST_TEST_SIMULATE=1"), env...)
+	cmd := testbin.Command(dbhostBin, args...)
+	cmd.Env = append(append(cmd.Env, "DBHOST_TEST_SIMULATE=1"), env...)
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
 	err := cmd.Run()
@@ -48,8 +50,8 @@ func TestLockHeldThroughBinary(t *testing.T) {
 	root := fixture(t, "laptop-2s")
 	state := filepath.Join(root, "var/lib/dbhost")
 	release := filepath.Join(t.TempDir(), "go")
-	holder := exec.Command(dbhostBin, "apply", "--plan", planPath, "--root", root, "--accept-risk")
-	holder.Env = append(os.Environ(), "DBHOST_TEST_SIMULATE=1", "DBHOST_TEST_PAUSE_AT=2:"+release)
+	holder := testbin.Command(dbhostBin, "apply", "--plan", planPath, "--root", root, "--accept-risk")
+	holder.Env = append(holder.Env, "DBHOST_TEST_SIMULATE=1", "DBHOST_TEST_PAUSE_AT=2:"+release)
 	var hout bytes.Buffer
 	holder.Stdout, holder.Stderr = &hout, &hout
 	if err := holder.Start(); err != nil {
