@@ -2,6 +2,8 @@ package apply
 
 import (
 	"bytes"
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -113,13 +115,38 @@ func FuzzUdevAssigns(f *testing.F) {
 	})
 }
 
-// FuzzParseBtime: no panic; a value found is positive.
+// FuzzParseBtime: a /proc/stat with the boot time the fuzzer chose on its
+// "btime" line, among any other lines (the fuzzed text without its own btime
+// lines), with LF or CRLF endings, gives that boot time; with no valid btime
+// line (0, negative, not a number) it gives 0, "not known".
 func FuzzParseBtime(f *testing.F) {
-	f.Add("cpu  1 2 3 4\nbtime 1793400000\nprocesses 5\n")
-	f.Add("btime -1\nbtime x\n")
-	f.Fuzz(func(t *testing.T, s string) {
-		if v := ParseBtime(s); v < 0 {
-			t.Fatal(v)
+	f.Add("cpu  1 2 3 4\nbtime 1793400000\nprocesses 5\n", int64(1793400000))
+	f.Add("btime -1\nbtime x\n", int64(0))
+	f.Fuzz(func(t *testing.T, s string, v int64) {
+		if got := ParseBtime(s); got < 0 {
+			t.Fatal(got)
+		}
+		var other []string
+		for _, line := range strings.Split(s, "\n") {
+			if f := strings.Fields(line); len(f) == 0 || f[0] != "btime" {
+				other = append(other, line)
+			}
+		}
+		if v <= 0 {
+			v = -(v+1)/2 + 1 // any positive value, without overflowing
+		}
+		half := len(other) / 2
+		for _, nl := range []string{"\n", "\r\n"} {
+			stat := strings.Join(append(append(append([]string{}, other[:half]...), fmt.Sprintf("btime %d", v)), other[half:]...), nl)
+			if got := ParseBtime(stat); got != v {
+				t.Fatalf("ParseBtime(%q) = %d, want %d", stat, got, v)
+			}
+			for _, bad := range []string{"0", "-" + strconv.FormatInt(v, 10), "x", ""} {
+				stat := strings.Join(append(append([]string{}, other...), "btime "+bad), nl)
+				if got := ParseBtime(stat); got != 0 {
+					t.Fatalf("ParseBtime(%q) = %d, want 0 (no valid btime)", stat, got)
+				}
+			}
 		}
 	})
 }

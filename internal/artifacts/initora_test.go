@@ -1,6 +1,9 @@
 package artifacts
 
 import (
+	"math"
+	"math/bits"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -182,12 +185,45 @@ func FuzzParseInit(f *testing.F) {
 	})
 }
 
+// FuzzParseBytes: a size as init.ora/spfile write it (digits, then no unit
+// or K/M/G/T/P, any case, an optional B, blanks and quotes around), with the
+// number the fuzzer chose, is that many bytes, computed apart in 128 bits;
+// beyond int64 it is an error, never a wrapped value.
 func FuzzParseBytes(f *testing.F) {
-	f.Add("2104G")
-	f.Fuzz(func(t *testing.T, s string) {
-		n, err := ParseBytes(s)
-		if err == nil && n < 0 {
-			t.Fatalf("ParseBytes(%q) = %d", s, n)
+	f.Add("2104G", uint64(2104), uint8(3))
+	f.Fuzz(func(t *testing.T, s string, n uint64, form uint8) {
+		if v, err := ParseBytes(s); err == nil && v < 0 {
+			t.Fatalf("ParseBytes(%q) = %d", s, v)
+		}
+		units := []string{"", "K", "M", "G", "T", "P"}
+		u := int(form) % len(units)
+		unit := units[u]
+		if form&8 != 0 {
+			unit = strings.ToLower(unit)
+		}
+		if form&16 != 0 && unit != "" {
+			unit += "B"
+		}
+		text := strconv.FormatUint(n, 10) + unit
+		if form&32 != 0 {
+			if unit != "" {
+				text = strings.TrimSuffix(text, unit) + " " + unit
+			}
+			text = " '" + text + "' "
+		}
+		hi, lo := bits.Mul64(n, 1<<(10*u))
+		got, err := ParseBytes(text)
+		if hi != 0 || lo > math.MaxInt64 {
+			if err == nil {
+				t.Fatalf("ParseBytes(%q) = %d, want out of range", text, got)
+			}
+			return
+		}
+		if err != nil || got != int64(lo) {
+			t.Fatalf("ParseBytes(%q) = %d %v, want %d", text, got, err, lo)
+		}
+		if _, err := ParseBytes(text + "X"); err == nil && unit == "" {
+			t.Fatalf("ParseBytes(%q) accepted an unknown unit", text+"X")
 		}
 	})
 }

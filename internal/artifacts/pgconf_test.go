@@ -1,6 +1,9 @@
 package artifacts
 
 import (
+	"math"
+	"math/bits"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -132,11 +135,46 @@ func FuzzParsePGConf(f *testing.F) {
 	})
 }
 
+// FuzzParsePGMemory: a postgresql.conf memory value (an integer, or a half,
+// with one of PostgreSQL's case-sensitive units B, kB, MB, GB, TB, or none:
+// the parameter's own unit) with the number the fuzzer chose is that many
+// bytes, computed apart in 128 bits; beyond int64 it is an error; a unit in
+// the wrong case ("mb") is refused.
 func FuzzParsePGMemory(f *testing.F) {
-	f.Add("1.5GB")
-	f.Fuzz(func(t *testing.T, s string) {
-		if n, err := ParsePGMemory(s, 8192); err == nil && n < 0 {
-			t.Fatalf("ParsePGMemory(%q) = %d", s, n)
+	f.Add("1.5GB", uint32(3), uint8(3), uint16(8192))
+	f.Fuzz(func(t *testing.T, s string, n uint32, form uint8, defUnit uint16) {
+		if v, err := ParsePGMemory(s, 8192); err == nil && v < 0 {
+			t.Fatalf("ParsePGMemory(%q) = %d", s, v)
+		}
+		units := []string{"", "B", "kB", "MB", "GB", "TB"}
+		shift := []uint{0, 0, 10, 20, 30, 40}
+		u := int(form) % len(units)
+		mult := uint64(1) << shift[u]
+		if u == 0 {
+			mult = uint64(defUnit) + 1
+		}
+		text, twice := strconv.FormatUint(uint64(n), 10), uint64(n)*2
+		if form&8 != 0 && u >= 2 { // "1.5GB": half units are exact in binary
+			text, twice = text+".5", twice+1
+		}
+		text += units[u]
+		hi, lo := bits.Mul64(twice, mult)
+		lo = lo>>1 | hi<<63 // (2n or 2n+1) × mult / 2
+		hi >>= 1
+		got, err := ParsePGMemory(text, int64(mult))
+		if hi != 0 || lo >= math.MaxInt64 {
+			if err == nil {
+				t.Fatalf("ParsePGMemory(%q) = %d, want out of range", text, got)
+			}
+			return
+		}
+		if err != nil || got != int64(lo) {
+			t.Fatalf("ParsePGMemory(%q, %d) = %d %v, want %d", text, mult, got, err, lo)
+		}
+		if l := strings.ToLower(units[u]); u >= 3 && l != units[u] {
+			if v, err := ParsePGMemory(strconv.FormatUint(uint64(n), 10)+l, 8192); err == nil {
+				t.Fatalf("unit %q accepted (%d): PostgreSQL units are case-sensitive", l, v)
+			}
 		}
 	})
 }

@@ -3,6 +3,9 @@ package facts
 import (
 	"fmt"
 	"reflect"
+	"slices"
+	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -235,29 +238,93 @@ func FuzzParseCgroupMounts(f *testing.F) {
 	})
 }
 
+// FuzzParseCPUMax: what cgroup v2 prints in cpu.max ("max PERIOD" or
+// "QUOTA PERIOD", both in µs), or a quota alone as written by hand, with any
+// blanks around and between, parses back to the values the fuzzer chose; a
+// negative quota, a period of 0, a third word fail. Any text accepted reads
+// back the same from its canonical form.
 func FuzzParseCPUMax(f *testing.F) {
-	f.Add("max 100000")
-	f.Fuzz(func(t *testing.T, s string) {
-		q, p, err := parseCPUMax(s)
-		if err == nil && (q < -1 || p <= 0) {
-			t.Fatalf("%q → %d %d", s, q, p)
+	f.Add("max 100000", int64(-1), uint32(100000), uint8(0))
+	f.Fuzz(func(t *testing.T, s string, quota int64, period uint32, form uint8) {
+		if q, p, err := parseCPUMax(s); err == nil {
+			if q2, p2, err := parseCPUMax(cpuMaxText(q, p)); err != nil || q2 != q || p2 != p {
+				t.Fatalf("%q → %d %d, but its canonical form %q → %d %d %v", s, q, p, cpuMaxText(q, p), q2, p2, err)
+			}
+		}
+
+		if quota < 0 {
+			quota = -1 // "max"
+		}
+		p := int64(period) + 1
+		sp := []string{" ", "\t", "  "}[form%3]
+		text := strings.Replace(cpuMaxText(quota, p), " ", sp, 1)
+		if form&4 != 0 {
+			text = " " + text + "\n"
+		}
+		wantP := p
+		if form&8 != 0 { // a quota alone: the kernel's default period
+			text, _, _ = strings.Cut(strings.TrimSpace(text), sp)
+			wantP = 100000
+		}
+		q, gotP, err := parseCPUMax(text)
+		if err != nil || q != quota || gotP != wantP {
+			t.Fatalf("parseCPUMax(%q) = %d %d %v, want %d %d", text, q, gotP, err, quota, wantP)
+		}
+		for _, bad := range []string{cpuMaxText(quota, p) + " 1", fmt.Sprintf("-%d %d", 1+quota&0xffff, p), cpuMaxText(quota, 0), "max max"} {
+			if q, p, err := parseCPUMax(bad); err == nil {
+				t.Fatalf("parseCPUMax(%q) = %d %d, want an error", bad, q, p)
+			}
 		}
 	})
 }
 
+// cpuMaxText is cpu.max as the kernel prints it (-1 = max).
+func cpuMaxText(quota, period int64) string {
+	if quota < 0 {
+		return fmt.Sprintf("max %d", period)
+	}
+	return fmt.Sprintf("%d %d", quota, period)
+}
+
+// FuzzParseCgroupProcs: cgroup.procs as the kernel prints it (one PID per
+// line, in any order; the PIDs drawn from the fuzzer's bytes, 1 to
+// PID_MAX_LIMIT) parses to those PIDs, sorted; a line that is not a PID fails.
 func FuzzParseCgroupProcs(f *testing.F) {
-	f.Add([]byte("1\n20\n300\n"))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		pids, err := parseCgroupProcs(strings.NewReader(string(b)))
-		if err != nil {
-			return
+	f.Add([]byte("1\n20\n300\n"), []byte{0, 0, 1, 0, 0, 20})
+	f.Fuzz(func(t *testing.T, b, raw []byte) {
+		if pids, err := parseCgroupProcs(strings.NewReader(string(b))); err == nil {
+			if !sort.IntsAreSorted(pids) {
+				t.Fatalf("pids %v not sorted", pids)
+			}
+			if back, err := parseCgroupProcs(strings.NewReader(intsLines(pids))); err != nil || !slices.Equal(back, pids) {
+				t.Fatalf("%q → %v, but its lines → %v %v", b, pids, back, err)
+			}
 		}
-		for i, p := range pids {
-			if p <= 0 || (i > 0 && pids[i-1] > p) {
-				t.Fatalf("pids %v", pids)
+		var want []int
+		for i := 0; i+3 <= len(raw); i += 3 {
+			want = append(want, 1+(int(raw[i])<<16|int(raw[i+1])<<8|int(raw[i+2]))%(1<<22))
+		}
+		text := intsLines(want)
+		got, err := parseCgroupProcs(strings.NewReader(text))
+		sorted := slices.Sorted(slices.Values(want))
+		if err != nil || !slices.Equal(got, sorted) {
+			t.Fatalf("parseCgroupProcs(%q) = %v %v, want %v", text, got, err, sorted)
+		}
+		for _, bad := range []string{"0", "-1", "x", "1 2"} {
+			if pids, err := parseCgroupProcs(strings.NewReader(text + bad + "\n")); err == nil {
+				t.Fatalf("%q accepted as %v", text+bad, pids)
 			}
 		}
 	})
+}
+
+// intsLines prints one number per line.
+func intsLines(v []int) string {
+	var b strings.Builder
+	for _, n := range v {
+		b.WriteString(strconv.Itoa(n) + "\n")
+	}
+	return b.String()
 }
 
 // TestCollectProcessesAndCgroups runs the whole collection over a fake tree:

@@ -167,14 +167,44 @@ func TestParseDistances(t *testing.T) {
 	}
 }
 
+// FuzzParseDistances: a node's distance row as sysfs prints it (the
+// fuzzer's bytes as distances 0-255, blank-separated, newline-terminated)
+// parses back to those distances; a word that is not a distance fails.
 func FuzzParseDistances(f *testing.F) {
 	for _, s := range []string{"10", "10 21 31 21", "10 x", "", "255 0"} {
-		f.Add(s)
+		f.Add(s, []byte{10, 21})
 	}
-	f.Fuzz(func(t *testing.T, s string) {
-		d, err := parseDistances(s)
-		if err == nil && len(d) == 0 {
-			t.Fatalf("no error and no distances for %q", s)
+	f.Fuzz(func(t *testing.T, s string, row []byte) {
+		if d, err := parseDistances(s); err == nil {
+			if back, err := parseDistances(intsText(d)); err != nil || !reflect.DeepEqual(back, d) {
+				t.Fatalf("%q → %v, but %q → %v %v", s, d, intsText(d), back, err)
+			}
+		}
+		if len(row) == 0 {
+			return
+		}
+		want := make([]int, len(row))
+		for i, b := range row {
+			want[i] = int(b)
+		}
+		text := intsText(want) + " \n" // the kernel ends the row with a blank and a newline
+		got, err := parseDistances(text)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Fatalf("parseDistances(%q) = %v %v, want %v", text, got, err, want)
+		}
+		for _, bad := range []string{text + " 256", text + " -1", text + " 1x"} {
+			if d, err := parseDistances(bad); err == nil {
+				t.Fatalf("parseDistances(%q) = %v, want an error", bad, d)
+			}
 		}
 	})
+}
+
+// intsText joins numbers with blanks.
+func intsText(v []int) string {
+	s := make([]string, len(v))
+	for i, n := range v {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, " ")
 }

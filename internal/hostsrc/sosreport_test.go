@@ -667,13 +667,32 @@ func TestLoadSosreportCollectedAt(t *testing.T) {
 	}
 }
 
+// FuzzParseDateUTC: date(1)'s output in the C locale and UTC ("%a %b %e
+// %H:%M:%S %Z %Y") for the second the fuzzer chose (years 1970-9999) parses
+// back to that second; the same clock time in another zone is refused (its
+// abbreviation is ambiguous).
 func FuzzParseDateUTC(f *testing.F) {
-	f.Add("Sun Nov 22 06:13:59 UTC 2026\n")
-	f.Add("Sun Nov  2 06:13:59 EST 2026")
-	f.Fuzz(func(t *testing.T, s string) {
-		got, ok := parseDateUTC(s)
-		if ok && got.Location() != time.UTC {
+	f.Add("Sun Nov 22 06:13:59 UTC 2026\n", int64(1795328039))
+	f.Add("Sun Nov  2 06:13:59 EST 2026", int64(0))
+	f.Fuzz(func(t *testing.T, s string, sec int64) {
+		if got, ok := parseDateUTC(s); ok && got.Location() != time.UTC {
 			t.Fatalf("parseDateUTC(%q) = %v not in UTC", s, got)
+		}
+		const max = 253402300799 // 9999-12-31 23:59:59
+		if sec < 0 {
+			sec = -(sec + 1)
+		}
+		want := time.Unix(sec%(max+1), 0).UTC()
+		out := want.Format("Mon Jan _2 15:04:05 UTC 2006")
+		for _, text := range []string{out + "\n", out, "  " + out + "\r\n"} {
+			if got, ok := parseDateUTC(text); !ok || !got.Equal(want) || got.Location() != time.UTC {
+				t.Fatalf("parseDateUTC(%q) = %v %v, want %v", text, got, ok, want)
+			}
+		}
+		for _, zone := range []string{"EST", "CET", "IST"} {
+			if got, ok := parseDateUTC(strings.Replace(out, "UTC", zone, 1)); ok {
+				t.Fatalf("zone %s accepted: %v", zone, got)
+			}
 		}
 	})
 }

@@ -2,25 +2,48 @@ package lab
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 )
 
-// FuzzParseChannel: whatever a guest (or a broken serial line) writes, the
-// parser returns sections or an error, never panics, and never returns a
-// section it could not decode.
+// FuzzParseChannel: any bytes give sections with sane names and exit
+// statuses or an error; and the channel /init writes (console noise, then
+// sections gzip+base64 between BEGIN and END lines, LF or CRLF, then DONE)
+// gives back every section's bytes and exit status, exactly.
 func FuzzParseChannel(f *testing.F) {
-	f.Add([]byte(encodeSection("collect", []byte(`{"schema_version":1}`), 0) + markDone + "\n"))
-	f.Add([]byte(markBegin + "a\n" + markEnd + "a rc=0\n"))
-	f.Add([]byte("plain console noise\n"))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		ch, err := parseChannel(b)
-		if err != nil {
-			return
-		}
-		for name, s := range ch.Sections {
-			if name == "" || s.Name != name || s.RC < 0 || s.RC > 255 || len(s.Data) > maxSection {
-				t.Fatalf("bad section %q: %+v", name, s)
+	f.Add([]byte(encodeSection("collect", []byte(`{"schema_version":1}`), 0)+markDone+"\n"), "guest", []byte("node 0 write=0 read=4\n"), uint8(3))
+	f.Add([]byte(markBegin+"a\n"+markEnd+"a rc=0\n"), "out/x", []byte{}, uint8(0))
+	f.Add([]byte("plain console noise\n"), "collect", []byte{0, 0xff, '\n'}, uint8(255))
+	f.Fuzz(func(t *testing.T, b []byte, name string, data []byte, rc uint8) {
+		if ch, err := parseChannel(b); err == nil {
+			for n, s := range ch.Sections {
+				if n == "" || s.Name != n || s.RC < 0 || s.RC > 255 || len(s.Data) > maxSection {
+					t.Fatalf("bad section %q: %+v", n, s)
+				}
 			}
+		}
+
+		// The console noise before the first section: the fuzzed lines that
+		// are not channel markers.
+		var noise strings.Builder
+		for _, l := range strings.Split(string(b), "\n") {
+			if !strings.HasPrefix(strings.TrimSpace(l), "@@DBHOST-LAB") {
+				noise.WriteString(l + "\n")
+			}
+		}
+		// /init names sections after files: one word.
+		name = strings.Join(strings.Fields(name), "_")
+		if name == "" || strings.Contains(name, " rc=") {
+			name = "guest"
+		}
+		in := noise.String() + encodeSection("collect", []byte(`{"schema_version":1}`), 0) + encodeSection(name+"-2", data, int(rc)) + markDone + "\n"
+		ch, err := parseChannel([]byte(in))
+		if err != nil {
+			t.Fatalf("the channel /init writes does not parse: %v\n%q", err, in)
+		}
+		got, ok := ch.Sections[name+"-2"]
+		if !ch.Done || !ok || !bytes.Equal(got.Data, data) || got.RC != int(rc) || len(ch.Sections) != 2 {
+			t.Fatalf("round trip of %q (%d bytes, rc %d): done %v, %d sections, got %d bytes rc %d", name, len(data), rc, ch.Done, len(ch.Sections), len(got.Data), got.RC)
 		}
 	})
 }

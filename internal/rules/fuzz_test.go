@@ -2,25 +2,34 @@ package rules
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
-// FuzzKernel: the kernel release parser never panics and only accepts a
-// release that starts with "major.minor" digits.
+// FuzzKernel: a kernel release as uname -r prints it (major.minor, then
+// anything that does not start with a digit: ".0-427.el9.x86_64",
+// "-rc1", "") with the numbers the fuzzer chose gives them back; any
+// release accepted starts with the major number and a dot.
 func FuzzKernel(f *testing.F) {
 	for _, s := range []string{"5.14.0-427.el9.x86_64", "3.10.0", "6.18.44-fc-v769", "", "5", "x.y", "4.18-rc1"} {
-		f.Add(s)
+		f.Add(s, uint16(5), uint16(14), ".0-427.el9.x86_64")
 	}
-	f.Fuzz(func(t *testing.T, s string) {
-		maj, min, ok := Kernel(s)
-		if !ok {
-			return
+	f.Fuzz(func(t *testing.T, s string, maj, min uint16, suffix string) {
+		if a, b, ok := Kernel(s); ok && (a < 0 || b < 0 || !strings.HasPrefix(s, strings.SplitN(s, ".", 2)[0]+".")) {
+			t.Fatalf("Kernel(%q) = %d.%d", s, a, b)
 		}
-		if maj < 0 || min < 0 || !strings.HasPrefix(s, strings.SplitN(s, ".", 2)[0]+".") {
-			t.Fatalf("Kernel(%q) = %d.%d", s, maj, min)
+		if suffix != "" && suffix[0] >= '0' && suffix[0] <= '9' {
+			suffix = "." + suffix
+		}
+		release := fmt.Sprintf("%d.%d%s", maj, min, suffix)
+		if a, b, ok := Kernel(release); !ok || a != int(maj) || b != int(min) {
+			t.Fatalf("Kernel(%q) = %d.%d %v, want %d.%d", release, a, b, ok, maj, min)
+		}
+		if _, _, ok := Kernel(fmt.Sprintf("%d%s", maj, suffix)); ok && !strings.HasPrefix(suffix, ".") {
+			t.Fatalf("Kernel(%q) accepted a release without a minor number", fmt.Sprintf("%d%s", maj, suffix))
 		}
 	})
 }

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -147,17 +148,27 @@ func TestSubnetOf(t *testing.T) {
 	}
 }
 
+// FuzzParseIntTriple: tcp_rmem/tcp_wmem as /proc/sys prints them (three
+// integers, tab-separated) with the values the fuzzer chose, or as sysctl -a
+// and sysctl.d write them (blanks), give them back; two or four fields fail.
 func FuzzParseIntTriple(f *testing.F) {
 	for _, s := range []string{"4096 87380 6291456", "", "1 2", "a b c", "-1 0 9223372036854775807"} {
-		f.Add(s)
+		f.Add(s, int64(4096), int64(87380), int64(6291456))
 	}
-	f.Fuzz(func(t *testing.T, s string) {
-		v, err := parseIntTriple(s)
-		if err != nil {
-			return
-		}
-		if len(strings.Fields(s)) != 3 {
+	f.Fuzz(func(t *testing.T, s string, a, b, c int64) {
+		if v, err := parseIntTriple(s); err == nil && len(strings.Fields(s)) != 3 {
 			t.Fatalf("%q accepted as %v", s, v)
+		}
+		want := [3]int64{a, b, c}
+		for _, text := range []string{fmt.Sprintf("%d\t%d\t%d\n", a, b, c), fmt.Sprintf(" %d  %d %d", a, b, c)} {
+			if got, err := parseIntTriple(text); err != nil || got != want {
+				t.Fatalf("parseIntTriple(%q) = %v %v, want %v", text, got, err, want)
+			}
+		}
+		for _, bad := range []string{fmt.Sprintf("%d %d", a, b), fmt.Sprintf("%d %d %d %d", a, b, c, a), fmt.Sprintf("%d %d x", a, b)} {
+			if got, err := parseIntTriple(bad); err == nil {
+				t.Fatalf("parseIntTriple(%q) = %v, want an error", bad, got)
+			}
 		}
 	})
 }
