@@ -16,7 +16,7 @@ func TestCLIPlan(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	wantContains(t, "summary", stdout, "dbhost plan for pg-numaoff (workload oltp, db none) written to "+out+"/",
-		"tuned base profile: throughput-performance", "Pending reboot", "remove numa=off   [numa.disabled-at-boot]",
+		"tuned base profile: latency-performance (OLTP", "Pending reboot", "remove numa=off   [numa.disabled-at-boot]",
 		"/sys/block/sda/queue/scheduler: bfq → mq-deadline   [io.scheduler]", "Nothing was changed on this host")
 	for _, f := range []string{"plan.json", "tuned.conf", "sysctl.d/90-dbhost.conf", "udev/60-dbhost-block.rules", "limits.d/90-dbhost.conf", "boot-args.txt"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {

@@ -168,6 +168,16 @@ func TestGoldenContract(t *testing.T) {
 		if s.Topology.Sockets != 4 || len(s.Topology.NUMADisabled) != 0 {
 			t.Errorf("sockets %d, NUMADisabled %v", s.Topology.Sockets, s.Topology.NUMADisabled)
 		}
+		// The oracle tuned profile over throughput-performance: the including profile's values win.
+		tp := map[string]string{}
+		for _, ts := range s.Config.Tuned.Profile {
+			tp[ts.Unit+"."+ts.Option] = ts.Value + " " + ts.File
+		}
+		if tp["sysctl.vm.dirty_background_ratio"] != "3 /usr/lib/tuned/oracle/tuned.conf" ||
+			tp["cpu.governor"] != "performance /usr/lib/tuned/throughput-performance/tuned.conf" ||
+			strings.Join(s.Config.Tuned.ProfileFiles, " ") != "/usr/lib/tuned/throughput-performance/tuned.conf /usr/lib/tuned/oracle/tuned.conf" {
+			t.Errorf("tuned profile %v files %v", tp, s.Config.Tuned.ProfileFiles)
+		}
 	})
 	t.Run("odd-8n", func(t *testing.T) {
 		s := collectFixture(t, fixtureByName(t, "odd-8n"))
@@ -404,8 +414,10 @@ func TestGoldenAbsencesAreTheStory(t *testing.T) {
 		"cgroup-v1":      noCpufreq,
 		"cgroup-v2":      append(append([]string{}, noCpufreq...), newKernel...),
 		// A sosreport has no /proc/PID (processes come from ps) and no node
-		// directories (NUMA from numactl --hardware: no per-node meminfo or hugepages).
-		"sosreport-db1": {"processes.*", "topology.nodes[*].hugepages", "topology.nodes[*].meminfo", "sysctl.*", "network.*", "cgroups.*"},
+		// directories (NUMA from numactl --hardware: no per-node meminfo or
+		// hugepages); it copies /etc/tuned but not the packaged profiles.
+		"sosreport-db1": {"processes.*", "topology.nodes[*].hugepages", "topology.nodes[*].meminfo", "sysctl.*", "network.*", "cgroups.*",
+			"config.tuned.profile"},
 	}
 	match := func(pattern, fact string) bool {
 		if ok, _ := filepath.Match(strings.ReplaceAll(strings.ReplaceAll(pattern, "[", "\\["), "]", "\\]"), fact); ok {

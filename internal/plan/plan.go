@@ -89,25 +89,27 @@ type Plan struct {
 	TunedBootloader bool `json:"tuned_bootloader,omitempty"`
 }
 
-// TunedProfileFor chooses the tuned base profile for a workload on a host.
-func TunedProfileFor(s *snapshot.Snapshot, workload string) (profile, why string) {
-	if workload == rules.WorkloadLatency {
-		return TunedLatency, "workload latency: latency-performance (C-states limited, performance governor)"
-	}
+// TunedProfileFor chooses the tuned base profile for a workload on a host:
+// rules.TunedProfileFor, the profile cpu.tuned-profile recommends.
+func TunedProfileFor(s *snapshot.Snapshot, workload, db string) (profile, why string) {
+	guest, ev := false, ""
 	if s != nil && s.Host.Virt.Guest {
-		ev := s.Host.Virt.Type
+		guest, ev = true, s.Host.Virt.Type
 		if ev == "" {
 			ev = s.Host.Virt.Evidence
 		}
 		if ev == "" {
 			ev = "virtualization detected"
 		}
-		return TunedGuest, "host is a virtual guest (" + ev + "): virtual-guest (throughput-performance plus guest settings)"
 	}
 	if workload == "" {
 		workload = rules.WorkloadMixed
 	}
-	return TunedThroughput, "workload " + workload + ": throughput-performance"
+	c := rules.TunedProfileFor(workload, guest, db)
+	if guest {
+		c.Why += " (guest: " + ev + ")"
+	}
+	return c.Want, c.Why
 }
 
 // Build audits snap and collects every finding's changes into a plan.
@@ -144,7 +146,7 @@ func Build(snap *snapshot.Snapshot, in Options) (*Plan, error) {
 		FindingsWithoutChanges: []Advice{},
 		TunedBootloader:        in.TunedBootloader,
 	}
-	p.TunedProfile, p.TunedWhy = TunedProfileFor(snap, wl)
+	p.TunedProfile, p.TunedWhy = TunedProfileFor(snap, wl, db)
 	sev := map[string]int{} // rule id → severity rank, for conflicts
 	var all []change.Change
 	for _, f := range rep.Findings {

@@ -51,18 +51,39 @@ func checkDeepCstates(in *Input) Outcome {
 		}
 		return NotApplicable("no cpuidle states on this host")
 	}
-	if t := s.Config.Tuned.ActiveProfile; t != nil && (*t == "latency-performance" || *t == "network-latency") &&
-		s.Config.Tuned.Running != nil && *s.Config.Tuned.Running {
-		return Passed("tuned profile %s is running: it holds /dev/cpu_dma_latency so the deep states are not entered", *t)
+	// A running tuned whose profile sets [cpu] force_latency holds
+	// /dev/cpu_dma_latency open at that latency: the idle governor then
+	// enters no state with a longer exit latency (000: "as long as the
+	// process keeps the file open").
+	held, heldWhy := int64(-1), ""
+	if a, _, ok := ActiveTuned(s); ok {
+		if fl, set := a.Settings["cpu.force_latency"]; set {
+			if lim, ok := ForceLatencyUS(fl, s); ok {
+				heldWhy = fmt.Sprintf("tuned profile %s sets force_latency=%s (%d µs, from %s)", a.Profile, fl, lim, a.From)
+				if a.Running != nil && *a.Running {
+					held = lim
+					heldWhy += " and tuned is running: it holds /dev/cpu_dma_latency"
+				} else {
+					heldWhy += ", but the tuned daemon is not running (or was not seen): nothing holds /dev/cpu_dma_latency"
+				}
+			}
+		}
 	}
 	type deep struct {
 		latency int64
 		cpus    []int
 	}
 	states := map[string]*deep{}
+	var skipped []string
 	for _, c := range s.CPUPower.Cpuidle {
 		for _, st := range c.States {
 			if st.Index < 2 || st.Disabled {
+				continue
+			}
+			if held >= 0 && st.LatencyUS > held {
+				if c.CPU == s.CPUPower.Cpuidle[0].CPU {
+					skipped = append(skipped, fmt.Sprintf("%s (%d µs)", st.Name, st.LatencyUS))
+				}
 				continue
 			}
 			d, ok := states[st.Name]
@@ -74,6 +95,9 @@ func checkDeepCstates(in *Input) Outcome {
 		}
 	}
 	if len(states) == 0 {
+		if len(skipped) > 0 {
+			return Passed("%s; the deeper states %s exit more slowly, so the idle governor does not enter them", heldWhy, strings.Join(skipped, ", "))
+		}
 		return Passed("no idle state deeper than C1 is enabled")
 	}
 	names := make([]string, 0, len(states))
@@ -98,8 +122,10 @@ func checkDeepCstates(in *Input) Outcome {
 	if len(s.CPUPower.CmdlineLimits) > 0 {
 		ev += fmt.Sprintf("; boot line limits %v", s.CPUPower.CmdlineLimits)
 	}
-	if t := s.Config.Tuned.ActiveProfile; t != nil {
-		ev += "; tuned profile " + *t
+	if heldWhy != "" {
+		ev += "; " + heldWhy
+	} else if t := s.Config.Tuned.ActiveProfile; t != nil {
+		ev += "; tuned profile " + *t + " sets no force_latency"
 	}
 	return Found(Finding{
 		Setting:     "cmdline:" + strings.SplitN(arg, "=", 2)[0],
@@ -110,7 +136,7 @@ func checkDeepCstates(in *Input) Outcome {
 			"latency-performance), raised throughput 30 % (867,725 → 1,131,823 TPS; C1 residency 99.97 %, clock 1.73 → 3.19 GHz); " +
 			"the cost is the idle power floor, 182 W → 578 W (+317 %), and 6 % more power under load.",
 		Fix: Fix{
-			Runtime:    []string{"tuned-adm profile latency-performance   (holds /dev/cpu_dma_latency; or: cpupower idle-set -D 10)"},
+			Runtime:    []string{"tuned-adm profile latency-performance   (its force_latency holds /dev/cpu_dma_latency at C1's exit latency while tuned runs; or: cpupower idle-set -D 10)"},
 			Persistent: append(AddKernelArgFix(arg).Persistent, "or make latency-performance / network-latency the tuned profile"),
 		},
 		Changes: []change.Change{BootArgChange("cpu.deep-cstates-latency", strings.SplitN(arg, "=", 2)[0], "1",

@@ -34,9 +34,43 @@ func TestDeepCstatesLatency(t *testing.T) {
 	}
 	quiet(t, id, idle(true), WorkloadLatency, DBNone)
 
-	tuned := idle(false)
-	tuned.Config.Tuned.ActiveProfile, tuned.Config.Tuned.Running = ptr("latency-performance"), ptr(true)
-	quiet(t, id, tuned, WorkloadLatency, DBNone)
+	// A running tuned holding /dev/cpu_dma_latency through force_latency is credited.
+	withTuned := func(profile string, running bool, settings ...snapshot.TunedSetting) *snapshot.Snapshot {
+		s := idle(false)
+		s.Config.Tuned.Installed, s.Config.Tuned.ActiveProfile, s.Config.Tuned.Running = true, ptr(profile), ptr(running)
+		s.Config.Tuned.Profile = settings
+		if len(settings) > 0 {
+			s.Config.Tuned.ProfileFiles = []string{"/etc/tuned/" + profile + "/tuned.conf"}
+		}
+		return s
+	}
+	// The stock latency-performance (its file not read): cstate.id_no_zero:1|3 is C1's 2 µs.
+	rep := quiet(t, id, withTuned("latency-performance", true), WorkloadLatency, DBNone)
+	if len(rep.Passed) != 1 || !strings.Contains(rep.Passed[0].Reason, "force_latency=cstate.id_no_zero:1|3 (2 µs, from tuned 2.20's stock latency-performance") ||
+		!strings.Contains(rep.Passed[0].Reason, "C6 (133 µs)") {
+		t.Fatalf("%+v", rep)
+	}
+	quiet(t, id, withTuned("network-latency", true), WorkloadOLTP, DBNone) // includes latency-performance
+	quiet(t, id, withTuned("postgresql", true), WorkloadOLTP, DBPostgres)  // force_latency=1
+	// A custom profile's own value, read from its file.
+	quiet(t, id, withTuned("site", true, snapshot.TunedSetting{Unit: "cpu", Option: "force_latency", Value: "cstate.name:C1|10",
+		File: "/etc/tuned/site/tuned.conf", Line: 3}), WorkloadOLTP, DBNone)
+	// Not running: nothing holds the file.
+	f = fires(t, id, withTuned("latency-performance", false), WorkloadLatency, DBNone)
+	if !strings.Contains(f.Evidence, "the tuned daemon is not running") {
+		t.Fatalf("%+v", f)
+	}
+	// A latency that admits C6 (virtual-host: state 3, here absent → fallback 70 µs < 133 holds; state 2 = C6 → does not).
+	quiet(t, id, withTuned("virtual-host", true), WorkloadOLTP, DBNone)
+	f = fires(t, id, withTuned("site", true, snapshot.TunedSetting{Unit: "cpu", Option: "force_latency", Value: "cstate.id:2",
+		File: "/etc/tuned/site/tuned.conf", Line: 3}), WorkloadOLTP, DBNone)
+	if !strings.Contains(f.Evidence, "force_latency=cstate.id:2 (133 µs") || f.Current != "C6 (exit latency 133 µs) on CPUs 0-7" {
+		t.Fatalf("%+v", f)
+	}
+	// throughput-performance sets no force_latency.
+	if f := fires(t, id, withTuned("throughput-performance", true), WorkloadOLTP, DBNone); !strings.Contains(f.Evidence, "sets no force_latency") {
+		t.Fatalf("%+v", f)
+	}
 
 	none := host()
 	absent(none, "cpu_power.cpuidle", "permission denied")

@@ -92,7 +92,7 @@ func checkEnergyPerfBias(in *Input) Outcome {
 		Fix: Fix{
 			Runtime: []string{"cpupower set -b 0   (or: for f in /sys/devices/system/cpu/cpu*/power/energy_perf_bias; do echo 0 > $f; done)"},
 			Persistent: []string{
-				"tuned-adm profile throughput-performance   (latency-performance for latency workloads; [cpu] energy_perf_bias=performance)",
+				in.TunedFix("[cpu] energy_perf_bias=performance"),
 			},
 		},
 		Changes: chg,

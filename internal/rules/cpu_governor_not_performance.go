@@ -98,7 +98,7 @@ func checkGovernor(in *Input) Outcome {
 		Fix: Fix{
 			Runtime: []string{"cpupower frequency-set -g performance"},
 			Persistent: []string{
-				"tuned-adm profile throughput-performance   (latency-performance for latency workloads)",
+				in.TunedFix("[cpu] governor=performance"),
 				"or /etc/sysconfig/cpupower: CPUPOWER_START_OPTS=\"frequency-set -g performance\" with cpupower.service enabled",
 			},
 		},

@@ -87,7 +87,7 @@ func checkIntelPstateMinPerf(in *Input) Outcome {
 		Fix: Fix{
 			Runtime: []string{"echo 100 > " + sysIntelPstate + "/min_perf_pct"},
 			Persistent: []string{
-				"tuned-adm profile throughput-performance   (latency-performance for latency workloads; both set min_perf_pct=100)",
+				in.TunedFix("[cpu] min_perf_pct=100"),
 				"or a tuned profile [sysfs] section: " + sysIntelPstate + "/min_perf_pct=100",
 			},
 		},

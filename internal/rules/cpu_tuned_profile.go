@@ -2,15 +2,18 @@ package rules
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/dbhost/dbhost/internal/change"
 )
 
 // cpu.tuned-profile: tuned is installed with no active profile, or with a
-// profile that does not fit the workload (000 Table 13: latency-performance;
-// 003: the throughput, latency and virtualization profile tables); when tuned
-// is not installed, an informational finding says which profile to use.
+// profile that does not fit the workload (TunedProfileFor: latency and OLTP
+// latency-performance, as 000 recommends; DSS and mixed throughput-performance;
+// guests virtual-guest; 003's profile tables); when tuned is not installed,
+// an informational finding says which profile to use. A custom profile is
+// judged by the profiles it includes.
 func init() {
 	Register(Rule{
 		ID:       "cpu.tuned-profile",
@@ -37,7 +40,8 @@ func init() {
 		},
 		Scope: Scope{
 			Distros: "RHEL/Oracle Linux/CentOS 6+ (tuned-adm), SLES, Debian/Ubuntu with the tuned package",
-			Note:    "a custom profile is not judged (dbhost does not read what it includes); dbhost plan exports one built on the recommended profile",
+			Note: "a custom profile fits when it includes a fitting stock profile (read from its tuned.conf files); dbhost plan exports one " +
+				"built on the recommended profile",
 		},
 		Check: checkTunedProfile,
 	})
@@ -46,26 +50,38 @@ func init() {
 func checkTunedProfile(in *Input) Outcome {
 	s := in.Snap
 	t := s.Config.Tuned
-	fit, want, why := TunedProfiles(in.Workload, s.Host.Virt.Guest)
+	c := TunedProfileFor(in.Workload, s.Host.Virt.Guest, in.DB)
+	want, fit, why := c.Want, c.Fit, c.Why
 	absentWhy := AbsentReason(s, "config.tuned.active_profile")
+	// Settings dbhost keeps over the recommended profile's own (sysctl.d
+	// wins: tuned reapplies it after the profile, reapply_sysctl=1).
+	pins := TunedPins(want)
 	tchange := []change.Change{{Kind: change.TunedProfile, Key: "profile", Value: want, Rule: "cpu.tuned-profile", Why: why}}
 	fix := Fix{Runtime: []string{"tuned-adm profile " + want}, Persistent: []string{"tuned-adm profile " + want + " (persists in /etc/tuned/active_profile; the tuned service must be enabled)"}}
+	for _, k := range sortedStringKeys(pins) {
+		why := fmt.Sprintf("tuned's %s sets %s higher; dbhost keeps %s (tuned reapplies sysctl.d after its profile)", want, k, pins[k])
+		tchange = append(tchange, in.SysctlChange("cpu.tuned-profile", k, pins[k], why))
+		pf := SysctlFix(k, pins[k])
+		fix.Runtime = append(fix.Runtime, pf.Runtime...)
+		fix.Persistent = append(fix.Persistent, pf.Persistent[0]+"   (kept over the profile's value: "+why+")")
+	}
 	if !t.Installed {
 		if !strings.Contains(absentWhy, "not installed") {
 			return CannotCheck("%s", in.Reason("config.tuned", "whether tuned is installed is not in the snapshot"))
 		}
-		return Found(Finding{
+		f := Finding{
 			Severity:    SevInfo,
 			Setting:     "tuned-adm profile",
 			Current:     "tuned not installed",
 			Recommended: want,
 			Evidence:    "neither /etc/tuned nor /usr/lib/tuned exists (" + absentWhy + ")",
 			Why:         why + ". tuned applies the profile's CPU, memory, disk and network settings as one set and can roll them back.",
-			Fix: Fix{Runtime: []string{"dnf install tuned && systemctl enable --now tuned && tuned-adm profile " + want + "   (Debian/Ubuntu: apt-get install tuned)"},
-				Persistent: []string{"tuned-adm profile " + want}},
+			Fix: Fix{Runtime: append([]string{PkgInstall(s.Host, "tuned") + " && systemctl enable --now tuned && tuned-adm profile " + want}, fix.Runtime[1:]...),
+				Persistent: fix.Persistent},
 			Changes: tchange,
 			Risk:    "A profile changes many settings at once (governor, C-states, THP, dirty ratios, read-ahead): apply it in a maintenance window and compare.",
-		})
+		}
+		return Found(f)
 	}
 	if t.ActiveProfile == nil {
 		if !strings.Contains(absentWhy, "not present") {
@@ -100,39 +116,70 @@ func checkTunedProfile(in *Input) Outcome {
 			Evidence: ev, Why: why, Fix: fix, Changes: tchange, Risk: risk,
 		})
 	}
-	profiles := strings.Fields(active)
-	stock := false
-	for _, p := range profiles {
+	// Fits: a fitting stock profile is active, or a custom one built on one.
+	a, aWhy, known := ActiveTuned(s)
+	base, fits := "", false
+	for _, p := range strings.Fields(active) {
 		for _, ok := range fit {
 			if p == ok {
-				if t.Running != nil && !*t.Running {
-					return Found(Finding{
-						Severity: SevInfo, Setting: "tuned service", Current: "profile " + active + " selected, tuned not running",
-						Recommended: "tuned running (systemctl enable --now tuned)", Evidence: ev,
-						Why:  "a selected profile is applied only while the tuned daemon runs; without it the host keeps its defaults",
-						Fix:  Fix{Runtime: []string{"systemctl enable --now tuned"}, Persistent: []string{"systemctl enable tuned"}},
-						Risk: risk,
-					})
-				}
-				return Passed("tuned profile %s fits workload %s", active, in.Workload)
+				base, fits = p, true
 			}
 		}
-		if stockTunedProfiles[p] {
-			stock = true
+	}
+	custom := false
+	for _, p := range strings.Fields(active) {
+		if !stockTunedProfiles[p] {
+			custom = true
 		}
 	}
-	if !stock {
-		return Passed("custom tuned profile %q: dbhost cannot see what it includes; it should build on %s (%s)", active, want, strings.Join(fit, ", "))
+	if !fits && custom {
+		if !known {
+			return CannotCheck("custom tuned profile %q: %s", active, aWhy)
+		}
+		base, fits = a.Includes(fit...)
+		ev += "; built from " + strings.Join(a.Chain, " → ") + " (" + a.From + ")"
+	}
+	if fits {
+		if t.Running != nil && !*t.Running {
+			return Found(Finding{
+				Severity: SevInfo, Setting: "tuned service", Current: "profile " + active + " selected, tuned not running",
+				Recommended: "tuned running (systemctl enable --now tuned)", Evidence: ev,
+				Why:  "a selected profile is applied only while the tuned daemon runs; without it the host keeps its defaults",
+				Fix:  Fix{Runtime: []string{"systemctl enable --now tuned"}, Persistent: []string{"systemctl enable tuned"}},
+				Risk: risk,
+			})
+		}
+		if base != active {
+			return Passed("tuned profile %s is built on %s, which fits workload %s", active, base, in.Workload)
+		}
+		return Passed("tuned profile %s fits workload %s", active, in.Workload)
 	}
 	fix.Runtime = append(fix.Runtime, "tuned-adm verify   (then check /var/log/tuned/tuned.log for what differs)")
+	rec := want
+	if len(fit) > 1 {
+		rec += " (or " + strings.Join(fit[1:], ", ") + ")"
+	}
+	if custom {
+		rec += ", or a custom profile that includes it"
+	}
 	return Found(Finding{
 		Setting:     "tuned-adm profile",
 		Current:     active,
-		Recommended: want + " (or " + strings.Join(fit, ", ") + ")",
+		Recommended: rec,
 		Evidence:    ev,
 		Why:         why,
 		Fix:         fix,
 		Changes:     tchange,
 		Risk:        risk,
 	})
+}
+
+// sortedStringKeys returns a map's keys in order.
+func sortedStringKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

@@ -15,34 +15,59 @@ func TestTunedProfile(t *testing.T) {
 		s.Config.Tuned = snapshot.Tuned{Installed: true, ActiveProfile: ptr(profile), ProfileMode: "manual", Running: ptr(running)}
 		return s
 	}
+	// OLTP wants latency-performance (000 Table 13, § tuned-adm; 003 compares both).
 	f := fires(t, id, mk("balanced", true), WorkloadOLTP, DBOracle)
-	if f.Severity != SevWarning || f.Current != "balanced" || !strings.HasPrefix(f.Recommended, "throughput-performance") ||
-		len(f.Changes) != 1 || f.Changes[0].Kind != change.TunedProfile || f.Changes[0].Value != "throughput-performance" {
+	if f.Severity != SevWarning || f.Current != "balanced" || !strings.HasPrefix(f.Recommended, "latency-performance") ||
+		len(f.Changes) != 1 || f.Changes[0].Kind != change.TunedProfile || f.Changes[0].Value != "latency-performance" {
 		t.Fatalf("%+v", f)
 	}
 	f = fires(t, id, mk("throughput-performance", true), WorkloadLatency, DBOracle)
 	if !strings.HasPrefix(f.Recommended, "latency-performance") {
 		t.Fatalf("%+v", f)
 	}
-	quiet(t, id, mk("throughput-performance", true), WorkloadOLTP, DBOracle)
+	// throughput-performance (and the oracle profile built on it) do not hold C-states: not for OLTP.
+	fires(t, id, mk("throughput-performance", true), WorkloadOLTP, DBOracle)
+	fires(t, id, mk("oracle", true), WorkloadOLTP, DBOracle)
+	quiet(t, id, mk("latency-performance", true), WorkloadOLTP, DBOracle)
 	quiet(t, id, mk("network-latency", true), WorkloadLatency, DBOracle)
+	quiet(t, id, mk("postgresql", true), WorkloadOLTP, DBPostgres) // force_latency=1
+	fires(t, id, mk("postgresql", true), WorkloadOLTP, DBOracle)
 	quiet(t, id, mk("throughput-performance oracle", true), WorkloadDSS, DBOracle)
-	// A custom profile is not judged.
-	if rep := quiet(t, id, mk("dbhost-oltp", true), WorkloadOLTP, DBOracle); len(rep.Passed) != 1 || !strings.Contains(rep.Passed[0].Reason, "custom") {
+	quiet(t, id, mk("oracle", true), WorkloadMixed, DBOracle)
+	if f := fires(t, id, mk("oracle", true), WorkloadDSS, DBPostgres); !strings.HasPrefix(f.Recommended, "throughput-performance (or network-throughput, postgresql)") {
+		t.Fatalf("%+v", f)
+	}
+	// A custom profile is judged by what it includes (read from its files).
+	custom := mk("dbhost-oltp", true)
+	custom.Config.Tuned.Profile = []snapshot.TunedSetting{{Unit: "cpu", Option: "force_latency", Value: "cstate.id_no_zero:1|3",
+		File: "/usr/lib/tuned/latency-performance/tuned.conf", Line: 4}}
+	custom.Config.Tuned.ProfileFiles = []string{"/usr/lib/tuned/latency-performance/tuned.conf", "/etc/tuned/dbhost-oltp/tuned.conf"}
+	if rep := quiet(t, id, custom, WorkloadOLTP, DBOracle); len(rep.Passed) != 1 || !strings.Contains(rep.Passed[0].Reason, "built on latency-performance") {
 		t.Fatalf("%+v", rep)
 	}
-	// A guest wants virtual-guest.
+	if f := fires(t, id, custom, WorkloadDSS, DBOracle); !strings.Contains(f.Evidence, "built from latency-performance → dbhost-oltp") ||
+		!strings.Contains(f.Recommended, "or a custom profile that includes it") {
+		t.Fatalf("%+v", f)
+	}
+	// ... and cannot be judged when its files were not read.
+	unread := mk("dbhost-oltp", true)
+	absent(unread, "config.tuned.profile", "profile dbhost-oltp not found in /etc/tuned")
+	cannot(t, id, unread, WorkloadOLTP, DBOracle, "profile dbhost-oltp not found")
+	// A guest wants virtual-guest, keeping vm.swappiness at 10 over the profile's 30.
 	g := mk("throughput-performance", true)
 	g.Host.Virt = snapshot.Virt{Guest: true, Type: "kvm"}
-	if f := fires(t, id, g, WorkloadOLTP, DBOracle); f.Changes[0].Value != "virtual-guest" {
+	if f := fires(t, id, g, WorkloadOLTP, DBOracle); f.Changes[0].Value != "virtual-guest" || len(f.Changes) != 2 ||
+		!strings.Contains(f.Fix.Persistent[1], "vm.swappiness = 10") {
 		t.Fatalf("%+v", f)
+	} else {
+		wantChange(t, f, change.Sysctl, "vm.swappiness", "10", "10")
 	}
 	// virtual-guest on bare metal is the wrong profile.
 	if f := fires(t, id, mk("virtual-guest", true), WorkloadOLTP, DBOracle); f.Changes[0].Current != "virtual-guest" {
 		t.Fatalf("%+v", f.Changes)
 	}
 	// The right profile selected but tuned not running: info.
-	if f := fires(t, id, mk("throughput-performance", false), WorkloadOLTP, DBOracle); f.Severity != SevInfo || f.Setting != "tuned service" {
+	if f := fires(t, id, mk("throughput-performance", false), WorkloadDSS, DBOracle); f.Severity != SevInfo || f.Setting != "tuned service" {
 		t.Fatalf("%+v", f)
 	}
 	// Installed, no active profile (empty file, tuned-adm off).
@@ -62,8 +87,14 @@ func TestTunedProfile(t *testing.T) {
 	// Not installed: info with the recommendation.
 	ni := host()
 	absent(ni, "config.tuned.active_profile", "tuned is not installed")
-	if f := fires(t, id, ni, WorkloadLatency, DBOracle); f.Severity != SevInfo || f.Recommended != "latency-performance" {
+	ni.Host.OSVersionID = "9.4"
+	if f := fires(t, id, ni, WorkloadLatency, DBOracle); f.Severity != SevInfo || f.Recommended != "latency-performance" ||
+		!strings.HasPrefix(f.Fix.Runtime[0], "dnf install -y tuned && ") {
 		t.Fatalf("%+v", f)
+	}
+	ni.Host.OSID, ni.Host.OSVersionID = "ol", "7.9" // yum on release 7
+	if f := fires(t, id, ni, WorkloadDSS, DBOracle); !strings.HasPrefix(f.Fix.Runtime[0], "yum install -y tuned && ") {
+		t.Fatalf("%+v", f.Fix)
 	}
 	// Nothing known about tuned: cannot check.
 	cannot(t, id, host(), WorkloadOLTP, DBOracle, "config.tuned")

@@ -248,36 +248,6 @@ func nodePool(s *snapshot.Snapshot, node int, sizeKB int64) (snapshot.NodeHugepa
 	return snapshot.NodeHugepages{}, false
 }
 
-// TunedProfiles says which tuned profiles fit a workload on this host, the
-// one to recommend, and why (003 profile tables, 000 Table 13). It matches
-// internal/plan's choice of base profile.
-func TunedProfiles(workload string, guest bool) (ok []string, want, why string) {
-	switch {
-	case workload == WorkloadLatency:
-		return []string{"latency-performance", "network-latency"}, "latency-performance",
-			"latency workload: latency-performance (000 Table 13; 003 latency profiles: C-states locked at 1, performance governor, min_perf_pct 100) or network-latency (000 for RHEL 7)"
-	case guest:
-		return []string{"virtual-guest"}, "virtual-guest",
-			"virtual guest: virtual-guest (003 virtualization profiles: throughput-performance plus guest dirty ratios)"
-	}
-	return []string{"throughput-performance", "network-throughput", "oracle", "postgresql", "mssql", "sap-hana", "sap-netweaver"}, "throughput-performance",
-		"workload " + workload + ": throughput-performance (003 throughput profiles: performance governor, energy_perf_bias performance, min_perf_pct 100, swappiness 10, dirty 40/10) or a database profile built on it"
-}
-
-// stockTunedProfiles are the profiles shipped with tuned and its profile
-// packages; any other name is a custom profile whose includes dbhost cannot see.
-var stockTunedProfiles = map[string]bool{
-	"balanced": true, "balanced-battery": true, "desktop": true, "powersave": true, "throughput-performance": true,
-	"latency-performance": true, "network-latency": true, "network-throughput": true, "virtual-guest": true,
-	"virtual-host": true, "hpc-compute": true, "accelerator-performance": true, "aws": true, "intel-sst": true,
-	"optimize-serial-console": true, "oracle": true, "postgresql": true, "mssql": true, "sap-hana": true,
-	"sap-netweaver": true, "realtime": true, "realtime-virtual-guest": true, "realtime-virtual-host": true,
-	"cpu-partitioning": true, "cpu-partitioning-powersave": true, "atomic-host": true, "atomic-guest": true,
-	"default": true, "laptop-ac-powersave": true, "laptop-battery-powersave": true, "server-powersave": true,
-	"enterprise-storage": true, "spindown-disk": true, "openshift": true, "openshift-control-plane": true,
-	"openshift-node": true, "mssql-server": true,
-}
-
 // AIOMin is fs.aio-max-nr as Oracle's installation guides and preinstall RPM set it.
 const AIOMin = 1048576
 

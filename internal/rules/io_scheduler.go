@@ -95,7 +95,7 @@ func checkScheduler(in *Input) Outcome {
 				Runtime: []string{fmt.Sprintf("echo %s > %s", wantName, sysBlock(d.Name, "queue/scheduler"))},
 				Persistent: []string{
 					udevLine(v, d, "queue/scheduler", wantName),
-					"or a tuned profile: [disk] elevator=" + wantName + " (throughput-performance / latency-performance set deadline)",
+					"or a custom tuned profile: [disk] elevator=" + wantName + " (tuned 2.20's stock server profiles set no elevator)",
 				},
 			},
 			Changes: []change.Change{blockChange(v, d, "queue/scheduler", wantName, cur, "io.scheduler", "scheduler "+wantName+" suits device class "+class)},

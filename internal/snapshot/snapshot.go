@@ -456,6 +456,23 @@ type Tuned struct {
 	ActiveProfile *string `json:"active_profile"`
 	ProfileMode   string  `json:"profile_mode,omitempty"`
 	Running       *bool   `json:"running,omitempty"`
+	// Profile is what the active profile(s) set once tuned has merged them
+	// with the profiles they include (included first, the including profile
+	// overrides; replace= and drop= honoured), sorted by unit and option.
+	// ProfileFiles are the tuned.conf files read, in the order tuned loads them.
+	Profile      []TunedSetting `json:"profile,omitempty"`
+	ProfileFiles []string       `json:"profile_files,omitempty"`
+}
+
+// TunedSetting is one option of a tuned profile unit ("cpu" force_latency =
+// "cstate.id_no_zero:1|3"; "sysctl" vm.dirty_ratio = "10"), as written
+// (variables not expanded), with the file and line that set it.
+type TunedSetting struct {
+	Unit   string `json:"unit"`
+	Option string `json:"option"`
+	Value  string `json:"value"`
+	File   string `json:"file"`
+	Line   int    `json:"line"`
 }
 
 // CgconfigEntry is one controller setting from /etc/cgconfig.conf.

@@ -1,0 +1,50 @@
+package rules
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/dbhost/dbhost/internal/snapshot"
+)
+
+// PkgInstall is the shell command that installs pkg on the host's
+// distribution, from os-release ID and VERSION_ID: yum on RHEL, CentOS and
+// Oracle Linux 7 and older, dnf from 8 (and on Fedora, Rocky, Alma, Amazon
+// Linux 2023), zypper on SLES/openSUSE, apt-get on Debian and Ubuntu. A RHEL
+// family release that is not known gets yum, which 8 and later keep as an
+// alias of dnf; an unknown distribution gets each manager in turn.
+func PkgInstall(h snapshot.Host, pkg string) string {
+	major := 0
+	if v, _, _ := strings.Cut(h.OSVersionID, "."); v != "" {
+		major, _ = strconv.Atoi(v)
+	}
+	switch h.OSID {
+	case "rhel", "centos", "ol", "scientific", "oracle":
+		if major > 0 && major < 8 {
+			return "yum install -y " + pkg
+		}
+		if major >= 8 {
+			return "dnf install -y " + pkg
+		}
+		return "yum install -y " + pkg
+	case "fedora", "rocky", "almalinux", "circle":
+		return "dnf install -y " + pkg
+	case "amzn":
+		if major == 2 {
+			return "yum install -y " + pkg
+		}
+		return "dnf install -y " + pkg
+	case "sles", "sled", "opensuse", "opensuse-leap", "opensuse-tumbleweed":
+		return "zypper install -y " + pkg
+	case "debian", "ubuntu", "linuxmint", "raspbian":
+		return "apt-get install -y " + pkg
+	}
+	return "{ dnf install -y " + pkg + " || yum install -y " + pkg + " || zypper install -y " + pkg + " || apt-get install -y " + pkg + "; }"
+}
+
+// NMCLIModify is the NetworkManager command that persists settings for an
+// interface: nmcli modifies connections, not devices, so the connection the
+// interface is active in is looked up when the command runs.
+func NMCLIModify(ifname, settings string) string {
+	return `nmcli connection modify "$(nmcli -g GENERAL.CONNECTION device show ` + ifname + `)" ` + settings
+}
