@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -106,7 +107,7 @@ process.`,
 	}
 	c.Flags().BoolVar(&cleanup, "cleanup", false, "remove what killed bench runs left behind (recorded in --state-dir), then exit")
 	c.PersistentFlags().StringVar(&stateDir, "state-dir", "", "where runs record what they create (default /var/lib/dbhost as root, else ~/.local/state/dbhost), in its bench/ directory")
-	c.AddCommand(newBenchNumaCmd(&stateDir), newBenchMQCmd(&stateDir), newBenchNetCmd(&stateDir))
+	c.AddCommand(newBenchNumaCmd(&stateDir), newBenchMQCmd(&stateDir), newBenchNetCmd(&stateDir), newBenchIOCmd(&stateDir))
 	return c
 }
 
@@ -464,4 +465,88 @@ func serveNet(c *cobra.Command, listen string) error {
 	}
 	fmt.Fprintf(c.OutOrStdout(), "dbhost bench net: serving on %s (Ctrl-C stops)\n", srv.Addr())
 	return srv.Serve(ctx)
+}
+
+func newBenchIOCmd(stateDir *string) *cobra.Command {
+	var f benchFlags
+	var o bench.IOOptions
+	var sizeMB, scale int
+	var ramp time.Duration
+	var printJob bool
+	c := &cobra.Command{
+		Use:   "io",
+		Short: "Seed 000's Oracle-like fio workload (readers, DB writers, parallel query, redo), per role",
+		Long: `Io writes a fio job file after seed 000's appendix (8K random readers like shadow
+processes, 8K random DB writers with libaio, 1M sequential parallel-query reads with libaio,
+and the redo log writer's 1K-300K sequential sync writes), with the seed's jobs per core
+scaled to this host (480 readers, 32 writers, 8 parallel query on its 120 cores), runs fio
+--output-format=json and reports each role's IOPS, throughput and completion-latency
+percentiles exactly as fio gives them.
+
+The target is a scratch file under --dir (default /var/tmp, removed at the end), a --file
+you name, or a block --device. A device is never used by default; one that holds a mounted
+filesystem (itself or a partition), swap, or is held by LVM/MD/multipath is refused, and
+the writing roles need --destroy-data. --print-job prints the job file and runs nothing.`,
+		Example: `  dbhost bench io
+  dbhost bench io --dir /u01/scratch --size-mb 4096 --duration 30s --ramp 15s
+  dbhost bench io --device /dev/sdx --role readers,parallel_query
+  dbhost bench io --print-job`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if sizeMB < 0 || sizeMB > 1<<24 || scale < 0 || scale > 10000 || ramp < 0 || ramp > time.Hour {
+				return usageErr("--size-mb %d, --scale %d, --ramp %v: expected a positive size, 0..10000 jobs and a ramp up to 1h", sizeMB, scale, ramp)
+			}
+			for _, r := range o.Roles {
+				ok := false
+				for _, n := range bench.IORoleNames() {
+					ok = ok || r == n
+				}
+				if !ok {
+					return usageErr("--role %q: expected %s", r, strings.Join(bench.IORoleNames(), ", "))
+				}
+			}
+			o.SizeMB, o.Scale, o.Ramp = sizeMB, scale, ramp
+			if printJob {
+				size := int64(sizeMB) << 20
+				if size == 0 {
+					size = 256 << 20
+				}
+				target := o.File
+				if o.Device != "" {
+					target = o.Device
+				}
+				if target == "" {
+					target = "/var/tmp/" + bench.ScratchPrefix + "PID/data"
+				}
+				job, err := bench.IOJobFile(target, size, f.duration, ramp, o.Roles, runtime.NumCPU(), scale)
+				if err != nil {
+					return usageErr("%v", err)
+				}
+				_, err = fmt.Fprint(c.OutOrStdout(), job)
+				return err
+			}
+			if o.Device != "" {
+				if err := bench.CheckDevice(o.Device); err != nil {
+					return usageErr("%v", err)
+				}
+			}
+			return runBench(c, &f, *stateDir, time.Duration(f.repeat)*(f.duration+ramp), func(ctx context.Context, bo bench.Options) (*bench.Result, error) {
+				o.Options = bo
+				return bench.RunIO(ctx, o)
+			}, (*bench.Result).Text)
+		},
+	}
+	f.add(c, 10*time.Second)
+	fl := c.Flags()
+	fl.StringVar(&o.Dir, "dir", "", "directory for the scratch file (default /var/tmp)")
+	fl.StringVar(&o.File, "file", "", "use this file (fio creates it if missing; kept)")
+	fl.StringVar(&o.Device, "device", "", "use this block device (refused when mounted, swap or held)")
+	fl.BoolVar(&o.DestroyOK, "destroy-data", false, "allow the writing roles to overwrite --device")
+	fl.IntVar(&sizeMB, "size-mb", 0, "MiB of the file or device used (default 256 for a file, 1024 for a device)")
+	fl.IntVar(&scale, "scale", 0, "jobs per role (default: the seed's jobs per core times this host's CPUs)")
+	fl.StringSliceVar(&o.Roles, "role", nil, "roles to run: readers, parallel_query, writers, redolog (default all)")
+	fl.DurationVar(&ramp, "ramp", 0, "fio ramp_time before measuring (the seed used 15s)")
+	fl.StringVar(&o.KeepFioOut, "fio-json", "", "also keep fio's own JSON output in FILE")
+	fl.BoolVar(&printJob, "print-job", false, "print the fio job file and run nothing")
+	return c
 }

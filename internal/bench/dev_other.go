@@ -1,0 +1,16 @@
+//go:build !linux
+
+package bench
+
+import (
+	"fmt"
+	"os/exec"
+	"runtime"
+)
+
+func setPdeathsig(cmd *exec.Cmd) {}
+
+// CheckDevice: dbhost checks mounts and holders on Linux only.
+func CheckDevice(dev string) error {
+	return fmt.Errorf("--device: only on Linux (this is %s); use --file", runtime.GOOS)
+}
