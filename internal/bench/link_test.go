@@ -36,4 +36,3 @@ func needLink(t *testing.T) {
 		t.Skip("no /dev/net/tun")
 	}
 }
-
