@@ -5,6 +5,7 @@ import (
 	"net"
 	"runtime"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -129,20 +130,30 @@ func TestLinkRTT(t *testing.T) {
 		defer l.Close()
 		return linkRTT(t, l, 30)
 	}
+	// When the whole suite runs at once even the minimum of 30 can be
+	// late (softirqs deferred to ksoftirqd): up to 3 attempts, as a ping
+	// run longer; a link that releases packets late fails all three.
 	for _, d := range []time.Duration{time.Millisecond, 5 * time.Millisecond, 20 * time.Millisecond, 50 * time.Millisecond} {
-		b0 := base()
-		l, err := NewLink(LinkOptions{Delay: d})
-		if err != nil {
-			t.Fatal(err)
+		want := 2 * d
+		var msgs []string
+		ok := false
+		for attempt := 1; attempt <= 3 && !ok; attempt++ {
+			b0 := base()
+			l, err := NewLink(LinkOptions{Delay: d})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rtt := linkRTT(t, l, 30)
+			l.Close()
+			b := min(b0, base())
+			added := rtt - b
+			msg := fmt.Sprintf("delay %v each way (%s), attempt %d: min RTT %v, base RTT %v, added %v", d, l.MethodName(), attempt, rtt, b, added)
+			t.Log(msg)
+			msgs = append(msgs, msg)
+			ok = added >= want*9/10 && added <= want*11/10
 		}
-		rtt := linkRTT(t, l, 30)
-		l.Close()
-		b1 := base()
-		b := min(b0, b1)
-		added := rtt - b
-		t.Logf("delay %v each way (%s): min RTT %v, base RTT %v, added %v", d, l.MethodName(), rtt, b, added)
-		if want := 2 * d; added < want*9/10 || added > want*11/10 {
-			t.Errorf("delay %v each way: the link added %v (min RTT %v − base %v), want %v ± 10 %%", d, added, rtt, b, want)
+		if !ok {
+			t.Errorf("delay %v each way: the link added more or less than %v ± 10 %% in 3 attempts:\n%s", d, want, strings.Join(msgs, "\n"))
 		}
 	}
 }
