@@ -406,6 +406,9 @@ holds the lock (nothing was read or changed).`,
 			if werr := writeOut(c, h.format, res, func() []byte { return rollbackText(res) }); werr != nil {
 				return werr
 			}
+			if res.Stopped() {
+				return &exitError{code: exitInternal, err: errors.New("rollback stopped at a damaged journal (listed above): the values it did not restore are listed with their recorded old values; the journal stays open")}
+			}
 			if n := res.Failed(); n > 0 {
 				return &exitError{code: exitInternal, err: fmt.Errorf("%d value(s) could not be restored (listed above); the journal stays open: run rollback again", n)}
 			}
@@ -420,7 +423,14 @@ holds the lock (nothing was read or changed).`,
 func rollbackText(r *apply.RollbackResult) []byte {
 	var b strings.Builder
 	for _, j := range r.Journals {
-		if j.Already {
+		if j.Legacy {
+			fmt.Fprintf(&b, "warning: journal %s is in the legacy format (written before checksums): its integrity cannot be verified\n", j.ID)
+		}
+		switch {
+		case j.Empty:
+			fmt.Fprintf(&b, "journal %s: empty (the apply stopped before its first entry), nothing to do\n", j.ID)
+			continue
+		case j.Already:
 			fmt.Fprintf(&b, "journal %s: already rolled back, nothing to do\n", j.ID)
 			continue
 		}
@@ -448,9 +458,58 @@ func rollbackText(r *apply.RollbackResult) []byte {
 			fmt.Fprintf(&b, ", %d NOT restored (the journal stays open)", n[apply.RestoreFailed])
 		}
 		b.WriteString("\n")
-		for _, w := range j.Warnings {
-			fmt.Fprintf(&b, "warning: %s\n", w)
+		if len(j.Damage) > 0 {
+			b.Write(damageText(j.ID, j.Damage))
+			fmt.Fprintf(&b, "rollback stopped at the damage: nothing was written for the entries at or before it, the journal is left as it is (not marked rolled back), older journals are not touched\n")
+			if len(j.NotRestored) > 0 || j.Lost {
+				fmt.Fprintf(&b, "NOT restored (restore them by hand; newest first):\n")
+			}
+			for _, u := range j.NotRestored {
+				if u.Unreadable {
+					fmt.Fprintf(&b, "  ! line %d cannot be read: whatever it recorded is unknown\n", u.Line)
+					continue
+				}
+				name := u.Path
+				if u.Setting != "" && u.Setting != u.Path {
+					name = u.Setting + " (" + u.Path + ")"
+				}
+				old := fmt.Sprintf("%q", u.Old)
+				if u.OldAbsent {
+					old = "(absent: apply created it)"
+				} else if u.Kind == "file" {
+					old = fmt.Sprintf("%d bytes (in the journal's line %d)", len(u.Old), u.Line)
+				}
+				note := ""
+				if !u.Verified {
+					note = "  (from a damaged line: unverified, may be wrong)"
+				}
+				fmt.Fprintf(&b, "  ! %s: recorded old value %s%s\n", name, old, note)
+				if len(u.Side) > 0 {
+					var ws []string
+					for _, w := range u.Side {
+						ws = append(ws, fmt.Sprintf("%s %q", w.Path, apply.Value(w.Old)))
+					}
+					fmt.Fprintf(&b, "      with it the kernel changed (or may have changed), old values: %s\n", strings.Join(ws, ", "))
+				}
+			}
+			if j.Lost {
+				fmt.Fprintf(&b, "  ! and whatever the lost entries at the end recorded: unknown\n")
+			}
 		}
+	}
+	return []byte(b.String())
+}
+
+// damageText says where a journal is damaged (at most 10 places).
+func damageText(id string, ds []apply.Damage) []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "journal %s is DAMAGED (%d place(s)):\n", id, len(ds))
+	for i, d := range ds {
+		if i == 10 {
+			fmt.Fprintf(&b, "  ... and %d more\n", len(ds)-i)
+			break
+		}
+		fmt.Fprintf(&b, "  %s\n", d)
 	}
 	return []byte(b.String())
 }
@@ -487,7 +546,8 @@ Exit codes: 0 every setting as applied, 3 drift found, 2 bad input or nothing to
 				vo.Snap = snaps[0]
 			}
 			var checks []apply.Check
-			what := ""
+			var damage []apply.Damage
+			what, legacy := "", false
 			if planPath != "" {
 				p, err := plan.Load(planPath)
 				if err != nil {
@@ -510,21 +570,38 @@ Exit codes: 0 every setting as applied, 3 drift found, 2 bad input or nothing to
 				if err != nil {
 					return usageErr("journal %s: %v", id, err)
 				}
-				if j.RolledBack {
+				if j.RolledBack && !j.Damaged() {
 					return usageErr("the apply %s was rolled back: nothing to verify (use --plan, or --journal an older id)", j.ID)
 				}
 				checks = apply.VerifyJournal(j, vo)
 				what = "journal " + j.ID
+				damage, legacy = j.Damage, j.Format == apply.FormatLegacy
 			}
 			if checks == nil {
 				checks = []apply.Check{}
 			}
 			out := struct {
-				Of     string        `json:"of"`
-				Checks []apply.Check `json:"checks"`
-			}{what, checks}
-			if err := writeOut(c, h.format, out, func() []byte { return verifyText(what, checks) }); err != nil {
+				Of     string         `json:"of"`
+				Checks []apply.Check  `json:"checks"`
+				Damage []apply.Damage `json:"damage,omitempty"`
+				Legacy bool           `json:"legacy,omitempty"`
+			}{what, checks, damage, legacy}
+			if err := writeOut(c, h.format, out, func() []byte {
+				var b strings.Builder
+				b.Write(verifyText(what, checks))
+				if legacy {
+					b.WriteString("warning: the journal is in the legacy format (written before checksums): its integrity is not verified\n")
+				}
+				if len(damage) > 0 {
+					b.Write(damageText(strings.TrimPrefix(what, "journal "), damage))
+					b.WriteString("what the damaged or lost entries recorded cannot be verified: NOT as applied\n")
+				}
+				return []byte(b.String())
+			}); err != nil {
 				return err
+			}
+			if len(damage) > 0 {
+				return &exitError{code: exitFindings, err: fmt.Errorf("%s is damaged: it cannot be verified as applied", what)}
 			}
 			n := 0
 			for _, ch := range checks {

@@ -32,9 +32,9 @@ const (
 // exitCodes is the exit code table: code, meaning, commands.
 var exitCodes = [][3]string{
 	{"0", "all", "success, or nothing to do; verify: every setting as applied"},
-	{"1", "all", "internal failure; apply, place --apply: a change failed (rollback restores the run); rollback: a value it could not restore (the journal stays open)"},
+	{"1", "all", "internal failure; apply, place --apply: a change failed (rollback restores the run); rollback: a value it could not restore, or a damaged journal it stopped at (listed with the recorded old values; the journal stays open)"},
 	{"2", "all", "bad input or usage (the message names the file or flag and what was expected); rollback, verify: no journal"},
-	{"3", "audit, verify", "audit: findings at or above --fail-on; verify: a setting not as applied (drift, failed or interrupted write, boot argument pending reboot)"},
+	{"3", "audit, verify", "audit: findings at or above --fail-on; verify: a setting not as applied (drift, failed or interrupted write, boot argument pending reboot) or a damaged journal"},
 	{"4", "place", "placement infeasible (every reason is listed)"},
 	{"5", "apply", "risky changes refused without --accept-risk (warnings quoted); the other changes were applied"},
 	{"6", "apply, rollback, place --apply, verify", "another dbhost apply/rollback holds the state directory's lock (its pid named); nothing was read or changed"},

@@ -196,8 +196,13 @@ func Apply(changes []change.Change, opt Options) (*Result, error) {
 	sort.SliceStable(todos, func(a, b int) bool { return todos[a].items[0] < todos[b].items[0] })
 
 	if ids, _ := ListJournals(opt.StateDir); len(ids) > 0 {
-		if j, err := LoadJournal(opt.StateDir, ids[len(ids)-1]); err == nil && !j.Ended && !j.RolledBack {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("the previous apply %s was interrupted; 'dbhost rollback --to %s' undoes it and this one", j.ID, j.ID))
+		if j, err := LoadJournal(opt.StateDir, ids[len(ids)-1]); err == nil {
+			switch {
+			case j.Damaged():
+				res.Warnings = append(res.Warnings, fmt.Sprintf("the journal of the previous apply %s is damaged (%s): a rollback will stop at it", j.ID, j.Damage[len(j.Damage)-1]))
+			case !j.Ended && !j.RolledBack && !j.Empty():
+				res.Warnings = append(res.Warnings, fmt.Sprintf("the previous apply %s was interrupted; 'dbhost rollback --to %s' undoes it and this one", j.ID, j.ID))
+			}
 		}
 	}
 	jf, id, err := createJournal(opt.StateDir, opt.now())
@@ -218,7 +223,7 @@ func Apply(changes []change.Change, opt Options) (*Result, error) {
 	if root == "" {
 		root = "/"
 	}
-	if err := jf.append(Entry{State: StateStart, Time: stamp(opt.now()), ID: id, Root: root, Version: opt.Version, Plan: opt.Plan}); err != nil {
+	if err := jf.append(Entry{State: StateStart, Format: Format, Time: stamp(opt.now()), ID: id, Root: root, Version: opt.Version, Plan: opt.Plan}); err != nil {
 		return res, fmt.Errorf("journal: %w", err)
 	}
 	for i, t := range todos {

@@ -235,8 +235,8 @@ func TestApplyRollbackEveryKind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !j.Ended || j.Torn || len(j.Warnings) > 0 || len(j.Writes) != 7 {
-		t.Fatalf("journal: ended %v torn %v warnings %v writes %d", j.Ended, j.Torn, j.Warnings, len(j.Writes))
+	if !j.Ended || j.Torn || j.Damaged() || j.Format != Format || len(j.Writes) != 7 {
+		t.Fatalf("journal: ended %v torn %v damage %v format %d writes %d", j.Ended, j.Torn, j.Damage, j.Format, len(j.Writes))
 	}
 	for _, w := range j.Writes {
 		if w.State != StateDone {
@@ -506,30 +506,32 @@ func TestTreeContent(t *testing.T) {
 	}
 }
 
-func TestParseJournalTornLine(t *testing.T) {
+// TestParseLegacyJournalTornLine: a journal written before checksums
+// (format 1) is still read: a torn last line is a crash and ignored, no
+// complete line before it is lost; an unreadable line elsewhere is damage.
+func TestParseLegacyJournalTornLine(t *testing.T) {
 	full := `{"seq":0,"state":"start","id":"X","time":"2026-01-01T00:00:00Z"}
 {"seq":1,"state":"begin","kind":"sysctl","key":"vm.swappiness","path":"/proc/sys/vm/swappiness","old":"60\n","new":"1"}
 {"seq":1,"state":"done","readback":"1"}
 {"seq":2,"state":"begin","kind":"sysctl","key":"vm.dirty_ratio","path":"/proc/sys/vm/dirty_ratio","old":"20\n","new":"15"}
 `
 	j := ParseJournal([]byte(full))
-	if j.ID != "X" || len(j.Writes) != 2 || j.Writes[0].State != StateDone || j.Writes[1].State != StateBegin || j.Torn {
+	if j.ID != "X" || j.Format != FormatLegacy || len(j.Writes) != 2 || j.Writes[0].State != StateDone || j.Writes[1].State != StateBegin || j.Torn || j.Damaged() {
 		t.Fatalf("%+v", j)
 	}
 	for cut := len(full) - 1; cut > 0; cut-- {
 		j := ParseJournal([]byte(full[:cut]))
 		lines := strings.Count(full[:cut], "\n")
-		if len(j.Warnings) > 0 {
-			t.Fatalf("cut %d: warnings %v", cut, j.Warnings)
+		if j.Damaged() {
+			t.Fatalf("cut %d: damage %v", cut, j.Damage)
 		}
 		wantWrites := map[int]int{0: 0, 1: 0, 2: 1, 3: 1, 4: 2}[lines]
 		if len(j.Writes) < wantWrites {
 			t.Fatalf("cut %d: %d writes, want at least %d (complete lines lost)", cut, len(j.Writes), wantWrites)
 		}
 	}
-	// A torn line in the middle (crash, then a later append) is skipped with a warning.
 	j = ParseJournal([]byte(`{"seq":0,"state":"start"}` + "\n" + `{"seq":1,"sta` + "\n" + `{"seq":0,"state":"end"}` + "\n"))
-	if !j.Ended || len(j.Warnings) != 1 {
+	if !j.Ended || len(j.Damage) != 1 || j.Damage[0].Line != 2 {
 		t.Errorf("%+v", j)
 	}
 }
@@ -537,8 +539,16 @@ func TestParseJournalTornLine(t *testing.T) {
 func TestOpenJournalCutsTornLine(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "j.jsonl")
+	load := func() *Journal {
+		b, _ := os.ReadFile(p)
+		j := ParseJournal(b)
+		j.Path = p
+		j.checkHead(os.ReadFile(headPath(p)))
+		return j
+	}
+	// Legacy: the torn line is cut, new lines stay without checksums.
 	os.WriteFile(p, []byte(`{"seq":0,"state":"start"}`+"\n"+`{"seq":1,"state":"beg`), 0o600)
-	jf, err := openJournal(p)
+	jf, err := openJournal(load())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -548,14 +558,36 @@ func TestOpenJournalCutsTornLine(t *testing.T) {
 	if !bytes.Equal(b, []byte(`{"seq":0,"state":"start"}`+"\n"+`{"seq":0,"state":"rollback"}`+"\n")) {
 		t.Errorf("%q", b)
 	}
-	// A whole entry that lost only its newline is kept.
-	os.WriteFile(p, []byte(`{"seq":0,"state":"start"}`), 0o600)
-	jf, _ = openJournal(p)
-	jf.append(Entry{State: StateEnd})
+	// Format 2: a whole entry that lost only its newline is kept, the chain
+	// and the head continue from it; a torn tail after the head's count is cut.
+	jf = &journalFile{format: Format, prev: chainSeed}
+	jf.f, _ = os.Create(p)
+	jf.head, _ = os.Create(headPath(p))
+	jf.append(Entry{State: StateStart, Format: Format, ID: "X"})
+	jf.append(Entry{Seq: 1, State: StateBegin, Kind: "sysctl", Key: "vm.swappiness", Path: "/proc/sys/vm/swappiness", Old: "60\n", New: "1"})
 	jf.close()
 	b, _ = os.ReadFile(p)
-	if j := ParseJournal(b); j.Header.State != StateStart || !j.Ended || j.Torn {
-		t.Errorf("%q", b)
+	os.WriteFile(p, b[:len(b)-1], 0o600)
+	j := load()
+	if j.Damaged() || j.Torn || len(j.Writes) != 1 {
+		t.Fatalf("lost newline: %+v", j)
+	}
+	jf, err = openJournal(j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jf.append(Entry{Seq: 1, State: StateDone})
+	jf.f.Write([]byte(`{"seq":0,"state":"en`)) // a crash while writing the next line
+	jf.close()
+	j = load()
+	if j.Damaged() || !j.Torn || j.Writes[0].State != StateDone {
+		t.Fatalf("torn after the head: %+v", j)
+	}
+	jf, _ = openJournal(j)
+	jf.append(Entry{State: StateEnd})
+	jf.close()
+	if j = load(); j.Damaged() || j.Torn || !j.Ended {
+		t.Fatalf("after mending: %+v", j)
 	}
 }
 

@@ -31,13 +31,53 @@ const (
 type RolledBack struct {
 	ID       string    `json:"journal_id"`
 	Already  bool      `json:"already_rolled_back"`
+	Empty    bool      `json:"empty,omitempty"` // killed before its first entry: nothing to do
 	Restores []Restore `json:"restores"`
-	Warnings []string  `json:"warnings,omitempty"`
+	// Legacy: a journal written before checksums; nothing in it could be verified.
+	Legacy bool `json:"legacy,omitempty"`
+	// Damage is where the journal cannot be trusted; the rollback stopped
+	// at the last one and wrote nothing for it or anything before it.
+	Damage []Damage `json:"damage,omitempty"`
+	// NotRestored are the values the rollback did not restore because it
+	// stopped at a damage, with their recorded old values.
+	NotRestored []Unrestored `json:"not_restored,omitempty"`
+	// Lost: entries after the last line were cut off; what they recorded is unknown.
+	Lost bool `json:"lost_entries,omitempty"`
+}
+
+// Unrestored is a value a rollback stopped before: what the journal
+// recorded for it.
+type Unrestored struct {
+	Line      int    `json:"line"`
+	Kind      string `json:"kind,omitempty"`
+	Setting   string `json:"setting,omitempty"`
+	Path      string `json:"path"`
+	Old       string `json:"old"`
+	OldAbsent bool   `json:"old_absent,omitempty"`
+	// Side are the files the kernel changed with the write (its side
+	// entry), or, without a verified side entry, may have changed (the
+	// watched files), with their old values.
+	Side []Watched `json:"side,omitempty"`
+	// Verified is false for a value read from a damaged line: it may be wrong.
+	Verified bool `json:"verified"`
+	// Unreadable: the damaged line Line cannot be read at all; whether it
+	// recorded a write, and of what, is unknown.
+	Unreadable bool `json:"unreadable,omitempty"`
 }
 
 // RollbackResult lists the journals undone, newest first.
 type RollbackResult struct {
 	Journals []RolledBack `json:"journals"`
+}
+
+// Stopped reports whether a damaged journal stopped the rollback.
+func (r *RollbackResult) Stopped() bool {
+	for _, j := range r.Journals {
+		if len(j.Damage) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Failed counts restores that failed.
@@ -62,6 +102,12 @@ var ErrNoJournal = fmt.Errorf("no apply journal: nothing to roll back")
 // kernel changed on its own. A value already at its old value is not
 // written, so rolling back twice (or again after a crash in a rollback) is a
 // no-op. A journal is marked rolled back only when every restore succeeded.
+//
+// A damaged journal (see Journal.Damage) is never written to: its writes
+// after the last damage are restored, newest first, then the rollback
+// stops — nothing is written for the damaged entry or any before it, and
+// older journals are not touched — and the values not restored are listed
+// with their recorded old values (RolledBack.NotRestored, Stopped).
 func Rollback(to string, opt Options) (*RollbackResult, error) {
 	opt.DryRun = false
 	l, err := opt.lock()
@@ -103,16 +149,27 @@ func Rollback(to string, opt Options) (*RollbackResult, error) {
 		if err != nil {
 			return res, err
 		}
-		rb := RolledBack{ID: j.ID, Warnings: j.Warnings}
+		rb := RolledBack{ID: j.ID, Legacy: j.Format == FormatLegacy, Damage: j.Damage}
 		if live := opt.Root.Dir == "" || opt.Root.Dir == "/"; j.Header.Root != "" && (j.Header.Root == "/") != live {
 			return res, fmt.Errorf("journal %s was written by an apply on %s, not on %s: refusing to restore its values here", j.ID, rootName(j.Header.Root), rootName(opt.Root.Dir))
 		}
-		if j.RolledBack {
-			rb.Already = true
+		if j.Empty() {
+			rb.Empty = true
 			res.Journals = append(res.Journals, rb)
 			continue
 		}
-		jf, err := openJournal(j.Path)
+		if j.RolledBack && j.markTrusted() {
+			rb.Already = true
+			rb.Damage = nil
+			res.Journals = append(res.Journals, rb)
+			continue
+		}
+		if j.Damaged() {
+			rollbackDamaged(j, &rb, sys, opt, step)
+			res.Journals = append(res.Journals, rb)
+			return res, nil // older journals wait until this one is dealt with
+		}
+		jf, err := openJournal(j)
 		if err != nil {
 			return res, err
 		}
@@ -123,12 +180,7 @@ func Rollback(to string, opt Options) (*RollbackResult, error) {
 		}
 		failed := false
 		for w := len(j.Writes) - 1; w >= 0; w-- {
-			var rs []Restore
-			if change.Kind(j.Writes[w].Begin.Kind).Cgroup() {
-				rs = restoreCgroup(j, j.Writes[w], sys, step)
-			} else {
-				rs = restoreWrite(j.Writes[w], sys, opt, step)
-			}
+			rs := restoreOne(j, j.Writes[w], sys, opt, step)
 			msg := []string{}
 			for _, r := range rs {
 				if r.Status == RestoreFailed {
@@ -152,6 +204,60 @@ func Rollback(to string, opt Options) (*RollbackResult, error) {
 		res.Journals = append(res.Journals, rb)
 	}
 	return res, nil
+}
+
+func restoreOne(j *Journal, w *Write, sys Sys, opt Options, step func()) []Restore {
+	if change.Kind(w.Begin.Kind).Cgroup() {
+		return restoreCgroup(j, w, sys, step)
+	}
+	return restoreWrite(w, sys, opt, step)
+}
+
+// rollbackDamaged undoes the writes of a damaged journal that lie after
+// its last damage, newest first, and lists the rest as not restored with
+// their recorded old values. The journal is not written to.
+func rollbackDamaged(j *Journal, rb *RolledBack, sys Sys, opt Options, step func()) {
+	w := len(j.Writes) - 1
+	for ; w >= 0 && j.Trusted(j.Writes[w]); w-- {
+		rb.Restores = append(rb.Restores, restoreOne(j, j.Writes[w], sys, opt, step)...)
+	}
+	var un []Unrestored
+	// A damage to the whole journal (or the legacy format) leaves no line verified.
+	whole := j.Format != Format || j.Damage[0].Line == 0
+	add := func(line int, b Entry, side []Watched, verified bool) {
+		verified = verified && !whole
+		u := Unrestored{Line: line, Kind: b.Kind, Setting: b.Key, Path: b.Path, Old: b.Old, OldAbsent: b.OldAbsent, Side: side, Verified: verified}
+		if side == nil {
+			u.Side = b.Watch
+		}
+		if b.Kind != kindFile {
+			u.Old = Value(b.Old)
+		}
+		un = append(un, u)
+	}
+	// Newest first, as the rollback would have met them: the damaged lines
+	// that read as writes (unverified) among the verified writes.
+	dmg := len(j.Damage) - 1
+	for w >= 0 || dmg >= 0 {
+		if dmg >= 0 && (w < 0 || j.Damage[dmg].Line > j.Writes[w].Line) {
+			d := j.Damage[dmg]
+			switch {
+			case d.Line == 0 || d.Line > j.lines:
+			case d.Entry == nil:
+				un = append(un, Unrestored{Line: d.Line, Unreadable: true})
+			case d.Entry.State == StateBegin && d.Entry.Path != "":
+				add(d.Line, *d.Entry, nil, false)
+			}
+			if d.Line > j.lines {
+				rb.Lost = true
+			}
+			dmg--
+			continue
+		}
+		add(j.Writes[w].Line, j.Writes[w].Begin, j.Writes[w].Side, true)
+		w--
+	}
+	rb.NotRestored = un
 }
 
 // restoreWrite restores one write's old value, then its watched files.

@@ -22,7 +22,7 @@ type Check struct {
 	Path    string `json:"path,omitempty"`
 	Want    string `json:"want"`
 	Live    string `json:"live"`
-	Status  string `json:"status"` // ok | drift | absent | failed | interrupted | pending-reboot | manual
+	Status  string `json:"status"` // ok | drift | absent | failed | interrupted | unverified | pending-reboot | manual
 	Cause   string `json:"cause,omitempty"`
 	Rule    string `json:"rule,omitempty"`
 }
@@ -65,6 +65,9 @@ func VerifyJournal(j *Journal, opt VerifyOptions) []Check {
 			c.Status, c.Cause = "failed", "at apply: "+w.Outcome.Error
 		case StateBegin:
 			c.Status, c.Cause = "interrupted", "the apply stopped during this write (crash or kill): run 'dbhost rollback' or apply again"
+			if j.Damaged() {
+				c.Status, c.Cause = "unverified", "the journal is damaged: the outcome of this write is not in what can be read of it"
+			}
 		}
 		if change.Kind(b.Kind).Cgroup() {
 			out = append(out, verifyCgroup(sys, b, c))

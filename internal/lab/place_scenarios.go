@@ -74,7 +74,7 @@ echo "place filled bytes=$(cat /tmp/filled 2>/dev/null)"
 cat /proc/$pid/numa_maps > $LAB_OUT/numa_maps
 $DBHOST place --spec /tmp/spec.yaml --apply --state-dir /tmp/st > /tmp/pa2.out 2>&1; rc=$?
 echo "== place --apply again rc=$rc"; cat /tmp/pa2.out
-echo "place again rc=$rc journals=$(ls /tmp/st/journal | wc -l)"
+echo "place again rc=$rc journals=$(ls /tmp/st/journal/*.jsonl | wc -l)"
 $DBHOST rollback --state-dir /tmp/st > /tmp/rb.out 2>&1; rc=$?
 echo "== rollback rc=$rc"; cat /tmp/rb.out
 echo "place rollbackrc rc=$rc"
