@@ -205,6 +205,7 @@ type DBShm struct {
 	UnknownKB  int64 // segments whose backing is unknown (Huge == nil)
 	Segments   int
 	Attributed string // how segments were attributed: "uid 54321 (oracle)", "all segments"
+	Segs       []snapshot.ShmSegment
 }
 
 // DBSharedMemory sums the SysV segments of the audited database: segments
@@ -241,6 +242,7 @@ func (in *Input) DBSharedMemory() (DBShm, string) {
 		kb := seg.SizeBytes / 1024
 		d.TotalKB += kb
 		d.Segments++
+		d.Segs = append(d.Segs, seg)
 		switch {
 		case seg.Huge == nil:
 			d.UnknownKB += kb

@@ -280,3 +280,67 @@ func artMerge(fs []Finding, sids []string) []Finding {
 	}
 	return out
 }
+
+// oraHuge is the hugepages an Oracle instance needs and holds, from its last
+// startup: pages of sizeKB, the pages Oracle expected (EXPECTED_PAGES of the
+// SGA dump's large-page row, each SGA segment rounded up to whole pages), the
+// pages it got (ALLOCATED_PAGES; -1 when not printed), and where that was read.
+type oraHuge struct {
+	sizeKB, pages, allocated int64
+	ev                       string
+}
+
+// kb is the memory the instance locks: the memlock it needs, to the kB.
+func (h oraHuge) kb() int64 { return h.pages * h.sizeKB }
+
+// hugeNeed reads the instance's need from its SGA dump (12c+): the largest
+// page size with EXPECTED_PAGES; else the memlock the dump says it expected,
+// in whole pages of defaultKB; else the 11.2 "Large Pages Information" block
+// (pages in use plus those it asked for). ok is false when none says.
+func (i *oraInstance) hugeNeed(defaultKB int64) (oraHuge, bool) {
+	st := i.Start
+	if st == nil {
+		return oraHuge{}, false
+	}
+	where := func(line int) string { return fmt.Sprintf("%s:%d", i.Alert.File, line) }
+	if d := st.SGA; d != nil {
+		var best *artifacts.SGAPageSize
+		for k, r := range d.PageSizes {
+			if r.PageSizeKB > 4 && r.Expected != nil && (best == nil || r.PageSizeKB > best.PageSizeKB) {
+				best = &d.PageSizes[k]
+			}
+		}
+		if best != nil {
+			h := oraHuge{sizeKB: best.PageSizeKB, pages: *best.Expected, allocated: -1}
+			alloc := "?"
+			if best.Allocated != nil {
+				h.allocated, alloc = *best.Allocated, fmt.Sprint(*best.Allocated)
+			}
+			h.ev = fmt.Sprintf("%s: %s SGA dump, %dK pages expected %d, allocated %s", where(d.Line), i.SID, best.PageSizeKB, h.pages, alloc)
+			return h, true
+		}
+		if d.ExpectedMemlockBytes != nil && defaultKB > 0 {
+			h := oraHuge{sizeKB: defaultKB, pages: ceilDiv(*d.ExpectedMemlockBytes/1024, defaultKB), allocated: -1}
+			h.ev = fmt.Sprintf("%s: %s expected to lock %s: %d pages of %s", where(d.Line), i.SID, d.ExpectedMemlock, h.pages, KB(defaultKB))
+			return h, true
+		}
+	}
+	if lp := st.LargePages; lp != nil && lp.InUse != nil {
+		size := defaultKB
+		if lp.PageSizeKB != nil && *lp.PageSizeKB > 4 {
+			size = *lp.PageSizeKB
+		}
+		if size > 0 {
+			h := oraHuge{sizeKB: size, pages: *lp.InUse, allocated: *lp.InUse}
+			if lp.Required != nil {
+				h.pages += *lp.Required
+			}
+			h.ev = fmt.Sprintf("%s: %s Large Pages Information, %d pages in use", where(lp.Line), i.SID, *lp.InUse)
+			if lp.Required != nil {
+				h.ev += fmt.Sprintf(", %d more required", *lp.Required)
+			}
+			return h, true
+		}
+	}
+	return oraHuge{}, false
+}

@@ -56,55 +56,51 @@ func checkHugepagesTooFew(in *Input) Outcome {
 	if pool.SizeKB <= 0 {
 		return CannotCheck("memory.hugepages: page size unknown")
 	}
-	// What is missing from hugepages, in kB, and where that was read.
-	missingKB, needKB, ev, setting := int64(0), int64(0), []string{}, "vm.nr_hugepages"
-	if sga := lastSGARow(in); sga != nil {
-		needKB = sga.expected * sga.sizeKB
-		if sga.allocated >= 0 && sga.allocated < sga.expected {
-			missingKB = (sga.expected - sga.allocated) * sga.sizeKB
-		}
-		ev = append(ev, sga.evidence)
-	}
+	// Pages the database needs and pages already backing it: the most any
+	// source says it needs (the alert logs' EXPECTED_PAGES summed over the
+	// instances, the SysV segments each rounded up to whole pages, PostgreSQL's
+	// shared_buffers), minus what holds it now (the segments in hugepages; else
+	// ALLOCATED_PAGES of the last startups; for PostgreSQL its hugepage memory).
+	size := pool.SizeKB
+	need, backing, ev := int64(0), int64(0), []string{}
+	memlockKB := int64(0) // the largest instance's lock: what memory.memlock-below-sga asks for
+	oraNeed, oraBack, oraBackKnown := in.oraHugeNeeds(size, &ev, &memlockKB)
+	need = oraNeed
 	committed, _ := in.HugepagesCommittedKB()
 	if pg := pgSharedBuffers(in, committed); pg != nil {
-		if pg.needKB > needKB {
-			needKB = pg.needKB
-		}
-		if pg.missingKB > missingKB {
-			missingKB = pg.missingKB
-		}
+		need = max(need, ceilDiv(pg.needKB, size))
+		backing = max(backing, (pg.needKB-pg.missingKB)/size)
 		ev = append(ev, pg.evidence)
 	}
 	shm, shmWhy := in.DBSharedMemory()
 	if shmWhy == "" && shm.TotalKB > 0 {
-		notHuge := shm.NotHugeKB
-		if shm.UnknownKB > 0 && committed < shm.TotalKB {
-			notHuge += shm.UnknownKB // unknown backing and not covered by hugepages in use
+		pages, huge := shmPages(shm, size, committed >= shm.TotalKB)
+		need = max(need, pages)
+		backing = max(backing, huge)
+		if memlockKB == 0 {
+			memlockKB = pages * size
 		}
-		if notHuge > missingKB {
-			missingKB = notHuge
-		}
-		if shm.TotalKB > needKB {
-			needKB = shm.TotalKB
-		}
-		ev = append(ev, fmt.Sprintf("/proc/sysvipc/shm: database shared memory %s in %d segment(s) (%s), %s known not in hugepages, %s of unknown backing",
-			KB(shm.TotalKB), shm.Segments, shm.Attributed, KB(shm.NotHugeKB), KB(shm.UnknownKB)))
+		ev = append(ev, fmt.Sprintf("/proc/sysvipc/shm: database shared memory %s in %d segment(s) (%s): %d pages of %s, each segment rounded up; "+
+			"%s known not in hugepages, %s of unknown backing", KB(shm.TotalKB), shm.Segments, shm.Attributed, pages, KB(size), KB(shm.NotHugeKB), KB(shm.UnknownKB)))
+	} else if oraBackKnown {
+		backing = max(backing, oraBack)
 	}
-	if needKB == 0 {
+	if need == 0 {
 		if shmWhy != "" {
 			return CannotCheck("%s", shmWhy)
 		}
 		return NotApplicable("no database shared memory found (no SysV segment of the database, no alert log SGA dump, no postgresql.conf shared_buffers)")
 	}
-	if missingKB < pool.SizeKB {
-		msg := fmt.Sprintf("database shared memory %s is in hugepages (pool %d x %s, %d free; %s)", KB(needKB), pool.Total,
+	missingPages := max(need-backing, 0)
+	needKB, missingKB := need*size, missingPages*size
+	if missingPages == 0 {
+		msg := fmt.Sprintf("database shared memory %s (%d pages) is in hugepages (pool %d x %s, %d free; %s)", KB(needKB), need, pool.Total,
 			KB(pool.SizeKB), pool.Free, strings.Join(ev, "; "))
-		if needKB > pool.Total*pool.SizeKB {
+		if need > pool.Total {
 			msg += "; note: the pool is smaller than that: the alert log may predate a pool change or come from another host"
 		}
 		return Passed("%s", msg)
 	}
-	missingPages := ceilDiv(missingKB, pool.SizeKB)
 	avail := pool.Free - pool.Reserved
 	if avail < 0 {
 		avail = 0
@@ -136,8 +132,9 @@ func checkHugepagesTooFew(in *Input) Outcome {
 	}
 	extra := missingPages - avail
 	target := pool.Total + extra
-	f.Setting = setting
-	f.Current = fmt.Sprintf("%d pages of %s (%d free); database shared memory %s, %s not in hugepages", pool.Total, KB(pool.SizeKB), pool.Free, KB(needKB), KB(missingKB))
+	f.Setting = "vm.nr_hugepages"
+	f.Current = fmt.Sprintf("%d pages of %s (%d free); the database needs %d pages (%s), %d of them already in hugepages",
+		pool.Total, KB(pool.SizeKB), pool.Free, need, KB(needKB), need-missingPages)
 	f.Recommended = fmt.Sprintf("vm.nr_hugepages ≥ %d (%d more)", target, extra)
 	f.Fix = SysctlFix("vm.nr_hugepages", fmt.Sprint(target))
 	const hpWhy = "the database's shared memory does not fit in the free hugepages"
@@ -175,46 +172,52 @@ func checkHugepagesTooFew(in *Input) Outcome {
 				pool.SizeKB, strings.Join(bootArg, ",")))
 		}
 	}
-	if in.DB == DBOracle {
-		f.Fix.Persistent = append(f.Fix.Persistent, fmt.Sprintf("/etc/security/limits.d/99-oracle.conf: oracle soft memlock %d / oracle hard memlock %d (kB, at least the SGA)", needKB, needKB))
+	if in.DB == DBOracle && memlockKB > 0 {
+		f.Fix.Persistent = append(f.Fix.Persistent, fmt.Sprintf("/etc/security/limits.d/99-oracle.conf: oracle soft memlock %d / oracle hard memlock %d "+
+			"(kB: the largest instance's hugepages, as memory.memlock-below-sga asks)", memlockKB, memlockKB))
 	}
 	return Found(f)
 }
 
-type sgaRow struct {
-	sizeKB, expected, allocated int64
-	evidence                    string
-}
-
-// lastSGARow is the large-page row of the last startup's SGA dump in the
-// given alert logs (the largest page size with an EXPECTED_PAGES count).
-func lastSGARow(in *Input) *sgaRow {
-	if in.Artifacts == nil || in.DB != DBOracle && in.DB != DBNone {
-		return nil
+// oraHugeNeeds sums the Oracle instances' EXPECTED_PAGES of size sizeKB
+// (and ALLOCATED_PAGES, when every instance printed it), appending the
+// evidence and raising memlockKB to the largest instance's lock.
+func (in *Input) oraHugeNeeds(sizeKB int64, ev *[]string, memlockKB *int64) (need, allocated int64, allocKnown bool) {
+	if in.DB != DBOracle && in.DB != DBNone {
+		return 0, 0, false
 	}
-	var best *sgaRow
-	for _, a := range in.Artifacts.AlertLogs {
-		st := a.Last()
-		if st == nil || st.SGA == nil {
+	allocKnown = true
+	n := 0
+	for _, i := range in.oraInstances() {
+		h, ok := i.hugeNeed(sizeKB)
+		if !ok || h.sizeKB != sizeKB {
 			continue
 		}
-		for _, r := range st.SGA.PageSizes {
-			if r.PageSizeKB <= 4 || r.Expected == nil {
-				continue
-			}
-			row := &sgaRow{sizeKB: r.PageSizeKB, expected: *r.Expected, allocated: -1}
-			alloc := "?"
-			if r.Allocated != nil {
-				row.allocated = *r.Allocated
-				alloc = fmt.Sprint(*r.Allocated)
-			}
-			row.evidence = fmt.Sprintf("%s:%d: SGA dump, %dK pages expected %d, allocated %s", a.File, st.SGA.Line, r.PageSizeKB, *r.Expected, alloc)
-			if best == nil || row.sizeKB > best.sizeKB {
-				best = row
-			}
+		n++
+		need += h.pages
+		if h.allocated < 0 {
+			allocKnown = false
+		}
+		allocated += max(h.allocated, 0)
+		*memlockKB = max(*memlockKB, h.kb())
+		*ev = append(*ev, h.ev)
+	}
+	return need, allocated, allocKnown && n > 0
+}
+
+// shmPages is the database's SysV shared memory in pages of sizeKB, each
+// segment rounded up as the kernel backs it, and how many of those pages are
+// known to be hugepages (segments of unknown backing count as huge when the
+// hugepages in use cover the whole shared memory).
+func shmPages(shm DBShm, sizeKB int64, unknownIsHuge bool) (pages, huge int64) {
+	for _, seg := range shm.Segs {
+		p := ceilDiv(ceilDiv(seg.SizeBytes, 1024), sizeKB)
+		pages += p
+		if seg.Huge != nil && *seg.Huge || seg.Huge == nil && unknownIsHuge {
+			huge += p
 		}
 	}
-	return best
+	return pages, huge
 }
 
 // dbNodes are the NUMA nodes the database may allocate on: the union of its

@@ -85,6 +85,18 @@ func TestHugepagesTooFew(t *testing.T) {
 			t.Fatalf("%+v", rep)
 		}
 	})
+	t.Run("each segment takes whole pages", func(t *testing.T) {
+		// Three 1 MiB segments need three 2 MiB pages, not the two their total would give.
+		s := sga(false, 0, 0)
+		s.Memory.SysVShm = nil
+		for n := int64(1); n <= 3; n++ {
+			s.Memory.SysVShm = append(s.Memory.SysVShm, snapshot.ShmSegment{ShmID: n, SizeBytes: 1 << 20, UID: 54321, CPID: 100, Huge: ptr(false)})
+		}
+		f := fires(t, id, s, WorkloadOLTP, DBOracle)
+		if !strings.HasPrefix(f.Recommended, "vm.nr_hugepages ≥ 3 (3 more)") || !strings.Contains(f.Evidence, "3 pages of 2.0 MiB, each segment rounded up") {
+			t.Fatalf("%+v", f)
+		}
+	})
 	t.Run("no database shared memory: not applicable", func(t *testing.T) {
 		s := sga(false, 0, 0)
 		s.Memory.SysVShm = nil

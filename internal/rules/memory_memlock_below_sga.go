@@ -48,7 +48,15 @@ func checkMemlockBelowSGA(in *Input) Outcome {
 	var checked []string
 	user := oraUser(in.Snap)
 	cannotWhy := ""
+	defKB := int64(2048)
+	if def, ok := DefaultHugepages(in.Snap); ok && def.SizeKB > 0 {
+		defKB = def.SizeKB
+	}
 	for _, i := range insts {
+		// What the instance locks, to the kB: its hugepages (EXPECTED_PAGES ×
+		// page size), the same number memory.hugepages-too-few sizes the
+		// pool with. "Expected ... memlock: 2104G" is rounded down in the dump.
+		h, hOK := i.hugeNeed(defKB)
 		// 1. The alert log's own account of the limit it ran with.
 		if i.Start != nil && i.Start.SGA != nil {
 			d := i.Start.SGA
@@ -56,20 +64,31 @@ func checkMemlockBelowSGA(in *Input) Outcome {
 				checked = append(checked, i.SID+": the instance saw memlock UNLIMITED")
 				continue
 			}
-			if d.MemlockSoftBytes != nil && d.ExpectedMemlockBytes != nil {
-				if *d.MemlockSoftBytes >= *d.ExpectedMemlockBytes {
-					checked = append(checked, fmt.Sprintf("%s: memlock %s ≥ expected %s", i.SID, d.MemlockSoft, d.ExpectedMemlock))
+			if d.MemlockSoftBytes != nil && (d.ExpectedMemlockBytes != nil || hOK) {
+				needKB, needEv := int64(0), ""
+				if d.ExpectedMemlockBytes != nil {
+					needKB, needEv = *d.ExpectedMemlockBytes/1024, "expected to lock the SGA: "+d.ExpectedMemlock
+				}
+				if hOK && h.kb() > needKB {
+					needKB, needEv = h.kb(), needEv+"; "+h.ev+fmt.Sprintf(" = %d kB", h.kb())
+				}
+				if *d.MemlockSoftBytes/1024 >= needKB {
+					checked = append(checked, fmt.Sprintf("%s: memlock %s ≥ %d kB needed", i.SID, d.MemlockSoft, needKB))
 					continue
 				}
-				sgaKB := *d.ExpectedMemlockBytes / 1024
 				fsSIDs = append(fsSIDs, i.SID)
-				fs = append(fs, memlockFinding(user, i.SID, fmt.Sprintf("%s (soft limit the instance saw at startup)", d.MemlockSoft), sgaKB,
-					fmt.Sprintf("%s:%d: Per process system memlock (soft) limit = %s; expected to lock the SGA: %s", i.Alert.File, d.Line, d.MemlockSoft, d.ExpectedMemlock)))
+				fs = append(fs, memlockFinding(user, i.SID, fmt.Sprintf("%s (soft limit the instance saw at startup)", d.MemlockSoft), needKB,
+					fmt.Sprintf("%s:%d: Per process system memlock (soft) limit = %s; %s", i.Alert.File, d.Line, d.MemlockSoft, strings.TrimPrefix(needEv, "; "))))
 				continue
 			}
 		}
-		// 2. limits.conf against the SGA size.
+		// 2. limits.conf against the SGA size, in whole hugepages.
 		sgaKB, sgaEv := oraSGAKB(i)
+		if hOK && h.kb() > sgaKB {
+			sgaKB, sgaEv = h.kb(), h.ev
+		} else if sgaKB > 0 {
+			sgaKB = ceilDiv(sgaKB, defKB) * defKB
+		}
 		if sgaKB <= 0 {
 			checked = append(checked, i.SID+": SGA size unknown (no SGA dump, sga_max_size or sga_target)")
 			continue
@@ -111,7 +130,7 @@ func memlockFinding(user, sid, current string, sgaKB int64, ev string) Finding {
 	return Finding{
 		Setting:     fmt.Sprintf("limits:%s memlock", user),
 		Current:     fmt.Sprintf("%s for instance %s", current, sid),
-		Recommended: fmt.Sprintf("≥ %d kB (%s, the SGA), or unlimited", sgaKB, KB(sgaKB)),
+		Recommended: fmt.Sprintf("≥ %d kB (%s, the SGA in whole hugepages), or unlimited", sgaKB, KB(sgaKB)),
 		Evidence:    ev,
 		Why: "000 (Scenario 2): the first step of putting the SGA in hugepages is the memlock setting in limits.conf; the " +
 			"alert log's SGA dump prints the limit the instance ran with next to what it needed to lock the SGA. Below it the " +

@@ -56,3 +56,38 @@ func TestMemlockBelowSGA(t *testing.T) {
 	artFires(t, runArt(t, id, s, artSet(t, "initCDB1.ora", dump), DBOracle))
 	artQuiet(t, runArt(t, id, s, nil, DBOracle), "n/a")
 }
+
+// TestHugepagesAndMemlockAgree: with 000's SGA dump (EXPECTED_PAGES 1077250
+// of 2048K; "2104G" expected memlock, rounded down by Oracle) the pool asked
+// for and the memlock asked for are the same pages, to the kB: 1077250 ×
+// 2048 kB, not the 1077248 pages 2104G would give (two pages short: with
+// use_large_pages=ONLY the instance does not start).
+func TestHugepagesAndMemlockAgree(t *testing.T) {
+	dump := "alert_ORCL.log=Starting ORACLE instance (normal)\n*****\nDump of system resources acquired for SHARED GLOBAL AREA (SGA)\n\n" +
+		"Per process system memlock (soft) limit = 64G\nExpected per process system memlock (soft) limit to lock\n" +
+		"  SHARED GLOBAL AREA (SGA) into memory: 2104G\nAvailable system pagesizes:\n  4K, 2048K\n" +
+		"Supported system pagesize(s):\n  PAGESIZE  AVAILABLE_PAGES  EXPECTED_PAGES  ALLOCATED_PAGES  ERROR(s)\n" +
+		"        4K       Configured               5        551815400        NONE\n" +
+		"     2048K                0         1077250                0        NONE\n*****\n"
+	s := host()
+	s.Memory.Hugepages = []snapshot.Hugepages{{SizeKB: 2048, Default: true}}
+	for i := range s.Topology.Nodes {
+		s.Topology.Nodes[i].Hugepages = []snapshot.NodeHugepages{{SizeKB: 2048}}
+	}
+	set := artSet(t, dump)
+	hp := artFires(t, runArt(t, "memory.hugepages-too-few", s, set, DBOracle))[0]
+	ml := artFires(t, runArt(t, "memory.memlock-below-sga", s, set, DBOracle))[0]
+	const pages, kb = "1077250", "2206208000"
+	if !strings.HasPrefix(hp.Recommended, "vm.nr_hugepages ≥ "+pages+" ") || !strings.Contains(hp.Fix.Persistent[len(hp.Fix.Persistent)-1], "oracle soft memlock "+kb+" ") {
+		t.Fatalf("hugepages: %s / %v", hp.Recommended, hp.Fix.Persistent)
+	}
+	if !strings.HasPrefix(ml.Recommended, "≥ "+kb+" kB") || !strings.Contains(ml.Evidence, "expected 1077250") {
+		t.Fatalf("memlock: %+v", ml)
+	}
+	wantChange(t, ml, change.Limit, "oracle soft memlock", kb, "-")
+	// With the SGA already in those pages, nothing is missing.
+	s.Memory.Hugepages[0].Total = 1077250
+	if rep := runArt(t, "memory.hugepages-too-few", s, artSet(t, strings.Replace(dump, "                0        NONE", "          1077250        NONE", 1)), DBOracle); len(rep.Findings) != 0 {
+		t.Fatalf("%+v", rep.Findings)
+	}
+}

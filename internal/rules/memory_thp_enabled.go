@@ -6,17 +6,21 @@ import (
 	"github.com/dbhost/dbhost/internal/change"
 )
 
-// memory.thp-enabled: transparent hugepages in "always" mode on a database
-// host. The sources differ by kernel and database version: 000 (RHEL 7,
-// Oracle 12c) disables THP; Oracle's preinstall RPM disables it on older
-// kernels and sets madvise on UEK7 (5.15) and later. Both are recorded in
-// the scope; madvise is accepted except for Oracle on kernels before 5.15.
+// memory.thp-enabled: transparent hugepages on where the database's sources
+// turn them off. The sources differ by kernel and database version: 000
+// (RHEL 7, Oracle 12c) disables THP; Oracle's preinstall RPM disables it on
+// older kernels and leaves madvise on UEK7 (5.15) and RHEL 9 (5.14) and
+// later. Both are recorded in the scope; madvise is accepted except for
+// Oracle on kernels before 5.14. THP can also back shared memory (tmpfs,
+// SysV, shared anonymous mappings) on kernels 4.8 and later when
+// shmem_enabled is not never: 003's "cannot be used for Database shared
+// memory" was true of RHEL 6. shmem_enabled is judged too.
 func init() {
 	Register(Rule{
 		ID:       "memory.thp-enabled",
 		Area:     AreaMemory,
 		Severity: SevWarning,
-		Title:    "Transparent hugepages are enabled for every process",
+		Title:    "Transparent hugepages are on where the database's sources turn them off",
 		Sources: []Source{
 			{Doc: Seed000, Section: "Scenario 2: HugePages — HugePages configuration",
 				Quote: "Disable Transparent HugePages"},
@@ -24,9 +28,11 @@ func init() {
 				Quote: "Transparent Huge Pages in RHEL6 (cannot be used for Database shared memory – only for process private memory)"},
 			{Doc: Seed003, Section: "Tuned: Latency Profiles - RHEL7",
 				Quote: "Disable THP\tBoolean\tN/A\tNo\tYes"},
+			{Doc: "https://docs.kernel.org/admin-guide/mm/transhuge.html",
+				Section: "Hugepages in tmpfs/shmem (shmem_enabled: always, within_size, advise, never, deny, force; Linux 4.8+)"},
 		},
 		Scope: Scope{
-			Kernels:    "000: RHEL 7 (3.10) → never; Oracle Linux UEK7 (5.15) and later ship madvise in the preinstall RPM",
+			Kernels:    "000: RHEL 7 (3.10) → never; RHEL 9 (5.14) and Oracle Linux UEK7 (5.15) and later: madvise; shmem_enabled from 4.8",
 			Distros:    "RHEL/Oracle Linux 7-8: never; UEK7+/RHEL 9: madvise acceptable",
 			DBVersions: "000: Oracle 12c with the SGA in HugePages; any database whose shared memory is in SysV or hugetlbfs",
 			Note:       "sources disagree by kernel: never on older kernels, madvise on newer ones; always is wrong for both",
@@ -35,8 +41,14 @@ func init() {
 	})
 }
 
-// thpMadviseKernel is the first kernel where madvise is accepted for Oracle (UEK7).
-const thpMadviseMajor, thpMadviseMinor = 5, 15
+// thpMadviseMajor/Minor is the first kernel where madvise is accepted for
+// Oracle: RHEL 9's 5.14 (UEK7 is 5.15).
+const thpMadviseMajor, thpMadviseMinor = 5, 14
+
+const (
+	thpEnabledPath = "/sys/kernel/mm/transparent_hugepage/enabled"
+	thpShmemPath   = "/sys/kernel/mm/transparent_hugepage/shmem_enabled"
+)
 
 func checkTHP(in *Input) Outcome {
 	s := in.Snap
@@ -51,22 +63,38 @@ func checkTHP(in *Input) Outcome {
 	if wantNever {
 		recommended = "never"
 	}
-	ev := fmt.Sprintf("/sys/kernel/mm/transparent_hugepage/enabled = [%s]; kernel %s", mode, orUnknown(s.Host.Kernel))
+	ev := fmt.Sprintf("%s = [%s]; kernel %s", thpEnabledPath, mode, orUnknown(s.Host.Kernel))
 	if d := s.Memory.THP.Defrag; d != nil {
 		ev += fmt.Sprintf("; defrag = [%s]", *d)
 	}
+	shmem := ""
+	if sh := s.Memory.THP.ShmemEnabled; sh != nil {
+		shmem = *sh
+		ev += fmt.Sprintf("; shmem_enabled = [%s]", shmem)
+	}
+	if v, ok := s.Memory.Meminfo["ShmemHugePages"]; ok {
+		ev += fmt.Sprintf("; /proc/meminfo ShmemHugePages %s", KB(v))
+	}
+	shmNote := "THP backs shared memory only when shmem_enabled is not never (4.8+; never is the default and this host's value)"
+	switch {
+	case shmem == "":
+		shmNote = "THP backs shared memory only when shmem_enabled is not never (4.8+; " + in.Reason("memory.thp.shmem_enabled", "not read") + ")"
+	case shmem != "never" && shmem != "deny":
+		shmNote = "THP backs this host's shared memory too: shmem_enabled is " + shmem
+	}
+	var fs []Finding
 	f := Finding{
-		Setting:     "/sys/kernel/mm/transparent_hugepage/enabled",
+		Setting:     thpEnabledPath,
 		Current:     mode,
 		Recommended: recommended,
 		Evidence:    ev,
 		Fix: Fix{
-			Runtime:    []string{"echo " + firstWord(recommended) + " > /sys/kernel/mm/transparent_hugepage/enabled"},
+			Runtime:    []string{"echo " + firstWord(recommended) + " > " + thpEnabledPath},
 			Persistent: AddKernelArgFix("transparent_hugepage=" + firstWord(recommended)).Persistent,
 		},
 		Changes: []change.Change{
-			SysfsChange("memory.thp-enabled", "/sys/kernel/mm/transparent_hugepage/enabled", firstWord(recommended), mode,
-				"THP cannot back SysV shared memory and its compaction stalls allocations"),
+			SysfsChange("memory.thp-enabled", thpEnabledPath, firstWord(recommended), mode,
+				"khugepaged and THP compaction stall the database's allocations"),
 			BootArgChange("memory.thp-enabled", "transparent_hugepage", firstWord(recommended), s.Host.CmdlineArgs["transparent_hugepage"],
 				"keeps THP "+firstWord(recommended)+" from boot on"),
 		},
@@ -75,20 +103,47 @@ func checkTHP(in *Input) Outcome {
 	}
 	switch {
 	case mode == "always":
-		f.Why = "THP cannot back SysV shared memory (003), so it gives a database nothing there, while khugepaged scanning and " +
-			"compaction stall private allocations. 000 lists disabling THP among the steps that gave Oracle +13 % TPM with the " +
-			"SGA in HugePages."
+		f.Title = "Transparent hugepages are enabled for every process"
+		f.Why = "THP gives the database nothing explicit hugepages do not give better (reserved, locked, never split), while " +
+			"khugepaged scanning and compaction stall allocations; " + shmNote + " (003's \"cannot be used for Database shared memory\" " +
+			"was RHEL 6's). 000 lists disabling THP among the steps that gave Oracle +13 % TPM with the SGA in HugePages."
 		if !wantNever {
-			f.Why += " On kernels 5.15 and later (UEK7) Oracle's own preinstall sets madvise, which leaves THP to programs that ask."
+			f.Why += " On RHEL 9 (5.14) and UEK7 (5.15) and later Oracle's own preinstall leaves madvise, which gives THP only to programs that ask."
 		}
-		return Found(f)
+		fs = append(fs, f)
 	case mode == "madvise" && wantNever:
 		f.Severity = SevInfo
-		f.Why = "On kernels before 5.15 Oracle's preinstall RPM and 000 (RHEL 7, Oracle 12c) disable THP entirely; madvise " +
-			"is what newer kernels (UEK7) use, so this is a difference of source versions rather than a known loss."
-		return Found(f)
+		f.Title = "Transparent hugepages are on for programs that ask (madvise) on a kernel where Oracle's sources turn them off"
+		f.Why = "On kernels before 5.14 Oracle's preinstall RPM and 000 (RHEL 7, Oracle 12c) disable THP entirely; madvise " +
+			"is what newer kernels (RHEL 9, UEK7) use, so this is a difference of source versions rather than a known loss. " + shmNote + "."
+		fs = append(fs, f)
 	}
-	return Passed("transparent_hugepage/enabled = %s (kernel %s, database %s)", mode, orUnknown(s.Host.Kernel), in.DB)
+	if shmem == "always" || shmem == "within_size" || shmem == "force" {
+		fs = append(fs, Finding{
+			Title:       "Transparent hugepages back shared memory (shmem_enabled)",
+			Setting:     thpShmemPath,
+			Current:     shmem,
+			Recommended: "never (the kernel's default; advise leaves it to programs that ask)",
+			Evidence:    ev,
+			Why: "Since Linux 4.8 THP can back tmpfs, SysV and shared anonymous memory, which 003 (RHEL 6) says it cannot: with " +
+				"shmem_enabled " + shmem + " the part of the database's shared memory that is not in explicit hugepages (an SGA that " +
+				"did not fit the pool, PostgreSQL's shared_buffers with huge_pages=try) is faulted in and collapsed by khugepaged in " +
+				"2 MB pieces: THP's compaction stalls on the memory every session touches, without the reservation and locking of " +
+				"hugetlbfs pages (000: disable Transparent HugePages; put the SGA in HugePages).",
+			Fix: Fix{
+				Runtime: []string{"echo never > " + thpShmemPath},
+				Persistent: []string{"a tuned profile [sysfs] line: " + thpShmemPath + "=never (dbhost plan writes it), or an echo in a boot unit; " +
+					"shmem THP is off by default, so find what turns it on (a boot argument transparent_hugepage_shmem=, a script)"},
+			},
+			Changes: []change.Change{SysfsChange("memory.thp-enabled", thpShmemPath, "never", shmem,
+				"THP would collapse the database's shared memory and stall its faults on compaction")},
+			Risk: "tmpfs mounts with huge= keep their own setting; a program that depends on huge shmem (rare) loses it.",
+		})
+	}
+	if len(fs) > 0 {
+		return Found(fs...)
+	}
+	return Passed("transparent_hugepage/enabled = %s, shmem_enabled = %s (kernel %s, database %s)", mode, orUnknown(shmem), orUnknown(s.Host.Kernel), in.DB)
 }
 
 func orUnknown(s string) string {

@@ -59,13 +59,17 @@ func checkHugepagesNodeExhausted(in *Input) Outcome {
 		}
 		return CannotCheck("the database processes' NUMA memory nodes are unknown: no Mems_allowed and no cpuset cgroup in the snapshot")
 	}
-	needKB := int64(0)
+	// The database's need in whole pages: its SysV segments each rounded
+	// up, or the alert logs' EXPECTED_PAGES, whichever is more.
+	var needPages, memlock int64
 	if shm, why := in.DBSharedMemory(); why == "" {
-		needKB = shm.TotalKB
+		needPages, _ = shmPages(shm, pool.SizeKB, false)
 	}
-	if sga := lastSGARow(in); sga != nil && sga.sizeKB == pool.SizeKB && sga.expected*sga.sizeKB > needKB {
-		needKB = sga.expected * sga.sizeKB
+	var sgaEv []string
+	if ora, _, _ := in.oraHugeNeeds(pool.SizeKB, &sgaEv, &memlock); ora > needPages {
+		needPages = ora
 	}
+	needKB := needPages * pool.SizeKB
 	var fs []Finding
 	checked := 0
 	for _, m := range sets {
