@@ -36,8 +36,10 @@ database processes, then from the artifacts). A rule whose facts are absent says
 
 --artifact is repeatable; dbhost recognises Oracle alert logs, init.ora/pfile/spfile
 strings, listener.ora, tnsnames.ora, cgconfig.conf, postgresql.conf, JBoss/WildFly
-datasource XML and 'srvctl config service' output by content. A malformed artifact is
-reported with its file and line and makes the exit code 2, but the audit still runs.
+datasource XML, 'srvctl config service' output and AWR/Statspack reports (their
+diagnosis joined with this host's facts; see 'dbhost awr') by content. A malformed
+artifact is reported with its file and line and makes the exit code 2, but the audit
+still runs.
 
 Several snapshots (--snapshot 'fleet/*.json') give one table of which rule fails on which
 host. 'dbhost rules list' shows the whole catalog.`,

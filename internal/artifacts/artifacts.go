@@ -1,11 +1,11 @@
 // Package artifacts recognises and parses database artifacts a user hands to
 // the audit (--artifact PATH): Oracle alert logs, init.ora/pfile/spfile strings,
 // listener.ora, tnsnames.ora, cgconfig.conf, postgresql.conf, JBoss/WildFly
-// datasource XML and `srvctl config service` output. Recognition is by
-// content, not by file name.
+// datasource XML, `srvctl config service` output and AWR/Statspack reports.
+// Recognition is by content, not by file name.
 //
 // Every parser is a pure function over the file's bytes (ParseAlertLog,
-// ParseInit, ParseNet, ParsePGConf, ParseDatasources, ParseSrvctl). Each
+// ParseInit, ParseNet, ParsePGConf, ParseDatasources, ParseSrvctl, ParseAWR). Each
 // returns what it could understand plus a list of *Error naming the line it
 // could not; it never panics on garbage. Load reads files, recognises them
 // and keeps going when one of them is malformed.
@@ -51,6 +51,7 @@ type Set struct {
 	PGConfs     []*PGConf        `json:"pg_confs,omitempty"`
 	Datasources []*Datasource    `json:"datasources,omitempty"` // every datasource of every XML file
 	Services    []*SrvctlService `json:"services,omitempty"`    // every service of every srvctl output
+	AWR         []*AWRReport     `json:"awr_reports,omitempty"` // AWR and Statspack reports
 }
 
 // File is one artifact as given, with what it was recognised as. Kind is ""
@@ -219,10 +220,15 @@ func (s *Set) add(path string, b []byte, fromDisk bool, kind Kind, lineOffset in
 		}
 		s.Services = append(s.Services, sv...)
 		errs = e
+	case KindAWR, KindStatspack:
+		r, e := ParseAWR(b)
+		r.File = path
+		s.AWR = append(s.AWR, r)
+		errs = e
 	default:
 		return []error{&Error{File: path, Msg: "not a recognised artifact (expected an Oracle alert log, init.ora/pfile, " +
-			"spfile strings, listener.ora, tnsnames.ora, cgconfig.conf, postgresql.conf, datasource XML or " +
-			"`srvctl config service` output)"}}
+			"spfile strings, listener.ora, tnsnames.ora, cgconfig.conf, postgresql.conf, datasource XML, " +
+			"`srvctl config service` output, or an AWR or Statspack report)"}}
 	}
 	for _, e := range errs {
 		var pe *Error
@@ -269,6 +275,18 @@ func readArtifact(p string) (artifactRead, error) {
 		return artifactRead{}, errors.New("is a directory")
 	}
 	size := st.Size()
+	if size > maxFileSize && st.Mode().IsRegular() {
+		// A performance report is read whole or not at all: its end holds
+		// the parameters and statistics the diagnoses need.
+		head := make([]byte, 4096)
+		n, _ := io.ReadFull(f, head)
+		if k, _ := awrKind(head[:n]); k != "" {
+			return artifactRead{}, tooBig(size)
+		}
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return artifactRead{}, err
+		}
+	}
 	if size <= maxFileSize || !st.Mode().IsRegular() {
 		b, err := io.ReadAll(io.LimitReader(f, maxFileSize))
 		return artifactRead{b: b}, err
@@ -326,7 +344,31 @@ func countLines(f *os.File, n int64) (int, error) {
 	return lines, nil
 }
 
+// errTooBig is a file over the size an artifact may have.
+type errTooBig struct{ size int64 }
+
+func (e errTooBig) Error() string {
+	return fmt.Sprintf("%s is more than the %s limit for an artifact", sizeText(e.size), sizeText(maxFileSize))
+}
+
+// sizeText names a file size: "70 MiB", "12 KiB", "900 bytes".
+func sizeText(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+func tooBig(size int64) error { return errTooBig{size} }
+
 func readReason(err error) string {
+	var big errTooBig
+	if errors.As(err, &big) {
+		return "cannot read: " + big.Error()
+	}
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return "cannot read: no such file"
@@ -378,6 +420,13 @@ func Recognize(b []byte) Kind {
 func recognize(b []byte) Kind {
 	if len(bytes.TrimSpace(b)) == 0 {
 		return ""
+	}
+	// Performance reports first: their init.ora section lists parameters.
+	switch kind, _ := awrKind(b); kind {
+	case "awr":
+		return KindAWR
+	case "statspack":
+		return KindStatspack
 	}
 	trimmed := bytes.TrimSpace(b)
 	switch {

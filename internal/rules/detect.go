@@ -74,7 +74,7 @@ func engineDB(engine string) string {
 func artifactDB(kind string) string {
 	switch artifacts.Kind(kind) {
 	case artifacts.KindAlertLog, artifacts.KindInit, artifacts.KindSpfile, artifacts.KindListener,
-		artifacts.KindTNSNames, artifacts.KindSrvctl:
+		artifacts.KindTNSNames, artifacts.KindSrvctl, artifacts.KindAWR, artifacts.KindStatspack:
 		return DBOracle
 	case artifacts.KindPGConf:
 		return DBPostgres

@@ -98,7 +98,7 @@ func runOne(r Rule, in *Input) (out Outcome) {
 	if len(r.DBs) > 0 && !contains(r.DBs, in.DB) {
 		return NotApplicable("applies to database %s; this host's is %s", strings.Join(r.DBs, "|"), in.DB)
 	}
-	if in.Snap == nil {
+	if in.Snap == nil && !r.HostOptional {
 		return CannotCheck("no snapshot")
 	}
 	defer func() {

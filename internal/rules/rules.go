@@ -209,8 +209,12 @@ type Rule struct {
 	// why ends by naming them, and docs/rules.md lists them.
 	Thresholds []string `json:"thresholds,omitempty"`
 	// Description is the longer text `dbhost rules show` prints (optional).
-	Description string               `json:"description,omitempty"`
-	Check       func(*Input) Outcome `json:"-"`
+	Description string `json:"description,omitempty"`
+	// HostOptional rules also run without a snapshot (Input.Snap nil): the
+	// diagnoses of an AWR or Statspack report, which say what host facts
+	// would decide and become precise when a host is given.
+	HostOptional bool                 `json:"host_optional,omitempty"`
+	Check        func(*Input) Outcome `json:"-"`
 }
 
 var (

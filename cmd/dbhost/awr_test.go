@@ -1,0 +1,99 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const awrData = "../../internal/artifacts/testdata/awr/"
+
+func TestCLIAWRText(t *testing.T) {
+	code, out, errOut := cliRun(t, "awr", awrData+"awrrpt_1_205_206_11203.txt")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	wantContains(t, "awr text", out, "AWR text report, LOBTEST/lobtest (11.2.0.3.0, single instance)",
+		"Host labdb02.example.: Linux x86 64-bit, 8 CPUs, 4 cores, 1 sockets, 31.33 GB",
+		"Snapshots 205-206 (08-May-14 13:40:11 to 08-May-14 14:05:06): elapsed 24.92 min",
+		"enq: HW - contention", "62,717", "Configurat", "Wait classes", "Diagnosis:")
+	if strings.Contains(out, "Comparison") {
+		t.Error("one report compared")
+	}
+}
+
+func TestCLIAWRJSONAndCompare(t *testing.T) {
+	code, out, errOut := cliRun(t, "awr", "--format", "json", awrData+"awrrpt_1_412_413_12102.txt", awrData+"awrrpt_2_2201_2202_19c_rac.html")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var doc struct {
+		SchemaVersion int `json:"schema_version"`
+		Reports       []struct {
+			File      string           `json:"file"`
+			Kind      string           `json:"kind"`
+			Format    string           `json:"format"`
+			TopEvents []map[string]any `json:"top_events"`
+			Findings  []any            `json:"findings"`
+		} `json:"reports"`
+		Comparison *struct {
+			Baseline string `json:"baseline"`
+			Events   []struct {
+				Event      string     `json:"event"`
+				DeltaTimeS []*float64 `json:"delta_time_s"`
+			} `json:"events"`
+		} `json:"comparison"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if doc.SchemaVersion != 1 || len(doc.Reports) != 2 || doc.Reports[1].Format != "html" || doc.Reports[0].Findings == nil ||
+		doc.Reports[1].TopEvents[5]["avg_ms"] != 0.42051 {
+		t.Fatalf("%+v", doc)
+	}
+	if doc.Comparison == nil || doc.Comparison.Baseline != awrData+"awrrpt_1_412_413_12102.txt" {
+		t.Fatalf("comparison: %+v", doc.Comparison)
+	}
+	found := false
+	for _, e := range doc.Comparison.Events {
+		if e.Event == "log file sync" && e.DeltaTimeS[0] == nil && e.DeltaTimeS[1] != nil && *e.DeltaTimeS[1] == 2760.8 {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("log file sync delta missing: %+v", doc.Comparison.Events)
+	}
+}
+
+func TestCLIAWRBadInput(t *testing.T) {
+	d := t.TempDir()
+	notReport := filepath.Join(d, "notes.txt")
+	os.WriteFile(notReport, []byte("top of the morning\n"), 0o644)
+	code, _, errOut := cliRun(t, "awr", notReport)
+	if code != 2 || !strings.Contains(errOut, notReport+": not an AWR or Statspack report: expected") {
+		t.Errorf("not a report: exit %d %s", code, errOut)
+	}
+	code, _, errOut = cliRun(t, "awr", filepath.Join(d, "missing.html"))
+	if code != 2 || !strings.Contains(errOut, "missing.html: cannot read: no such file") {
+		t.Errorf("missing: exit %d %s", code, errOut)
+	}
+	code, _, errOut = cliRun(t, "awr", "")
+	if code != 2 || !strings.Contains(errOut, "empty file name") {
+		t.Errorf("empty: exit %d %s", code, errOut)
+	}
+	code, _, _ = cliRun(t, "awr")
+	if code != 2 {
+		t.Errorf("no argument: exit %d", code)
+	}
+	// A report with an unreadable section: printed, the section named, exit 2.
+	b, _ := os.ReadFile(awrData + "awrrpt_1_205_206_11203.txt")
+	bad := filepath.Join(d, "awrrpt_bad.txt")
+	os.WriteFile(bad, []byte(strings.Replace(string(b), "62,717         918", "62,717         ###", 1)), 0o644)
+	code, out, errOut := cliRun(t, "awr", bad, notReport)
+	if code != 2 || !strings.Contains(errOut, "awrrpt_bad.txt:61: Top 5 Timed Foreground Events:") ||
+		!strings.Contains(out, "could not read: "+bad+":61") || !strings.Contains(out, "direct path write") {
+		t.Errorf("bad section: exit %d\n%s\n%s", code, errOut, out)
+	}
+}
