@@ -67,7 +67,8 @@ func runAWR(c *cobra.Command, out *outputFlags, files []string) error {
 	}
 	items := make([]report.AWRItem, len(reps))
 	for i, r := range reps {
-		items[i] = report.AWRItem{Report: r, Findings: rules.DiagnoseAWR(r, nil), Problems: problems[r.File], Rules: len(rules.AWRRules())}
+		d := rules.DiagnoseAWR(r, nil)
+		items[i] = report.AWRItem{Report: r, Findings: d.Findings, CannotCheck: d.CannotCheck, Problems: problems[r.File], Rules: len(rules.AWRRules())}
 	}
 	cmp := artifacts.CompareAWR(reps)
 	var b []byte

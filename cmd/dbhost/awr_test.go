@@ -97,3 +97,57 @@ func TestCLIAWRBadInput(t *testing.T) {
 		t.Errorf("bad section: exit %d\n%s\n%s", code, errOut, out)
 	}
 }
+
+// dbhost audit --artifact REPORT: the report's diagnoses joined with the
+// host's facts (here a --root tree: 2 CPUs, one NUMA node), with Oracle
+// detected from the report.
+func TestCLIAuditWithAWR(t *testing.T) {
+	root := cliTree(t)
+	code, out, errOut := cliRun(t, "audit", "--root", root, "--format", "json", "--explain",
+		"--artifact", awrData+"awrrpt_1_30_31_12102_caging.txt", "--artifact", awrData+"awrrpt_1_412_413_12102.txt")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var doc struct {
+		Hosts []struct {
+			DB       string `json:"db"`
+			DBSource string `json:"db_source"`
+			Findings []struct {
+				ID       string `json:"id"`
+				Evidence string `json:"evidence"`
+			} `json:"findings"`
+			Passed []struct {
+				ID     string `json:"id"`
+				Reason string `json:"reason"`
+			} `json:"passed"`
+		} `json:"hosts"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	h := doc.Hosts[0]
+	if h.DB != "oracle" || !strings.Contains(h.DBSource, "oracle-awr-report") {
+		t.Fatalf("db %q (%s)", h.DB, h.DBSource)
+	}
+	found := false
+	for _, f := range h.Findings {
+		if f.ID == "db.awr-resmgr-cpu-quantum" {
+			found = true
+			wantContains(t, "evidence", f.Evidence, "this host: 2 CPU threads, 1 NUMA node(s)", "the report was taken on host bdtsrv, the facts below are of clihost",
+				"no NUMA node of this host has 9 CPUs")
+		}
+	}
+	if !found {
+		t.Errorf("no resmgr finding: %+v", h.Findings)
+	}
+	// The host answers what the report alone could not: one NUMA node.
+	numa := ""
+	for _, p := range h.Passed {
+		if p.ID == "numa.awr-mutex-numa-balancing" {
+			numa = p.Reason
+		}
+	}
+	if !strings.Contains(numa, "one NUMA node") {
+		t.Errorf("mutex/NUMA not decided by the host: %q", numa)
+	}
+}

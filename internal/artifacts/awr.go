@@ -51,6 +51,10 @@ type AWRReport struct {
 	DBTimeMin   *float64   `json:"db_time_min"`
 	LoadProfile AWRLoad    `json:"load_profile"`
 	TopEvents   []AWREvent `json:"top_events"`
+	// TopEventsPctOf is what the top events' percentages are of: "db time"
+	// (11g+), "call time" (10g, Statspack 10g+: DB CPU and waits), "elapsed
+	// time" (Statspack 9i), "wait time" (Statspack 8i).
+	TopEventsPctOf string `json:"top_events_pct_of,omitempty"`
 	// WaitClasses: "Wait Classes by Total Wait Time" (12c+), else "Foreground
 	// Wait Class" (11gR2), else "Wait Class" (10g, 11gR1).
 	WaitClasses []AWRWaitClass     `json:"wait_classes"`

@@ -88,6 +88,9 @@ func (r *AWRReport) fill(doc *awrDoc, el *errList) {
 			bad(t, e.line, "%s", e.msg)
 		}
 		r.TopEvents = evs
+		if c := eventColumns(t, "event"); c.pct >= 0 {
+			r.TopEventsPctOf = pctOf(t.header[c.pct])
+		}
 		if len(inst) > 0 {
 			r.Global, r.RAC = true, true
 			for i := range r.Instances {
@@ -544,6 +547,23 @@ func mapEvents(t *awrTable, what string) ([]AWREvent, map[int64][]AWREvent, []ro
 		errs = append(errs, rowErr{t.line, fmt.Sprintf("no %s rows under the column headings %q", what, t.header)})
 	}
 	return out, inst, errs
+}
+
+// pctOf names what a percentage column is of, from its heading.
+func pctOf(h string) string {
+	switch k := foldKey(h); {
+	case strings.Contains(k, "dbtime"):
+		return "db time"
+	case strings.Contains(k, "call"):
+		return "call time"
+	case strings.Contains(k, "ela"):
+		return "elapsed time"
+	case strings.Contains(k, "wt") || strings.Contains(k, "wait"):
+		return "wait time"
+	case strings.Contains(k, "bg"):
+		return "background time"
+	}
+	return ""
 }
 
 func round6(v float64) float64 { return math.Round(v*1e6) / 1e6 }

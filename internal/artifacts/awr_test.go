@@ -125,8 +125,9 @@ func TestParseAWRReports(t *testing.T) {
 			snaps: "1211-1212 60.47 1201.15",
 			load:  "null null 101224.71 2101.47 1.81140233e+06 401.69",
 			top: []string{
-				"log file sync|2229324|62628|28|86.9|Commit",
-				"CPU time|null|6102|null|8.5|null",
+				"log file sync|2229324|62628|28|58.2|Commit",
+				"log file parallel write|1380115|33120|24|30.8|System I/O",
+				"CPU time|null|6102|null|5.7|null",
 			},
 			classes:  4,
 			sections: []string{"Top 5 Timed Events", "Wait Class", "Wait Events", "Background Wait Events"},
@@ -648,5 +649,15 @@ func TestLoadAWRSizeLimit(t *testing.T) {
 	os.WriteFile(other, bytes.Repeat([]byte("x\n"), 4000), 0o644)
 	if _, errs := LoadAWR([]string{other}); len(errs) != 1 || !strings.Contains(errs[0].Error(), "not an AWR or Statspack report") {
 		t.Errorf("big non-report: %v", errs)
+	}
+}
+
+func TestAWRPctOf(t *testing.T) {
+	for f, want := range map[string]string{"awrrpt_1_412_413_12102.txt": "db time", "awrrpt_1_1211_1212_10204.txt": "call time",
+		"sp_8811_8812_9208.lst": "elapsed time", "sp_551_552_8174.lst": "wait time", "awrgrpt_510_511_23ai.html": "db time",
+		"sp_31_32_12102_crlf.lst": "call time", "awrrpt_1_3301_3302_10205.html": "call time"} {
+		if got := readAWR(t, f).TopEventsPctOf; got != want {
+			t.Errorf("%s: %q, want %q", f, got, want)
+		}
 	}
 }

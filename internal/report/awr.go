@@ -23,12 +23,16 @@ type AWRItem struct {
 	Problems []string
 	// Rules is the number of report diagnoses that ran.
 	Rules int
+	// CannotCheck are the diagnoses that could not decide, with what
+	// would decide them (host facts not given, sections the report lacks).
+	CannotCheck []rules.Result
 }
 
 type awrJSONReport struct {
 	*artifacts.AWRReport
-	Findings []rules.Finding `json:"findings"`
-	Problems []string        `json:"problems,omitempty"`
+	Findings    []rules.Finding `json:"findings"`
+	CannotCheck []rules.Result  `json:"cannot_check,omitempty"`
+	Problems    []string        `json:"problems,omitempty"`
 }
 
 type awrJSONDoc struct {
@@ -47,7 +51,7 @@ func AWRJSON(items []AWRItem, cmp *artifacts.AWRComparison) ([]byte, error) {
 		if fs == nil {
 			fs = []rules.Finding{}
 		}
-		doc.Reports[i] = awrJSONReport{AWRReport: it.Report, Findings: fs, Problems: it.Problems}
+		doc.Reports[i] = awrJSONReport{AWRReport: it.Report, Findings: fs, CannotCheck: it.CannotCheck, Problems: it.Problems}
 	}
 	b, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
@@ -184,11 +188,21 @@ func awrReportText(b *bytes.Buffer, it AWRItem, p painter) {
 	b.WriteString("\n")
 	if len(it.Findings) == 0 {
 		fmt.Fprintf(b, "Diagnosis: no finding from the %d report rules.\n", it.Rules)
-		return
+	} else {
+		fmt.Fprintf(b, "%s %s\n", p.paint(ansiBold, "Diagnosis:"), countsOf(it.Findings))
+		for _, f := range it.Findings {
+			findingText(b, f, p)
+		}
 	}
-	fmt.Fprintf(b, "%s %s\n", p.paint(ansiBold, "Diagnosis:"), countsOf(it.Findings))
-	for _, f := range it.Findings {
-		findingText(b, f, p)
+	if len(it.CannotCheck) > 0 {
+		fmt.Fprintf(b, "\n%s\n", p.paint(ansiBold, "Could not decide (what would):"))
+		for _, c := range it.CannotCheck {
+			lines := wrap(c.Reason, textWidth)
+			fmt.Fprintf(b, "  %s — %s\n", c.Title, p.paint(ansiDim, c.ID))
+			for _, l := range lines {
+				fmt.Fprintf(b, "      %s\n", l)
+			}
+		}
 	}
 }
 
