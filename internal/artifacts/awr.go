@@ -393,49 +393,27 @@ func normalizeSeparators(d string) string {
 	}
 }
 
-// toMS converts a number to milliseconds: the cell's own unit first, else
-// the column's (headUnit: "us", "ms", "cs", "s", "min"; "" means ms).
-func (n awrNum) toMS(headUnit string) float64 {
+// unitSeconds is the length of each time unit a report prints.
+var unitSeconds = map[string]float64{"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "cs": 1e-2, "s": 1, "min": 60}
+
+// in converts a time to the unit want: the cell's own unit first, else the
+// column's (headUnit), else dflt.
+func (n awrNum) in(want, headUnit, dflt string) float64 {
 	u := n.unit
 	if u == "" {
 		u = headUnit
 	}
-	switch u {
-	case "ns":
-		return n.v / 1e6
-	case "us":
-		return n.v / 1e3
-	case "cs":
-		return n.v * 10
-	case "s":
-		return n.v * 1e3
-	case "min":
-		return n.v * 60e3
+	if u == "" {
+		u = dflt
 	}
-	return n.v
+	return n.v * unitSeconds[u] / unitSeconds[want]
 }
 
-// toS converts a number to seconds: the cell's unit first, else the
-// column's ("" means seconds).
-func (n awrNum) toS(headUnit string) float64 {
-	u := n.unit
-	if u == "" {
-		u = headUnit
-	}
-	switch u {
-	case "ns":
-		return n.v / 1e9
-	case "us":
-		return n.v / 1e6
-	case "ms":
-		return n.v / 1e3
-	case "cs":
-		return n.v / 100
-	case "min":
-		return n.v * 60
-	}
-	return n.v
-}
+// toMS converts a number to milliseconds ("" units mean ms).
+func (n awrNum) toMS(headUnit string) float64 { return n.in("ms", headUnit, "ms") }
+
+// toS converts a number to seconds ("" units mean seconds).
+func (n awrNum) toS(headUnit string) float64 { return n.in("s", headUnit, "s") }
 
 // numPtr reads a plain number (scale suffixes applied, a time unit ignored).
 func numPtr(s string) *float64 {

@@ -108,19 +108,18 @@ func (r *AWRReport) fill(doc *awrDoc, el *errList) {
 			bad(t, e.line, "%s", e.msg)
 		}
 	}
-	if t := use(secFgEvents); t != nil {
-		evs, _, errs := mapEvents(t, "events")
-		for _, e := range errs {
-			bad(t, e.line, "%s", e.msg)
+	for _, x := range []struct {
+		sec string
+		dst *[]AWREvent
+	}{{secFgEvents, &r.ForegroundEvents}, {secBgEvents, &r.BackgroundEvents}} {
+		sec, dst := x.sec, x.dst
+		if t := use(sec); t != nil {
+			evs, _, errs := mapEvents(t, "events")
+			for _, e := range errs {
+				bad(t, e.line, "%s", e.msg)
+			}
+			*dst = evs
 		}
-		r.ForegroundEvents = evs
-	}
-	if t := use(secBgEvents); t != nil {
-		evs, _, errs := mapEvents(t, "events")
-		for _, e := range errs {
-			bad(t, e.line, "%s", e.msg)
-		}
-		r.BackgroundEvents = evs
 	}
 	if t := use(secHostCPU); t != nil {
 		r.mapHostCPU(t)

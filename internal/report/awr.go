@@ -283,14 +283,7 @@ func awrCompareText(b *bytes.Buffer, c *artifacts.AWRComparison, p painter) {
 	if len(c.Load) > 0 {
 		b.WriteString("\n")
 		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-		hdr := "Load per second"
-		for i := range c.Reports {
-			hdr += fmt.Sprintf("\t[%d]", i+1)
-		}
-		for i := 1; i < len(c.Reports); i++ {
-			hdr += fmt.Sprintf("\t[%d] vs [1]", i+1)
-		}
-		fmt.Fprintln(tw, hdr)
+		fmt.Fprintln(tw, compareHeader("Load per second", len(c.Reports), "\t[%d] vs [1]"))
 		for _, l := range c.Load {
 			line := "  " + l.Metric
 			for _, v := range l.Values {
@@ -305,14 +298,7 @@ func awrCompareText(b *bytes.Buffer, c *artifacts.AWRComparison, p painter) {
 	}
 	b.WriteString("\n")
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-	hdr := "Event (time s / avg ms / % DB time)"
-	for i := range c.Reports {
-		hdr += fmt.Sprintf("\t[%d]", i+1)
-	}
-	for i := 1; i < len(c.Reports); i++ {
-		hdr += fmt.Sprintf("\t[%d]-[1] time s\t%% DB time", i+1)
-	}
-	fmt.Fprintln(tw, hdr)
+	fmt.Fprintln(tw, compareHeader("Event (time s / avg ms / % DB time)", len(c.Reports), "\t[%d]-[1] time s\t% DB time"))
 	for _, e := range c.Events {
 		line := "  " + e.Event
 		for _, v := range e.Values {
@@ -328,6 +314,20 @@ func awrCompareText(b *bytes.Buffer, c *artifacts.AWRComparison, p painter) {
 		fmt.Fprintln(tw, line)
 	}
 	tw.Flush()
+}
+
+// compareHeader is a comparison table's heading: the title, a column per
+// report ([1], [2] ...) and the delta columns of each report after the
+// first (delta holds one %d for the report's number).
+func compareHeader(title string, n int, delta string) string {
+	h := title
+	for i := 1; i <= n; i++ {
+		h += fmt.Sprintf("\t[%d]", i)
+	}
+	for i := 2; i <= n; i++ {
+		h += strings.Replace(delta, "%d", strconv.Itoa(i), 1)
+	}
+	return h
 }
 
 func pct(p *float64) string {

@@ -41,15 +41,13 @@ func awrRun(t *testing.T, id string, snap *snapshot.Snapshot, reps ...*artifacts
 	return RunRules([]Rule{r}, &Input{Snap: snap, Workload: WorkloadOLTP, DB: DBOracle, Artifacts: &artifacts.Set{AWR: reps}})
 }
 
+// awrFires asserts that the rule fired (a complete finding of its id) and
+// returns the first finding.
 func awrFires(t *testing.T, id string, snap *snapshot.Snapshot, reps ...*artifacts.AWRReport) Finding {
 	t.Helper()
-	rep := awrRun(t, id, snap, reps...)
-	if len(rep.Findings) == 0 {
-		t.Fatalf("%s did not fire: passed=%v cannot=%v n/a=%v", id, rep.Passed, rep.CannotCheck, rep.NotApplicable)
-	}
-	f := rep.Findings[0]
-	if f.ID != id || f.Setting == "" || f.Current == "" || f.Recommended == "" || f.Evidence == "" || f.Why == "" || len(f.Sources) == 0 {
-		t.Fatalf("%s: incomplete finding %+v", id, f)
+	f := artFires(t, awrRun(t, id, snap, reps...))[0]
+	if f.ID != id {
+		t.Fatalf("finding of %s, want %s", f.ID, id)
 	}
 	return f
 }
@@ -58,21 +56,8 @@ func awrFires(t *testing.T, id string, snap *snapshot.Snapshot, reps ...*artifac
 // "cannot", "n/a") and that its reason mentions want.
 func awrOutcome(t *testing.T, id, list, want string, snap *snapshot.Snapshot, reps ...*artifacts.AWRReport) {
 	t.Helper()
-	rep := awrRun(t, id, snap, reps...)
-	if len(rep.Findings) > 0 {
-		t.Fatalf("%s fired: %+v", id, rep.Findings[0])
-	}
-	var rs []Result
-	switch list {
-	case "passed":
-		rs = rep.Passed
-	case "cannot":
-		rs = rep.CannotCheck
-	case "n/a":
-		rs = rep.NotApplicable
-	}
-	if len(rs) != 1 || !strings.Contains(rs[0].Reason, want) {
-		t.Fatalf("%s: want %s mentioning %q; passed=%v cannot=%v n/a=%v", id, list, want, rep.Passed, rep.CannotCheck, rep.NotApplicable)
+	if reason := artQuiet(t, awrRun(t, id, snap, reps...), list); !strings.Contains(reason, want) {
+		t.Fatalf("%s: %s reason %q does not mention %q", id, list, reason, want)
 	}
 }
 
