@@ -482,6 +482,9 @@ func ParseAWR(b []byte) (*AWRReport, []error) {
 	b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
 	kind, format := awrKind(b)
 	if kind == "" {
+		if other := awrOther(b); other != "" {
+			return r, []error{errAt(0, "%s; %s", other, awrExpected)}
+		}
 		return r, []error{errAt(0, "%s", awrExpected)}
 	}
 	r.Kind, r.Format = kind, format
@@ -511,6 +514,27 @@ var (
 	reAWRExcerpt1  = lazyre.New(`(?m)^\s*Load Profile\b`)
 	reAWRExcerpt2  = lazyre.New(`(?m)^\s*Top (?:\d+ )?(?:Timed (?:Foreground )?Events|Foreground Events by Total Wait Time)`)
 )
+
+var (
+	reAWRCompare = lazyre.New(`(?i)WORKLOAD REPOSITORY COMPARE PERIOD REPORT|AWR Compare Period Report`)
+	reASHReport  = lazyre.New(`(?i)ASH Report For\b`)
+	reADDMReport = lazyre.New(`(?i)ADDM Report for Task`)
+)
+
+// awrOther names the Oracle reports that are not read, so that the error
+// says what the file is ("" for anything else).
+func awrOther(b []byte) string {
+	head := b[:min(len(b), sniffLen)]
+	switch {
+	case reAWRCompare().Match(head):
+		return "an AWR compare-periods report (awrddrpt.sql) is not read: give each period's awrrpt report to dbhost awr, which compares them"
+	case reASHReport().Match(head):
+		return "an ASH report (ashrpt.sql) is not read"
+	case reADDMReport().Match(head):
+		return "an ADDM report (addmrpt.sql) is not read"
+	}
+	return ""
+}
 
 // awrKind recognises a performance report: ("awr"|"statspack", "html"|"text"),
 // or "" when b is none.

@@ -467,6 +467,19 @@ func TestAWRJSONContract(t *testing.T) {
 	}
 }
 
+func TestParseAWROtherOracleReports(t *testing.T) {
+	for in, want := range map[string]string{
+		"WORKLOAD REPOSITORY COMPARE PERIOD REPORT\n\nSnapshot Set  DB Id\n": "compare-periods report (awrddrpt.sql) is not read",
+		"<html><title>ASH Report For ORCL/orcl</title>":                      "an ASH report",
+		"          ADDM Report for Task 'TASK_1234'\n":                       "an ADDM report",
+	} {
+		_, errs := ParseAWR([]byte(in))
+		if len(errs) != 1 || !strings.Contains(errs[0].Error(), want) || !strings.Contains(errs[0].Error(), "expected the HTML or text output of awrrpt.sql") {
+			t.Errorf("%q: %v", in, errs)
+		}
+	}
+}
+
 func TestParseAWRNotAReport(t *testing.T) {
 	for _, in := range []string{"", "hello\n", "*.db_name=X\n", "<html><body><table><tr><td>x</td></tr></table></body></html>",
 		"Load Profile\nsomething\n"} {

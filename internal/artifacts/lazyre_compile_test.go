@@ -50,9 +50,17 @@ func TestLazyPatternsCompile(t *testing.T) {
 		reOraStar,
 		reOraParam,
 		rePGParam,
+		reAWRNum, reAWRHTMLTitle, reAWRText, reStatspack, reAWRExcerpt1, reAWRExcerpt2, reAWRCompare, reASHReport,
+		reADDMReport, reAWRNote, reAWRDBInst, reAWRLabelLn, reSnapBegin, reSnapEnd, reSnapElapse, reSnapDBTime,
+		reLabelValue, reLabelPairs, reHostCPUs, reSPHost, reSPNumCPUs, reSPPhysMem, reHTMLTitle, reSizeCell, reCachePair,
 	} {
 		if re() == nil {
 			t.Errorf("pattern %d did not compile", i)
+		}
+	}
+	for _, x := range awrTitles {
+		if x.re() == nil {
+			t.Errorf("title pattern of %s did not compile", x.sec)
 		}
 	}
 }
