@@ -27,7 +27,7 @@ func init() {
 			{Doc: Seed004, Section: "IO : Direct IO demoted",
 				Quote: "Waits on redolog (with demoted IO, FS blk=4k)"},
 			{Doc: Seed004, Section: "IO : Benefits of CIO for Oracle",
-				Quote: "Redolog are always written in 512B block; So jfs2 agblksize **must be 512**"},
+				Quote: "Redolog are always written in 512B block; So jfs2 agblksize must be 512"},
 			{Doc: Seed003, Section: "I/O Tuning – Database Layout",
 				Quote: "Separate files by I/O (data , logs, undo, temp)"},
 			{Doc: Seed000, Section: "scheduler",
