@@ -51,6 +51,10 @@ var cleaners = map[string]func(Resource) error{
 	KindProcess: killRecordedProcess,
 }
 
+// RegisterCleaner tells the registry how to remove a resource kind that a
+// later stage creates (an experiment's apply journal).
+func RegisterCleaner(kind string, f func(Resource) error) { cleaners[kind] = f }
+
 // record is one run's file in the registry directory.
 type record struct {
 	PID       int        `json:"pid"`
@@ -102,7 +106,9 @@ func OpenRegistry(dir, command string) (*Registry, []Cleaned, error) {
 		return nil, cleaned, err
 	}
 	r := &Registry{dir: dir, rec: record{PID: os.Getpid(), Start: procStart(os.Getpid()), Command: command, Started: time.Now().UTC()}}
-	r.path = filepath.Join(dir, fmt.Sprintf("run-%d-%s.json", r.rec.PID, sanitize(r.rec.Start)))
+	// One process may hold several records (an experiment and the benches
+	// it runs): the time tells them apart.
+	r.path = filepath.Join(dir, fmt.Sprintf("run-%d-%s-%d.json", r.rec.PID, sanitize(r.rec.Start), time.Now().UnixNano()))
 	r.rec.Resources = []Resource{}
 	if err := r.save(); err != nil {
 		return nil, cleaned, err
@@ -415,3 +421,6 @@ func (r *Registry) ScratchDir(parent string) (string, int, error) {
 	}
 	return "", 0, fmt.Errorf("could not create a scratch directory in %s", parent)
 }
+
+// RunCleaner removes one resource as a cleanup would (tests).
+func RunCleaner(x Resource) error { return cleanResource(x) }
