@@ -107,7 +107,7 @@ process.`,
 	}
 	c.Flags().BoolVar(&cleanup, "cleanup", false, "remove what killed bench runs left behind (recorded in --state-dir), then exit")
 	c.PersistentFlags().StringVar(&stateDir, "state-dir", "", "where runs record what they create (default /var/lib/dbhost as root, else ~/.local/state/dbhost), in its bench/ directory")
-	c.AddCommand(newBenchNumaCmd(&stateDir), newBenchMQCmd(&stateDir), newBenchNetCmd(&stateDir), newBenchIOCmd(&stateDir), newBenchPoolCmd(&stateDir))
+	c.AddCommand(newBenchNumaCmd(&stateDir), newBenchMQCmd(&stateDir), newBenchNetCmd(&stateDir), newBenchIOCmd(&stateDir), newBenchPoolCmd(&stateDir), newBenchDBCmd(&stateDir))
 	return c
 }
 
@@ -604,5 +604,49 @@ Each mode runs --requests requests, or for --duration.`,
 	fl.StringSliceVar(&o.Modes, "mode", nil, "validation modes: foreground, background (default both)")
 	fl.StringVar(&o.Validate, "validation-query", "SELECT 1", "the validation query")
 	fl.DurationVar(&o.BgInterval, "interval", time.Second, "background validation period")
+	return c
+}
+
+func newBenchDBCmd(stateDir *string) *cobra.Command {
+	var f benchFlags
+	var o bench.DBOptions
+	c := &cobra.Command{
+		Use:   "db",
+		Short: "pgbench against a PostgreSQL DSN (a scratch database only with --init)",
+		Long: `Db runs pgbench -c -j -T --log against --dsn: transactions per second from pgbench's own
+summary (without initial connection time) and the latency percentiles of every transaction
+from its log. With --init it creates a scratch database (dbhost_bench_db_*), runs pgbench -i
+-s --scale in it and drops it at the end (also after a kill: 'dbhost bench --cleanup');
+without --init the DSN's database must hold pgbench's tables already.`,
+		Example: `  dbhost bench db --dsn "host=/var/run/postgresql user=postgres" --init --scale 50 --duration 30s
+  dbhost bench db --dsn postgres://bench@db1/pgbench --clients 32 --jobs 8 --repeat 3`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if o.DSN == "" {
+				return usageErr("--dsn: a PostgreSQL connection string is needed")
+			}
+			if o.Clients < 0 || o.Clients > 10000 || o.Jobs < 0 || o.Jobs > 10000 || o.Scale < 0 || o.Scale > 100000 {
+				return usageErr("--clients, --jobs, --scale: expected positive values")
+			}
+			switch o.Builtin {
+			case "tpcb-like", "simple-update", "select-only":
+			default:
+				return usageErr("--builtin %q: expected tpcb-like, simple-update or select-only", o.Builtin)
+			}
+			return runBench(c, &f, *stateDir, time.Duration(f.repeat)*f.duration, func(ctx context.Context, bo bench.Options) (*bench.Result, error) {
+				o.Options = bo
+				return bench.RunDB(ctx, o)
+			}, (*bench.Result).Text)
+		},
+	}
+	f.add(c, 30*time.Second)
+	fl := c.Flags()
+	fl.StringVar(&o.DSN, "dsn", "", "PostgreSQL connection string (key=value or postgres:// URL)")
+	fl.BoolVar(&o.Init, "init", false, "create a scratch database and pgbench -i it (dropped at the end)")
+	fl.IntVar(&o.Scale, "scale", 10, "pgbench -s for --init")
+	fl.IntVar(&o.Clients, "clients", 0, "pgbench -c (default 2 per CPU)")
+	fl.IntVar(&o.Jobs, "jobs", 0, "pgbench -j (default: the CPUs, at most --clients)")
+	fl.StringVar(&o.Builtin, "builtin", "tpcb-like", "pgbench -b: tpcb-like, simple-update, select-only")
+	fl.StringVar(&o.Protocol, "protocol", "prepared", "pgbench -M: simple, extended, prepared")
 	return c
 }

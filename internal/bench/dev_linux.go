@@ -13,8 +13,18 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// setPdeathsig: the child dies with this process (SIGKILL), and gets its
+// own process group so that killing it kills what it forked (fio's jobs).
 func setPdeathsig(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+}
+
+// killGroup kills the child's process group.
+func killGroup(cmd *exec.Cmd) {
+	if cmd.Process != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Process.Kill()
+	}
 }
 
 // CheckDevice refuses a block device that holds a mounted filesystem (on

@@ -23,6 +23,9 @@ type IOOptions struct {
 	Ramp       time.Duration
 	KeepFioOut string // also write fio's own JSON here
 	CPUs       int    // for the automatic scale (0: runtime.NumCPU)
+	// Grace: how long fio may run past its runtime and ramp before it is
+	// killed (0: 2 minutes, time to lay a large file out).
+	Grace time.Duration
 }
 
 // IORole is one of seed 000's job roles (its appendix, fio profile).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -109,7 +110,11 @@ func RunIO(ctx context.Context, o IOOptions) (*Result, error) {
 		out := filepath.Join(scratch, fmt.Sprintf("fio-%d.json", rep))
 		// fio gets its runtime, the ramp and 2 minutes to lay the file out
 		// and end; past that it is killed, and said so.
-		limit := o.Duration + ramp + 2*time.Minute
+		grace := o.Grace
+		if grace <= 0 {
+			grace = 2 * time.Minute
+		}
+		limit := o.Duration + ramp + grace
 		cctx, cancel := context.WithTimeout(ctx, limit)
 		err := runChild(cctx, o.Registry, fio, "--output-format=json", "--output="+out, jobPath)
 		cancel()
@@ -164,11 +169,21 @@ func RunIO(ctx context.Context, o IOOptions) (*Result, error) {
 // killed bench's child is killed by the next run), killed with the bench
 // (SIGKILL on ctx, and Pdeathsig where the OS has it).
 func runChild(ctx context.Context, reg *Registry, name string, args ...string) error {
+	return runChildTo(ctx, reg, nil, name, args...)
+}
+
+// runChildTo is runChild that also copies the child's output to out.
+func runChildTo(ctx context.Context, reg *Registry, out io.Writer, name string, args ...string) error {
 	cmd := exec.Command(name, args...)
 	setPdeathsig(cmd)
+	cmd.WaitDelay = 5 * time.Second // a grandchild holding the pipes does not hold Wait
 	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	cmd.Stdout = &stderr
+	var w io.Writer = &stderr
+	if out != nil {
+		w = io.MultiWriter(&stderr, out)
+	}
+	cmd.Stderr = w
+	cmd.Stdout = w
 	id, err := reg.Add(KindProcess, "", "")
 	if err != nil {
 		return err
@@ -183,7 +198,7 @@ func runChild(ctx context.Context, reg *Registry, name string, args ...string) e
 	select {
 	case err = <-done:
 	case <-ctx.Done():
-		_ = cmd.Process.Kill()
+		killGroup(cmd)
 		<-done
 		err = ctx.Err()
 	}
@@ -203,4 +218,12 @@ func runChild(ctx context.Context, reg *Registry, name string, args ...string) e
 		return fmt.Errorf("%s: %v: %s", filepath.Base(name), err, msg)
 	}
 	return nil
+}
+
+// runChildOutput is runChild returning the child's standard output and
+// error (pgbench prints its summary there).
+func runChildOutput(ctx context.Context, reg *Registry, name string, args ...string) (string, error) {
+	var out strings.Builder
+	err := runChildTo(ctx, reg, &out, name, args...)
+	return out.String(), err
 }

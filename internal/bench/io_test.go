@@ -62,7 +62,7 @@ func TestRunIOEqualsFio(t *testing.T) {
 	}
 	dir := t.TempDir()
 	fioOut := filepath.Join(dir, "fio.json")
-	o := IOOptions{Options: testOptions(t, time.Second), Dir: dir, SizeMB: 16, Scale: 1, KeepFioOut: fioOut}
+	o := IOOptions{Options: testOptions(t, time.Second), Dir: dir, SizeMB: 16, Scale: 1, KeepFioOut: fioOut, Grace: time.Minute}
 	r, err := RunIO(context.Background(), o)
 	if err != nil {
 		if strings.Contains(err.Error(), "Invalid argument") {

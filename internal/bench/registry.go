@@ -378,6 +378,7 @@ func killRecordedProcess(x Resource) error {
 	if x.Detail == "" || procStart(pid) != x.Detail {
 		return nil // gone, or another process now has the pid
 	}
+	_ = syscall.Kill(-pid, syscall.SIGKILL) // its process group (dbhost starts children in their own)
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
 		return err
 	}
