@@ -61,7 +61,7 @@ func Scenarios() []*Scenario {
 				{ID: 1, CPUs: []int{4, 5, 6, 7}, MemMB: 256},
 			},
 		},
-	}, append(applyScenarios(), placeScenarios()...)...) // apply_scenarios.go, place_scenarios.go
+	}, append(append(applyScenarios(), placeScenarios()...), benchScenarios()...)...) // apply_scenarios.go, place_scenarios.go, bench_scenarios.go
 }
 
 // eightNodeOdd is 8 nodes where node 4 holds CPU 0 and CPU 15, which -numa
