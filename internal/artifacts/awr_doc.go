@@ -494,6 +494,18 @@ func textSection(lines []string, at int, used []bool) (*awrTable, int) {
 		}
 		return t, j
 	}
+	// Two-level headings (group titles over their own underline, then the
+	// column headings over the table's): the table's is the last underline
+	// of the run of heading lines.
+	for k := u + 1; k <= u+2 && k+1 < len(lines); k++ {
+		if blank(lines[k]) || underline(lines[k]) != nil {
+			break
+		}
+		if underline(lines[k+1]) != nil {
+			u = k + 1
+			break
+		}
+	}
 	sp := underline(lines[u])
 	// Headings: the non-blank, non-note lines just above the underline, the
 	// title line included when it carries headings (its title blanked out).
@@ -636,18 +648,21 @@ func textRows(lines []string, from int, sp []span, t *awrTable, used []bool) int
 const maxCell = 4096
 
 // continuation: a row with a blank first column is the rest of the row
-// above when it holds text, not a lone number (a wrapped value, not a row
-// whose label is missing).
+// above when it holds text and no number (a value wrapped within its
+// column), not a row of its own whose first column SQL*Plus left blank
+// (BREAK ON a repeated value) or whose label is missing.
 func continuation(cells []string) bool {
+	text := false
 	for _, c := range cells[1:] {
 		if c == "" {
 			continue
 		}
-		if _, ok := parseAWRNum(c); !ok {
-			return true
+		if _, ok := parseAWRNum(c); ok {
+			return false
 		}
+		text = true
 	}
-	return false
+	return text
 }
 
 // pageContinues looks past a blank line or footer at j for the same table

@@ -674,3 +674,39 @@ func TestAWRPctOf(t *testing.T) {
 		}
 	}
 }
+
+// Group headings over their own underline (as in the RAC reports' per-
+// instance tables): the columns are the last underline's, the group titles
+// prefix the headings, and an instance number printed on a group's first
+// row only (SQL*Plus BREAK) holds for the rows below it.
+func TestAWRTextTwoLevelHeadings(t *testing.T) {
+	doc := parseAWRText([]byte(strings.Join([]string{
+		"WORKLOAD REPOSITORY REPORT (RAC)",
+		"",
+		"Top Timed Events               DB/Inst: RAC/rac1  Snaps: 1-2",
+		"",
+		"                                                       Wait           Event   Wait Time",
+		"       ---------------------------------------- ---------------------- --------------------",
+		"  I#   Class      Event                            Waits %Timeouts     Total(s)  Avg(ms) %DB time",
+		"----   ---------- --------------------------- ---------- --------- ------------ -------- --------",
+		"   *              DB CPU                             N/A       N/A      4,567.8              55.3",
+		"       User I/O   db file sequential read      1,234,567       0.0      1,234.5     1.00     14.9",
+		"   1              DB CPU                             N/A       N/A      2,300.1              54.0",
+		"       User I/O   db file sequential read        600,000       0.0        610.2     1.02     14.6",
+		"",
+	}, "\n")))
+	var top *awrTable
+	for _, tb := range doc.tables {
+		if tb.section == secTopEvents {
+			top = tb
+		}
+	}
+	if top == nil || len(top.header) != 8 || !strings.HasSuffix(top.header[5], "Total(s)") {
+		t.Fatalf("%+v", top)
+	}
+	evs, inst, errs := mapEvents(top, "top events")
+	if len(errs) > 0 || len(evs) != 2 || len(inst[1]) != 2 || ev(evs[1]) != "db file sequential read|1234567|1234.5|1|14.9|User I/O" ||
+		ev(inst[1][1]) != "db file sequential read|600000|610.2|1.02|14.6|User I/O" {
+		t.Errorf("%v %+v %+v", errs, evs, inst)
+	}
+}
