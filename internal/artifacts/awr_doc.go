@@ -352,11 +352,22 @@ func splitCells(l string, sp []span) []string {
 		cut++
 	}
 	cells[0] = strings.TrimSpace(l[:cut])
-	for _, t := range tokens(l[cut:]) {
-		t.start += cut
-		t.end += cut
+	ts := tokens(l[cut:])
+	for i := range ts {
+		ts[i].start += cut
+		ts[i].end += cut
+	}
+	assignTokens(cells, ts, sp, 1)
+	return cells
+}
+
+// assignTokens appends each token to the column (from index from on) it
+// overlaps most, or the nearest one when it overlaps none; a column's
+// tokens are joined by one blank.
+func assignTokens(cells []string, ts []token, sp []span, from int) {
+	for _, t := range ts {
 		best, bestOv, bestDist := -1, 0, 1<<30
-		for k := 1; k < len(sp); k++ {
+		for k := from; k < len(sp); k++ {
 			ov := min(t.end, sp[k].end) - max(t.start, sp[k].start)
 			dist := 0
 			if ov <= 0 {
@@ -374,7 +385,6 @@ func splitCells(l string, sp []span) []string {
 		}
 		cells[best] += t.s
 	}
-	return cells
 }
 
 // parseAWRText reads a text report (AWR or Statspack) into tables.
@@ -571,25 +581,7 @@ func headings(hl []string, sp []span, title string) []string {
 // splitCells, but without the first column's row-label rule.
 func splitHeading(l string, sp []span) []string {
 	cells := make([]string, len(sp))
-	for _, t := range tokens(l) {
-		best, bestOv, bestDist := -1, 0, 1<<30
-		for k := range sp {
-			ov := min(t.end, sp[k].end) - max(t.start, sp[k].start)
-			dist := 0
-			if ov <= 0 {
-				dist = max(sp[k].start-t.end, t.start-sp[k].end)
-			}
-			if ov > bestOv || (bestOv <= 0 && ov <= 0 && dist < bestDist) {
-				best, bestOv, bestDist = k, ov, dist
-			}
-		}
-		if best >= 0 {
-			if cells[best] != "" {
-				cells[best] += " "
-			}
-			cells[best] += t.s
-		}
-	}
+	assignTokens(cells, tokens(l), sp, 0)
 	return cells
 }
 
