@@ -99,6 +99,7 @@ func readBlock(c *Collector) {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
+			defer c.recoverWorker("storage.devices")
 			for i := w; i < len(names); i += workers {
 				devs[i] = readBlockDevice(c, names[i])
 			}
@@ -112,7 +113,7 @@ func readBlockDevice(c *Collector, name string) snapshot.BlockDevice {
 	dir := sysBlock + "/" + name
 	q := dir + "/queue"
 	fact := "storage.devices[" + name + "]"
-	target, _ := os.Readlink(c.Root.Path(dir))
+	target, _ := c.Root.Readlink(dir)
 	scsi := c.Root.Exists(dir + "/device/scsi_device")
 	d := snapshot.BlockDevice{Name: name, Kind: blockKind(name, target, scsi)}
 	quiet := quietKind(d.Kind)

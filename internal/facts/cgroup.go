@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path"
 	"reflect"
 	"sort"
@@ -73,6 +72,17 @@ func parseCgroupMounts(r io.Reader) ([]snapshot.CgroupMount, error) {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out, nil
+}
+
+// CgroupMounts returns the cgroup v1 and v2 mounts of a host's /proc/mounts
+// (cgconfig's /cgroup/*, systemd's /sys/fs/cgroup/*, custom ones), sorted by
+// path.
+func CgroupMounts(root Root) ([]snapshot.CgroupMount, error) {
+	b, err := root.ReadFile("/proc/mounts")
+	if err != nil {
+		return nil, err
+	}
+	return parseCgroupMounts(bytes.NewReader(b))
 }
 
 // cgroupVersion names the layout: v1, v2, hybrid (v1 controllers and a
@@ -240,7 +250,7 @@ type cgNode struct {
 func (w *cgWalker) walk() []snapshot.CgroupGroup {
 	var out []snapshot.CgroupGroup
 	root := w.mount.Path
-	if _, err := os.Stat(w.c.Root.Path(root)); err != nil {
+	if _, err := w.c.Root.Stat(root); err != nil {
 		w.c.Absent("cgroups.groups", root, err)
 		return nil
 	}
@@ -263,7 +273,7 @@ func (w *cgWalker) walk() []snapshot.CgroupGroup {
 		if record {
 			out = append(out, g)
 		}
-		ents, err := os.ReadDir(w.c.Root.Path(path.Join(root, it.rel)))
+		ents, err := w.c.Root.ReadDir(path.Join(root, it.rel))
 		if err != nil {
 			w.note(it.rel, err)
 			continue

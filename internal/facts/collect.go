@@ -1,6 +1,7 @@
 package facts
 
 import (
+	"fmt"
 	"os"
 	"os/user"
 	"runtime"
@@ -77,6 +78,15 @@ func Collect(root Root, opt Options) *snapshot.Snapshot {
 			s.Source.User = strconv.Itoa(os.Geteuid())
 		}
 	}
+	if !root.plain() && root.dir == nil {
+		// One descriptor of the tree for every reader (see Root.Open). A
+		// tree that cannot be opened still yields a snapshot: each read
+		// fails and records the reason.
+		if opened, err := root.Open(); err == nil {
+			root = opened
+			defer opened.Close()
+		}
+	}
 	c := &Collector{Root: root, Snap: s}
 	byStage := map[int][]reader{}
 	stages := []int{}
@@ -93,6 +103,8 @@ func Collect(root Root, opt Options) *snapshot.Snapshot {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				defer c.recoverWorker(r.name)
+				testPanic("reader:" + r.name)
 				r.fn(c)
 			}()
 		}
@@ -158,4 +170,26 @@ func (c *Collector) IsAbsent(fact string) bool {
 		}
 	}
 	return false
+}
+
+// ReportURL is where internal errors are to be reported.
+const ReportURL = "https://github.com/dbhost/dbhost/issues"
+
+// recoverWorker, deferred at the top of every reader goroutine, turns a
+// panic (a bug, or a file shape the reader did not expect) into an absence
+// of the reader's facts with the reason, instead of ending the process: the
+// other readers' facts are kept, as the rules engine keeps the other rules.
+// Whatever the reader had filled in before the panic stays.
+func (c *Collector) recoverWorker(fact string) {
+	if p := recover(); p != nil {
+		c.AbsentReason(fact, "", fmt.Sprintf("internal error in the %s reader: %v (please report it at %s with the host's tree or sosreport)", fact, p, ReportURL))
+	}
+}
+
+// testPanic panics where DBHOST_TEST_PANIC names the place (tests of the
+// recovery, through the real binary; see docs/apply.md's test hooks).
+func testPanic(where string) {
+	if v := os.Getenv("DBHOST_TEST_PANIC"); v != "" && v == where {
+		panic("test panic at " + where + " (DBHOST_TEST_PANIC)")
+	}
 }

@@ -2,8 +2,6 @@ package facts
 
 import (
 	"fmt"
-	"io"
-	"os"
 	"path"
 )
 
@@ -33,12 +31,7 @@ func readConfig(c *Collector) {
 
 // readConfigFile reads a configuration file, bounded in size.
 func (c *Collector) readConfigFile(p string) ([]byte, error) {
-	f, err := os.Open(c.Root.Path(p))
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxConfigFileBytes+1))
+	b, err := c.Root.readRaw(p, nil, true, maxConfigFileBytes+1)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +52,7 @@ func (c *Collector) lineAbsent(fact, file string, err error) {
 
 // resolveLink follows one symlink level of a host path inside the root.
 func (c *Collector) resolveLink(p string) (string, bool) {
-	t, err := os.Readlink(c.Root.Path(p))
+	t, err := c.Root.Readlink(p)
 	if err != nil {
 		return p, false
 	}

@@ -63,6 +63,7 @@ func readCPUPower(c *Collector) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer c.recoverWorker("cpu power")
 			parts[i].read(c.Root, cpus[cl:ch], policies[pl:ph], len(policies) > 0, online, epb)
 		}()
 	}

@@ -18,28 +18,92 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/dbhost/dbhost/internal/confine"
 	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
 // Root is a filesystem root that host paths ("/proc/meminfo") are read under.
+//
+// Every read under a tree (a --root directory or an unpacked sosreport) is
+// confined to it (internal/confine): a ".." or a symlink, relative or
+// absolute, never leads out of the tree to the live host's files, and a
+// FIFO, device node or socket in the tree is never opened for reading. The
+// live host ("/") is read directly.
 type Root struct {
 	Dir  string // "/" for the live host
 	Live bool   // true only for the running host: commands/ioctls allowed
 	// Sos is true for an unpacked sosreport: sos_commands/* may stand in for
 	// missing file copies.
 	Sos bool
+	// dir is the tree held open by Open; nil: the live host, or a tree
+	// opened for each read (slower, same confinement).
+	dir *confine.Dir
 }
 
-// Path maps a host path to a path under the root.
+// Open returns r holding its tree open, so that every read resolves
+// relative to one descriptor; Close releases it. The live host needs no
+// opening: Open returns it unchanged.
+func (r Root) Open() (Root, error) {
+	if r.plain() || r.dir != nil {
+		return r, nil
+	}
+	d, err := confine.Open(r.Dir, confine.InRoot)
+	if err != nil {
+		return r, err
+	}
+	r.dir = d
+	return r, nil
+}
+
+// Close releases what Open holds.
+func (r Root) Close() error {
+	if r.dir != nil {
+		return r.dir.Close()
+	}
+	return nil
+}
+
+// plain reports whether host paths are read as they are (the live host, or
+// "/" itself given as a tree): nothing to confine them to.
+func (r Root) plain() bool { return r.Dir == "" || r.Dir == "/" }
+
+// IsTree reports whether r is a tree (a --root directory or an unpacked
+// sosreport) rather than the live host.
+func (r Root) IsTree() bool { return !r.plain() }
+
+// Tree returns the confined tree, for writers (apply) that must stay in it
+// too, and a function to call when done with it. It fails for the live host.
+func (r Root) Tree() (*confine.Dir, func(), error) {
+	if r.plain() {
+		return nil, nil, errors.New("the live host is not a tree")
+	}
+	return r.tree()
+}
+
+// tree returns the confined tree to read under and a function to call when
+// done with it.
+func (r Root) tree() (*confine.Dir, func(), error) {
+	if r.dir != nil {
+		return r.dir, func() {}, nil
+	}
+	d, err := confine.Open(r.Dir, confine.InRoot)
+	if err != nil {
+		return nil, nil, err
+	}
+	return d, func() { d.Close() }, nil
+}
+
+// Path maps a host path to a path under the root, for messages and for the
+// live host. Reads under a tree go through Root's methods, which confine them.
 func (r Root) Path(p string) string {
-	if r.Dir == "" || r.Dir == "/" {
+	if r.plain() {
 		return p
 	}
 	return filepath.Join(r.Dir, p)
 }
 
 // ReadFile reads a whole host file under the root (any kind, including
-// seq_file /proc files of many records).
+// seq_file /proc files of many records), at most MaxFileBytes.
 func (r Root) ReadFile(p string) ([]byte, error) { return r.readRaw(p, nil, true, 0) }
 
 // ReadString reads a one-value host file (sysfs attribute, /proc/sys value,
@@ -48,27 +112,97 @@ func (r Root) ReadString(p string) (string, error) { return r.ReadAttr(p) }
 
 // ReadDirNames lists a directory's entry names, sorted.
 func (r Root) ReadDirNames(p string) ([]string, error) {
-	ents, err := os.ReadDir(r.Path(p))
-	if err != nil {
-		return nil, err
-	}
-	names := make([]string, 0, len(ents))
-	for _, e := range ents {
-		names = append(names, e.Name())
+	var names []string
+	if r.plain() {
+		ents, err := os.ReadDir(r.Path(p))
+		if err != nil {
+			return nil, err
+		}
+		names = make([]string, 0, len(ents))
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+	} else {
+		d, done, err := r.tree()
+		if err != nil {
+			return nil, err
+		}
+		defer done()
+		if names, err = d.ReadDirNames(p); err != nil {
+			return nil, err
+		}
 	}
 	sort.Strings(names)
 	return names, nil
 }
 
+// ReadDir lists a directory's entries, sorted by name; a symlink entry is
+// reported as a symlink, not followed.
+func (r Root) ReadDir(p string) ([]fs.DirEntry, error) {
+	if r.plain() {
+		return os.ReadDir(r.Path(p))
+	}
+	d, done, err := r.tree()
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	ents, err := d.ReadDir(p)
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
+	return ents, nil
+}
+
+// Stat returns a host file's information (a symlink followed, inside the tree).
+func (r Root) Stat(p string) (fs.FileInfo, error) {
+	if r.plain() {
+		return os.Stat(r.Path(p))
+	}
+	d, done, err := r.tree()
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	return d.Stat(p)
+}
+
+// Lstat returns a host file's information, a final symlink not followed.
+func (r Root) Lstat(p string) (fs.FileInfo, error) {
+	if r.plain() {
+		return os.Lstat(r.Path(p))
+	}
+	d, done, err := r.tree()
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	return d.Lstat(p)
+}
+
 // Exists reports whether a host path exists under the root.
 func (r Root) Exists(p string) bool {
-	_, err := os.Stat(r.Path(p))
+	_, err := r.Stat(p)
 	return err == nil
 }
 
-// Readlink returns the base name of a symlink's target (e.g. a driver name).
+// Readlink returns a symlink's target as stored (not followed).
+func (r Root) Readlink(p string) (string, error) {
+	if r.plain() {
+		return os.Readlink(r.Path(p))
+	}
+	d, done, err := r.tree()
+	if err != nil {
+		return "", err
+	}
+	defer done()
+	return d.Readlink(p)
+}
+
+// LinkBase returns the base name of a symlink's target (e.g. a driver name).
 func (r Root) LinkBase(p string) (string, error) {
-	t, err := os.Readlink(r.Path(p))
+	t, err := r.Readlink(p)
 	if err != nil {
 		return "", err
 	}
@@ -87,6 +221,14 @@ func Reason(err error) string {
 		return "permission denied (run as root to read it)"
 	case errors.As(err, &pe):
 		return "malformed: " + pe.Error()
+	case errors.Is(err, confine.ErrEscape):
+		return "refused: the path leads out of the tree (a symlink or ..)"
+	case errors.Is(err, confine.ErrNotRegular):
+		return "refused: not a regular file (a FIFO, device or socket in a tree is never read)"
+	}
+	var big *confine.TooBigError
+	if errors.As(err, &big) {
+		return "refused: " + big.Error()
 	}
 	// Strip the path that os errors repeat; the path is kept separately.
 	var pathErr *fs.PathError

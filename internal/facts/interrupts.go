@@ -277,6 +277,7 @@ func readIRQAffinity(c *Collector, irqs []snapshot.IRQ) {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
+			defer c.recoverWorker("interrupts")
 			for i := w; i < len(irqs); i += workers {
 				irq := &irqs[i]
 				if !isDigits(irq.IRQ) {

@@ -3,7 +3,6 @@ package facts
 import (
 	"bytes"
 	"net"
-	"os"
 	"path"
 	"sort"
 	"strconv"
@@ -105,7 +104,7 @@ func readNet(c *Collector) {
 	ifs := make([]snapshot.Interface, 0, len(names))
 	for _, name := range names {
 		// bonding_masters and other plain files are not interfaces.
-		if st, err := os.Stat(c.Root.Path(sysNet + "/" + name)); err == nil && !st.IsDir() {
+		if st, err := c.Root.Stat(sysNet + "/" + name); err == nil && !st.IsDir() {
 			continue
 		}
 		ifs = append(ifs, snapshot.Interface{Name: name})
@@ -116,6 +115,7 @@ func readNet(c *Collector) {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
+			defer c.recoverWorker("network.interfaces")
 			for i := w; i < len(ifs); i += workers {
 				readInterface(c, &ifs[i], vlans)
 			}
@@ -135,7 +135,7 @@ func readInterface(c *Collector, it *snapshot.Interface, vlans map[string]string
 	name := it.Name
 	dir := sysNet + "/" + name
 	fact := "network.interfaces[" + name + "]"
-	target, _ := os.Readlink(c.Root.Path(dir))
+	target, _ := c.Root.Readlink(dir)
 	typ := attrInt(c, "", dir+"/type")
 	ifindex := attrInt(c, "", dir+"/ifindex")
 	iflink := attrInt(c, "", dir+"/iflink")
@@ -146,7 +146,7 @@ func readInterface(c *Collector, it *snapshot.Interface, vlans map[string]string
 	_, isVlan := vlans[name]
 	// Lstat: in a copied tree (sosreport) the device link may dangle; it
 	// still says the interface sits on hardware.
-	_, derr := os.Lstat(c.Root.Path(dir + "/device"))
+	_, derr := c.Root.Lstat(dir + "/device")
 	hasDevice := derr == nil
 	it.Kind = netKind(name, typ, c.Root.Exists(dir+"/bonding"), c.Root.Exists(dir+"/bridge"), isVlan, hasDevice, devType, ifindex, iflink)
 	it.MTU = attrInt(c, fact+".mtu", dir+"/mtu")
@@ -214,7 +214,7 @@ func readBond(c *Collector, fact, dir string) *snapshot.Bond {
 func nicMSIIRQs(c *Collector, dir, target string) []int {
 	names, err := c.Root.ReadDirNames(dir + "/device/msi_irqs")
 	if err != nil {
-		devTarget, lerr := os.Readlink(c.Root.Path(dir + "/device"))
+		devTarget, lerr := c.Root.Readlink(dir + "/device")
 		if lerr != nil || target == "" || !strings.HasPrefix(path.Base(devTarget), "virtio") {
 			return nil
 		}

@@ -2,9 +2,18 @@ package facts
 
 import (
 	"bytes"
+	"errors"
 	"io/fs"
 	"syscall"
+
+	"github.com/dbhost/dbhost/internal/confine"
 )
+
+// MaxFileBytes bounds one host file (a captured tree may hold a file of any
+// size; the kernel's own files are far smaller: /proc/interrupts of a
+// 240-CPU host is under 1 MiB). A larger file is not read: its facts are
+// absent with the limit as the reason. See docs/limits.md.
+const MaxFileBytes = 64 << 20
 
 // Host files are read with open, read and close only. os.ReadFile also
 // stats the file, sets it non-blocking and registers it with the poller (a
@@ -23,16 +32,76 @@ import (
 // wholeFile true, which reads until a read returns 0.
 //
 // At most limit bytes are read when limit > 0 (a /proc/PID/numa_maps of a
-// huge process). Errors are *fs.PathError with the host path, as os.ReadFile's.
+// huge process); with limit 0 a file larger than MaxFileBytes is an error.
+// Errors are *fs.PathError with the host path, as os.ReadFile's.
 func (r Root) readRaw(p string, buf []byte, wholeFile bool, limit int) ([]byte, error) {
-	fd, err := openRetry(func() (int, error) {
-		return syscall.Open(r.Path(p), syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-	})
+	if r.plain() {
+		fd, err := openRetry(func() (int, error) {
+			return syscall.Open(p, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+		})
+		if err != nil {
+			return nil, &fs.PathError{Op: "open", Path: p, Err: err}
+		}
+		defer syscall.Close(fd)
+		return readFD(fd, p, buf, wholeFile, limit, nil)
+	}
+	d, done, err := r.tree()
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: p, Err: err}
 	}
+	defer done()
+	return readTreeFile(d, p, p, buf, wholeFile, limit)
+}
+
+// readTreeFile reads rel under d (a tree, or a directory in it) as readRaw
+// describes; p names it in errors. It is opened non-blocking (a FIFO never
+// waits for a writer) and a file that is not regular is refused (a FIFO,
+// a device node, which would read the live host's device). Whole-file reads
+// check first, with fstat, and size the buffer from the file, which spares
+// the final read that returns 0. Attribute reads, most of a collection,
+// check only when the first read returns nothing or fills the buffer: a
+// regular attribute file of a tree rarely does, a FIFO without a writer, a
+// disk or /dev/zero always does. (A character device that returns a short
+// record, such as /dev/kmsg, is read once there: only root can make device
+// nodes, and an attribute is one record.)
+func readTreeFile(d *confine.Dir, rel, p string, buf []byte, wholeFile bool, limit int) ([]byte, error) {
+	fd, err := d.OpenFD(rel, syscall.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			pe.Path = p
+		}
+		return nil, err
+	}
 	defer syscall.Close(fd)
-	return readFD(fd, p, buf, wholeFile, limit)
+	check := func() (int64, error) {
+		var st syscall.Stat_t
+		if err := syscall.Fstat(fd, &st); err != nil {
+			return 0, &fs.PathError{Op: "stat", Path: p, Err: err}
+		}
+		// A directory is let through: reading it fails with EISDIR, as it
+		// does on the live host.
+		if t := st.Mode & syscall.S_IFMT; t != syscall.S_IFREG && t != syscall.S_IFDIR {
+			return 0, &fs.PathError{Op: "open", Path: p, Err: confine.ErrNotRegular}
+		}
+		return st.Size, nil
+	}
+	if !wholeFile {
+		return readFD(fd, p, buf, false, limit, func() error { _, err := check(); return err })
+	}
+	size, err := check()
+	if err != nil {
+		return nil, err
+	}
+	if limit <= 0 && size > MaxFileBytes {
+		return nil, &fs.PathError{Op: "read", Path: p, Err: &confine.TooBigError{Limit: MaxFileBytes, Size: size}}
+	}
+	if want := int(size) + 1; cap(buf) < want && (limit <= 0 || want <= limit) {
+		buf = make([]byte, 0, want)
+	}
+	// A regular file's short read is its end; a size of 0 may be a
+	// pseudo file (a procfs mounted in the tree): read it to the end.
+	return readFD(fd, p, buf, size == 0, limit, nil)
 }
 
 // openRetry calls open until it is not interrupted.
@@ -46,7 +115,13 @@ func openRetry(open func() (int, error)) (int, error) {
 }
 
 // readFD reads an open file as readRaw describes; p names it in errors.
-func readFD(fd int, p string, buf []byte, wholeFile bool, limit int) ([]byte, error) {
+// check, when not nil, is called once, when the first read returns nothing
+// or a read fills the buffer, and its error ends the read.
+func readFD(fd int, p string, buf []byte, wholeFile bool, limit int, check func() error) ([]byte, error) {
+	bounded := limit <= 0
+	if bounded {
+		limit = MaxFileBytes + 1
+	}
 	if cap(buf) == 0 {
 		buf = make([]byte, 0, 512)
 	}
@@ -70,12 +145,26 @@ func readFD(fd int, p string, buf []byte, wholeFile bool, limit int) ([]byte, er
 			return nil, &fs.PathError{Op: "read", Path: p, Err: err}
 		}
 		if n <= 0 {
+			if check != nil && len(buf) == 0 {
+				if err := check(); err != nil {
+					return nil, err
+				}
+			}
 			break
 		}
 		buf = buf[:len(buf)+n]
 		if !wholeFile && len(buf) < end {
 			break
 		}
+		if check != nil {
+			if err := check(); err != nil {
+				return nil, err
+			}
+			check = nil
+		}
+	}
+	if bounded && len(buf) > MaxFileBytes {
+		return nil, &fs.PathError{Op: "read", Path: p, Err: &confine.TooBigError{Limit: MaxFileBytes, Size: -1}}
 	}
 	return buf, nil
 }
@@ -99,8 +188,9 @@ func (r Root) ReadAttr(p string) (string, error) {
 type sysReader struct {
 	root    Root
 	buf     []byte
-	dirPath string // host path of the entered directory, "" when none
-	dirFD   int
+	dirPath string       // host path of the entered directory, "" when none
+	dirFD   int          // the live host: the entered directory
+	sub     *confine.Dir // a tree: the entered directory
 }
 
 func newSysReader(root Root) *sysReader {
@@ -109,10 +199,24 @@ func newSysReader(root Root) *sysReader {
 
 // enter makes dir the base for relative opens until leave. When dir cannot
 // be opened, reads simply use full paths (and report their own errors).
+// In a tree, a relative path that leads above dir (a sysfs link such as
+// cpu0/node0 -> ../../node/node0) is resolved again from the tree's top.
 func (r *sysReader) enter(dir string) {
 	r.leave()
+	if !r.root.plain() {
+		d, done, err := r.root.tree()
+		if err != nil {
+			return
+		}
+		sub, err := d.Sub(dir)
+		done()
+		if err == nil {
+			r.dirPath, r.sub = dir, sub
+		}
+		return
+	}
 	fd, err := openRetry(func() (int, error) {
-		return syscall.Open(r.root.Path(dir), syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+		return syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 	})
 	if err == nil {
 		r.dirPath, r.dirFD = dir, fd
@@ -124,7 +228,10 @@ func (r *sysReader) leave() {
 	if r.dirFD >= 0 {
 		syscall.Close(r.dirFD)
 	}
-	r.dirPath, r.dirFD = "", -1
+	if r.sub != nil {
+		r.sub.Close()
+	}
+	r.dirPath, r.dirFD, r.sub = "", -1, nil
 }
 
 // read returns an attribute file's content, trimmed.
@@ -132,15 +239,22 @@ func (r *sysReader) read(p string) (string, error) {
 	var b []byte
 	var err error
 	if rel, ok := r.relative(p); ok {
-		var fd int
-		fd, err = openRetry(func() (int, error) {
-			return syscall.Openat(r.dirFD, rel, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-		})
-		if err != nil {
-			return "", &fs.PathError{Op: "open", Path: p, Err: err}
+		if r.sub != nil {
+			b, err = readTreeFile(r.sub, rel, p, r.buf, false, 0)
+			if confine.IsEscape(err) {
+				b, err = r.root.readRaw(p, r.buf, false, 0)
+			}
+		} else {
+			var fd int
+			fd, err = openRetry(func() (int, error) {
+				return syscall.Openat(r.dirFD, rel, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+			})
+			if err != nil {
+				return "", &fs.PathError{Op: "open", Path: p, Err: err}
+			}
+			b, err = readFD(fd, p, r.buf, false, 0, nil)
+			syscall.Close(fd)
 		}
-		b, err = readFD(fd, p, r.buf, false, 0)
-		syscall.Close(fd)
 	} else {
 		b, err = r.root.readRaw(p, r.buf, false, 0)
 	}
@@ -154,7 +268,7 @@ func (r *sysReader) read(p string) (string, error) {
 // relative returns p relative to the entered directory, when it is under it.
 func (r *sysReader) relative(p string) (string, bool) {
 	n := len(r.dirPath)
-	if r.dirFD < 0 || len(p) <= n+1 || p[n] != '/' || p[:n] != r.dirPath {
+	if n == 0 || len(p) <= n+1 || p[n] != '/' || p[:n] != r.dirPath {
 		return "", false
 	}
 	return p[n+1:], true

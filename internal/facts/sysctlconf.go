@@ -100,7 +100,7 @@ func sysctlFileList(c *Collector) []sysctlFile {
 	for rank, d := range sysctlDirs {
 		// Skip a directory that is another one seen through a symlink
 		// (/lib → /usr/lib on merged-/usr systems).
-		fi, err := os.Stat(c.Root.Path(d))
+		fi, err := c.Root.Stat(d)
 		if err != nil {
 			continue
 		}

@@ -137,6 +137,7 @@ func readCPUs(c *Collector, t *snapshot.Topology) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer c.recoverWorker("topology.cpus")
 			for i := lo; i < hi; i++ {
 				var ok bool
 				t.CPUs[i], ok = readCPU(c, ids[i], t.CPUsOnline)
