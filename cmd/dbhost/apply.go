@@ -58,16 +58,20 @@ func (h *hostFlags) options() (apply.Options, error) {
 	if abs == "" || abs == "/" {
 		o.Root = facts.Root{Dir: "/", Live: true}
 	} else {
-		st, err := os.Stat(h.root)
-		if err != nil || !st.IsDir() {
-			return o, usageErr("--root %s: not a directory", h.root)
+		root, err := hostsrc.OpenTree(h.root)
+		if err != nil {
+			return o, err
 		}
-		o.Root = facts.Root{Dir: abs}
+		o.Root = root
 		o.Sys = apply.TreeSys{Root: o.Root, Simulate: os.Getenv(envSimulate) == "1"}
 	}
 	o.StateDir = h.stateDir
 	if o.StateDir == "" {
-		o.StateDir = o.Root.Path("/var/lib/dbhost")
+		d, err := apply.DefaultStateDir(o.Root)
+		if err != nil {
+			return o, usageErr("--root %s: %v", h.root, err)
+		}
+		o.StateDir = d
 	}
 	if v := os.Getenv(envKillAt); v != "" {
 		n, err := strconv.Atoi(v)

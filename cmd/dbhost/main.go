@@ -10,8 +10,10 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/dbhost/dbhost/internal/facts"
 	"github.com/dbhost/dbhost/internal/snapshot"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -81,14 +83,23 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-func run(args []string, stdout, stderr io.Writer) int {
+// run runs one command line and returns the exit code. A panic anywhere in
+// the command (a bug) is caught here: it is reported as an internal error
+// with the stack and exits 1, never 2 (which says the input was bad).
+func run(args []string, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if p := recover(); p != nil {
+			fmt.Fprintf(stderr, "dbhost: internal error: %v\nplease report this at %s with the command line and this message (dbhost %s)\n\n%s", p, facts.ReportURL, version, debug.Stack())
+			code = exitInternal
+		}
+	}()
 	root := newRootCmd(stdout, stderr)
 	root.SetArgs(args)
 	err := root.Execute()
 	if err == nil {
 		return exitOK
 	}
-	code := exitInternal
+	code = exitInternal
 	var ee *exitError
 	var ie *snapshot.InputError
 	switch {
@@ -130,7 +141,20 @@ or --snapshot FILE (a saved snapshot).
 	})
 	root.AddCommand(newCollectCmd(), newAuditCmd(), newAWRCmd(), newRulesCmd(), newPlaceCmd(), newNumaCmd(), newPlanCmd(), newApplyCmd(), newVerifyCmd(), newRollbackCmd(), newBenchCmd(), newCompareCmd(), newExperimentCmd())
 	usageArgs(root)
+	checkValues(root)
 	return root
+}
+
+// checkValues makes every command refuse an empty flag value before it
+// runs (checkEmptyFlags), and lets the tests of internal errors panic there
+// (DBHOST_TEST_PANIC=command).
+func checkValues(root *cobra.Command) {
+	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
+		if os.Getenv("DBHOST_TEST_PANIC") == "command" {
+			panic("test panic in the command (DBHOST_TEST_PANIC=command)")
+		}
+		return checkEmptyFlags(c)
+	}
 }
 
 // usageArgs makes cobra's positional-argument errors ("unknown command
@@ -138,6 +162,11 @@ or --snapshot FILE (a saved snapshot).
 func usageArgs(c *cobra.Command) {
 	if v := c.Args; v != nil {
 		c.Args = func(cmd *cobra.Command, args []string) error {
+			// Cobra checks arguments before the pre-run hook: an empty
+			// flag value is the first thing to say.
+			if err := checkEmptyFlags(cmd); err != nil {
+				return err
+			}
 			if err := v(cmd, args); err != nil {
 				return usageErr("%v (see 'dbhost help %s')", err, strings.TrimPrefix(cmd.CommandPath(), "dbhost "))
 			}
@@ -147,4 +176,37 @@ func usageArgs(c *cobra.Command) {
 	for _, sub := range c.Commands() {
 		usageArgs(sub)
 	}
+}
+
+// checkEmptyFlags refuses a flag given an empty or whitespace-only value:
+// "--root \"$TREE\"" with TREE unset must never mean "this host", nor
+// "--only \"$RULES\"" every rule, nor "--fail-on \"$LEVEL\"" no gate. Left
+// out, a flag keeps its default; given, it needs a value.
+func checkEmptyFlags(c *cobra.Command) error {
+	var err error
+	c.Flags().Visit(func(f *pflag.Flag) {
+		if err != nil {
+			return
+		}
+		var vals []string
+		switch v := f.Value.(type) {
+		case pflag.SliceValue:
+			vals = v.GetSlice()
+			if len(vals) == 0 {
+				vals = []string{""} // "--only ''" parses to no element at all
+			}
+		default:
+			if f.Value.Type() != "string" {
+				return
+			}
+			vals = []string{f.Value.String()}
+		}
+		for _, v := range vals {
+			if strings.TrimSpace(v) == "" {
+				err = usageErr("--%s %q: empty value; give one, or leave the flag out (an empty path never means this host or a default)", f.Name, v)
+				return
+			}
+		}
+	})
+	return err
 }

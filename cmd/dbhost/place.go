@@ -14,6 +14,9 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// maxSpecBytes bounds a placement spec (docs/limits.md).
+const maxSpecBytes = 16 << 20
+
 func newPlaceCmd() *cobra.Command {
 	var src sourceFlags
 	var specPath, format, outDir string
@@ -66,7 +69,10 @@ dbhost apply/rollback holds the lock.`,
 			var data []byte
 			var err error
 			if specPath == "-" {
-				data, err = io.ReadAll(io.LimitReader(c.InOrStdin(), 16<<20))
+				data, err = io.ReadAll(io.LimitReader(c.InOrStdin(), maxSpecBytes+1))
+				if err == nil && len(data) > maxSpecBytes {
+					return usageErr("--spec -: more than %d MiB on standard input, the limit for a placement spec (docs/limits.md)", maxSpecBytes>>20)
+				}
 			} else {
 				data, err = os.ReadFile(specPath)
 			}

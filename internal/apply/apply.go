@@ -406,7 +406,7 @@ func run(seq int, t *todo, sys Sys, opt Options, jf *journalFile, step func(), r
 	out := Entry{Seq: seq, State: StateDone, Time: ""}
 	var werr error
 	if t.kind == kindFile {
-		werr = writeFileAtomic(opt.Root.Path(t.path), t.value)
+		werr = writeManaged(opt.Root, t.path, t.value)
 	} else {
 		werr = sys.Write(t.path, t.value)
 	}
@@ -414,13 +414,13 @@ func run(seq int, t *todo, sys Sys, opt Options, jf *journalFile, step func(), r
 	var back string
 	var rerr error
 	if t.kind == kindFile {
-		var b []byte
-		b, rerr = os.ReadFile(opt.Root.Path(t.path))
-		back = string(b)
+		back, rerr = readManaged(opt.Root, t.path)
 	} else {
 		back, rerr = sys.Read(t.path)
 	}
 	switch {
+	case werr != nil && t.kind == kindFile:
+		out.State, out.Error = StateFailed, fmt.Sprintf("write %s: %s", t.path, writeReason(werr))
 	case werr != nil:
 		out.State, out.Error = StateFailed, fmt.Sprintf("write %q: %s", t.value, writeReason(werr))
 	case rerr != nil:
@@ -545,8 +545,7 @@ func shellQuote(s string) string {
 // prepareLimits computes LimitsFile's new content; nil when it already holds
 // every limit.
 func prepareLimits(cs []change.Change, items []int, root facts.Root, res *Result) *todo {
-	full := root.Path(LimitsFile)
-	b, err := os.ReadFile(full)
+	old, err := readManaged(root, LimitsFile)
 	absent := false
 	if err != nil {
 		if !isNotExist(err) {
@@ -557,7 +556,6 @@ func prepareLimits(cs []change.Change, items []int, root facts.Root, res *Result
 		}
 		absent = true
 	}
-	old := string(b)
 	cur := LimitsValues(old)
 	var lines []LimitLine
 	var okItems []int

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -31,19 +32,39 @@ type CgroupFS interface {
 	Rmdir(dir string) error
 }
 
-// Mkdir implements CgroupFS: the kernel fills the new group's files.
-func (LiveSys) Mkdir(dir string) error { return os.Mkdir(dir, 0o755) }
+// Mkdir implements CgroupFS: the kernel fills the new group's files. Only
+// under a cgroup mount of /proc/mounts.
+func (LiveSys) Mkdir(dir string) error {
+	d, rel, err := liveDir(dir, true)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return withPath(d.Mkdir(rel, 0o755), dir)
+}
 
-// Rmdir implements CgroupFS (EBUSY while the group has processes).
-func (LiveSys) Rmdir(dir string) error { return syscall.Rmdir(dir) }
+// Rmdir implements CgroupFS (EBUSY while the group has processes). Only
+// under a cgroup mount of /proc/mounts.
+func (LiveSys) Rmdir(dir string) error {
+	d, rel, err := liveDir(dir, true)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return withPath(d.Remove(rel), dir)
+}
 
 // Mkdir implements CgroupFS: creates the directory with the files the
 // kernel shows in a new group (v2 when the mount has cgroup.controllers):
 // empty cpuset.cpus/mems, effective lists inherited from the parent (v2) or
 // empty (v1), no processes.
 func (t TreeSys) Mkdir(dir string) error {
-	full := t.Root.Path(dir)
-	if err := os.Mkdir(full, 0o755); err != nil {
+	d, done, err := t.Root.Tree()
+	if err != nil {
+		return err
+	}
+	defer done()
+	if err := d.Mkdir(dir, 0o755); err != nil {
 		return err
 	}
 	parent := path.Dir(dir)
@@ -64,14 +85,29 @@ func (t TreeSys) Mkdir(dir string) error {
 		}
 	}
 	for name, content := range files {
-		if err := os.WriteFile(full+"/"+name, []byte(content), 0o644); err != nil {
+		f, err := d.OpenFile(dir+"/"+name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			return err
+		}
+		_, err = f.WriteString(content)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// Rmdir implements CgroupFS: EBUSY while cgroup.procs lists a process.
+// treeGroupFiles are the files TreeSys.Mkdir creates in a group (v1 and v2).
+var treeGroupFiles = []string{"cgroup.procs", "cpuset.cpus", "cpuset.mems", "cgroup.controllers", "cgroup.subtree_control",
+	"cgroup.type", "cpuset.cpus.effective", "cpuset.mems.effective", "tasks", "cpuset.effective_cpus", "cpuset.effective_mems",
+	"cpuset.memory_migrate", "cpuset.cpu_exclusive", "cpuset.mem_exclusive"}
+
+// Rmdir implements CgroupFS: EBUSY while cgroup.procs lists a process. Only
+// the files Mkdir creates are removed with the directory: anything else in
+// it (not dbhost's) makes the removal fail with ENOTEMPTY.
 func (t TreeSys) Rmdir(dir string) error {
 	procs, err := t.Read(dir + "/cgroup.procs")
 	if err != nil {
@@ -80,7 +116,26 @@ func (t TreeSys) Rmdir(dir string) error {
 	if strings.TrimSpace(procs) != "" {
 		return &os.PathError{Op: "rmdir", Path: dir, Err: syscall.EBUSY}
 	}
-	return os.RemoveAll(t.Root.Path(dir))
+	d, done, err := t.Root.Tree()
+	if err != nil {
+		return err
+	}
+	defer done()
+	names, err := d.ReadDirNames(dir)
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		if !slices.Contains(treeGroupFiles, n) {
+			return &os.PathError{Op: "rmdir", Path: dir, Err: syscall.ENOTEMPTY}
+		}
+	}
+	for _, n := range names {
+		if err := d.Remove(dir + "/" + n); err != nil {
+			return err
+		}
+	}
+	return d.Remove(dir)
 }
 
 // cgroupV2 reports whether the hierarchy mounted at mount is cgroup v2.

@@ -224,7 +224,7 @@ func TestCLIUsageAndJSON(t *testing.T) {
 		{[]string{"rollback", "--root", root}, 2, "nothing to roll back"},
 		{[]string{"verify", "--root", root}, 2, "nothing to verify"},
 		{[]string{"apply", "--root", root, "--format", "yaml", "--plan", planPath}, 2, "--format"},
-		{[]string{"apply", "--root", filepath.Join(root, "nope"), "--plan", planPath}, 2, "not a directory"},
+		{[]string{"apply", "--root", filepath.Join(root, "nope"), "--plan", planPath}, 2, "expects a host tree directory"},
 		{[]string{"apply", "--root", root, "--plan", filepath.Join(root, "nope.json")}, 2, "no such file"},
 		{[]string{"rollback", "--root", root, "--to", "x"}, 2, "nothing to roll back"},
 	} {

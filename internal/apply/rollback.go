@@ -2,8 +2,6 @@ package apply
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/dbhost/dbhost/internal/change"
@@ -206,7 +204,12 @@ func Rollback(to string, opt Options) (*RollbackResult, error) {
 	return res, nil
 }
 
+// restoreOne undoes one write, once its paths are of the kinds dbhost
+// writes (checkEntry): a refused entry is listed, nothing written for it.
 func restoreOne(j *Journal, w *Write, sys Sys, opt Options, step func()) []Restore {
+	if err := checkEntry(w.Begin); err != nil {
+		return []Restore{refused(w.Begin, err)}
+	}
 	if change.Kind(w.Begin.Kind).Cgroup() {
 		return restoreCgroup(j, w, sys, step)
 	}
@@ -311,15 +314,10 @@ func restoreValueAt(p, old string, sys Sys, step func()) Restore {
 }
 
 func restoreFile(b Entry, opt Options, step func()) Restore {
-	full := opt.Root.Path(b.Path)
 	r := Restore{Path: b.Path, Setting: b.Key}
-	// A crash inside writeFileAtomic leaves its temporary file: remove it.
-	if tmps, _ := filepath.Glob(filepath.Join(filepath.Dir(full), ".dbhost-*")); len(tmps) > 0 {
-		for _, t := range tmps {
-			_ = os.Remove(t)
-		}
-	}
-	cur, err := os.ReadFile(full)
+	// A crash inside writeManaged leaves its temporary file: remove it.
+	removeManagedTemps(opt.Root, b.Path)
+	cur, err := readManaged(opt.Root, b.Path)
 	exists := err == nil
 	if err != nil && !isNotExist(err) {
 		r.Status, r.Message = RestoreFailed, "cannot read: "+writeReason(err)
@@ -335,7 +333,7 @@ func restoreFile(b Entry, opt Options, step func()) Restore {
 			r.Status = RestoreUnchanged
 			return r
 		}
-		err = removeFileDurably(full)
+		err = removeManaged(opt.Root, b.Path)
 		step()
 		if err != nil {
 			r.Status, r.Message = RestoreFailed, "remove: "+writeReason(err)
@@ -345,11 +343,11 @@ func restoreFile(b Entry, opt Options, step func()) Restore {
 		return r
 	}
 	r.Old = fmt.Sprintf("%d bytes", len(b.Old))
-	if exists && string(cur) == b.Old {
+	if exists && cur == b.Old {
 		r.Status = RestoreUnchanged
 		return r
 	}
-	err = writeFileAtomic(full, b.Old)
+	err = writeManaged(opt.Root, b.Path, b.Old)
 	step()
 	if err != nil {
 		r.Status, r.Message = RestoreFailed, "write: "+writeReason(err)
@@ -364,4 +362,15 @@ func rootName(dir string) string {
 		return "this host"
 	}
 	return "the tree " + dir
+}
+
+// refused is the restore of a journal entry checkEntry refused: nothing
+// is written for it, and the rollback fails (the journal stays open).
+func refused(b Entry, err error) Restore {
+	r := Restore{Path: b.Path, Setting: b.Key, Old: Value(b.Old), Live: "(not read)", Status: RestoreFailed}
+	if b.Kind == kindFile {
+		r.Old = fmt.Sprintf("%d bytes", len(b.Old))
+	}
+	r.Message = fmt.Sprintf("refused, not restored: the journal entry names a path dbhost never writes (%v); nothing was written for it", err)
+	return r
 }

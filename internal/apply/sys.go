@@ -11,9 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -32,29 +30,30 @@ type Sys interface {
 	List(dir string) ([]string, error)
 }
 
-// LiveSys writes the running kernel's files.
+// LiveSys writes the running kernel's files: only under /proc/sys, /sys and
+// the cgroup mounts, each opened beneath its directory (see hostfs.go).
 type LiveSys struct{}
 
-// Read implements Sys.
+// live is the running host read as it is.
+var live = facts.Root{Dir: "/", Live: true}
+
+// Read implements Sys (at most facts.MaxFileBytes).
 func (LiveSys) Read(p string) (string, error) {
-	b, err := os.ReadFile(p)
+	b, err := live.ReadFile(p)
 	return string(b), err
 }
 
 // List implements Sys.
-func (LiveSys) List(dir string) ([]string, error) { return facts.Root{Dir: "/"}.ReadDirNames(dir) }
+func (LiveSys) List(dir string) ([]string, error) { return live.ReadDirNames(dir) }
 
 // Write implements Sys.
 func (LiveSys) Write(p, value string) error {
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_TRUNC, 0)
+	d, rel, err := liveDir(p, false)
 	if err != nil {
 		return err
 	}
-	if _, err := f.Write([]byte(value)); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	defer d.Close()
+	return withPath(d.WriteExisting(rel, []byte(value)), p)
 }
 
 // TreeSys writes the files of a captured tree (regular files standing in for
@@ -73,9 +72,14 @@ type TreeSys struct {
 	Simulate bool
 }
 
-// Read implements Sys.
+// Read implements Sys (confined to the tree, at most facts.MaxFileBytes).
 func (t TreeSys) Read(p string) (string, error) {
-	b, err := os.ReadFile(t.Root.Path(p))
+	d, done, err := t.Root.Tree()
+	if err != nil {
+		return "", err
+	}
+	defer done()
+	b, err := d.ReadFile(p, facts.MaxFileBytes)
 	return string(b), err
 }
 
@@ -106,17 +110,14 @@ func (t TreeSys) Write(p, value string) error {
 	return nil
 }
 
-// put replaces a file's content without creating it.
+// put replaces a regular file's content in the tree without creating it.
 func (t TreeSys) put(p, content string) error {
-	f, err := os.OpenFile(t.Root.Path(p), os.O_WRONLY|os.O_TRUNC, 0)
+	d, done, err := t.Root.Tree()
 	if err != nil {
 		return err
 	}
-	if _, err := f.WriteString(content); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	defer done()
+	return d.WriteExisting(p, []byte(content))
 }
 
 // TreeContent is the content a kernel file shows after value is written to
@@ -201,16 +202,31 @@ func (t TreeSys) react(p, old, content string) {
 	}
 }
 
+// nodePools lists the node pools of a hugepage size that exist in the tree.
+func (t TreeSys) nodePools(size string) []string {
+	names, _ := t.List("/sys/devices/system/node")
+	var out []string
+	for _, n := range names {
+		if _, err := strconv.Atoi(strings.TrimPrefix(n, "node")); err != nil || !strings.HasPrefix(n, "node") {
+			continue
+		}
+		p := "/sys/devices/system/node/" + n + "/hugepages/hugepages-" + size + "/nr_hugepages"
+		if t.Root.Exists(p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // sumPools sets the global pool of a size to the sum of the node pools.
 func (t TreeSys) sumPools(size string) {
-	nodes, _ := filepath.Glob(t.Root.Path("/sys/devices/system/node/node*/hugepages/hugepages-" + size + "/nr_hugepages"))
 	var sum int64
-	for _, n := range nodes {
-		b, err := os.ReadFile(n)
+	for _, n := range t.nodePools(size) {
+		b, err := t.Read(n)
 		if err != nil {
 			return
 		}
-		v, _ := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+		v, _ := strconv.ParseInt(strings.TrimSpace(b), 10, 64)
 		sum += v
 	}
 	gs := []string{"/sys/kernel/mm/hugepages/hugepages-" + size + "/nr_hugepages"}
@@ -232,10 +248,8 @@ func (t TreeSys) spreadPool(size, total string) {
 	if err != nil || n < 0 {
 		return
 	}
-	paths, _ := filepath.Glob(t.Root.Path("/sys/devices/system/node/node*/hugepages/hugepages-" + size + "/nr_hugepages"))
 	var mem []string
-	for _, full := range paths {
-		rel := "/" + strings.TrimPrefix(filepath.ToSlash(strings.TrimPrefix(full, t.Root.Path("/"))), "/")
+	for _, rel := range t.nodePools(size) {
 		if _, ok := t.memorylessPool(rel); !ok {
 			mem = append(mem, rel)
 		} else if cur, err := t.Read(rel); err == nil {

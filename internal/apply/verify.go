@@ -2,7 +2,6 @@ package apply
 
 import (
 	"fmt"
-	"os"
 	"path"
 	"path/filepath"
 	"sort"
@@ -22,7 +21,7 @@ type Check struct {
 	Path    string `json:"path,omitempty"`
 	Want    string `json:"want"`
 	Live    string `json:"live"`
-	Status  string `json:"status"` // ok | drift | absent | failed | interrupted | unverified | pending-reboot | manual
+	Status  string `json:"status"` // ok | drift | absent | failed | interrupted | unverified | pending-reboot | manual | refused
 	Cause   string `json:"cause,omitempty"`
 	Rule    string `json:"rule,omitempty"`
 }
@@ -45,13 +44,19 @@ func VerifyJournal(j *Journal, opt VerifyOptions) []Check {
 	for _, w := range j.Writes {
 		b := w.Begin
 		c := Check{Kind: b.Kind, Setting: b.Key, Path: b.Path, Rule: b.Rule}
+		if err := checkEntry(b); err != nil {
+			c.Want, c.Live, c.Status = Value(b.New), "(not read)", "refused"
+			c.Cause = fmt.Sprintf("the journal entry names a path dbhost never writes (%v): not read", err)
+			out = append(out, c)
+			continue
+		}
 		if b.Kind == kindFile {
 			c.Want = fmt.Sprintf("%d bytes", len(b.New))
-			cur, err := os.ReadFile(opt.Root.Path(b.Path))
+			cur, err := readManaged(opt.Root, b.Path)
 			switch {
 			case err != nil:
 				c.Live, c.Status, c.Cause = "(absent)", "drift", "the file was removed: "+facts.Reason(err)
-			case string(cur) != b.New:
+			case cur != b.New:
 				c.Live, c.Status, c.Cause = fmt.Sprintf("%d bytes", len(cur)), "drift", "the file was edited since the apply"
 			default:
 				c.Live, c.Status = c.Want, "ok"
@@ -149,8 +154,8 @@ func VerifyChanges(cs []change.Change, opt VerifyOptions) []Check {
 			}
 		case change.Limit:
 			c.Path = LimitsFile
-			b, _ := os.ReadFile(opt.Root.Path(LimitsFile))
-			c.Live = LimitsValues(string(b))[strings.Join(strings.Fields(ch.Key), " ")]
+			b, _ := readManaged(opt.Root, LimitsFile)
+			c.Live = LimitsValues(b)[strings.Join(strings.Fields(ch.Key), " ")]
 			c.Status = "ok"
 			if c.Live != ch.Value {
 				c.Status, c.Cause = "drift", LimitsFile+" does not hold it"

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/dbhost/dbhost/internal/facts"
 	"github.com/dbhost/dbhost/internal/snapshot"
@@ -38,11 +39,12 @@ func Load(spec Spec) ([]*snapshot.Snapshot, error) {
 	case spec.Snapshot != "":
 		return loadSnapshots(spec.Snapshot)
 	case spec.Root != "":
-		if err := checkDir(spec.Root, "--root"); err != nil {
+		root, err := OpenTree(spec.Root)
+		if err != nil {
 			return nil, err
 		}
-		abs, _ := filepath.Abs(spec.Root)
-		s := facts.Collect(facts.Root{Dir: abs}, facts.Options{Version: spec.Version, Path: spec.Root})
+		defer root.Close()
+		s := facts.Collect(root, facts.Options{Version: spec.Version, Path: spec.Root})
 		return []*snapshot.Snapshot{s}, nil
 	case spec.Sosreport != "":
 		dir, cleanup, err := OpenSosreport(spec.Sosreport)
@@ -59,15 +61,47 @@ func Load(spec Spec) ([]*snapshot.Snapshot, error) {
 	}
 }
 
-func checkDir(p, flag string) error {
-	st, err := os.Stat(p)
+// OpenTree opens a --root directory: the one place that decides whether a
+// path is a host tree dbhost may read or act on. It must be a directory
+// holding at least one of proc/, sys/ and etc/ as directories of its own
+// (not links out of it): an empty directory or a mistyped path is bad input,
+// never an empty host that passes every check. The tree is returned open
+// (confined reads, see facts.Root); the caller closes it.
+func OpenTree(dir string) (facts.Root, error) {
+	if strings.TrimSpace(dir) == "" {
+		return facts.Root{}, &InputError{File: "--root", Msg: "empty path; an empty path never means this host"}
+	}
+	st, err := os.Stat(dir)
 	if err != nil {
-		return &InputError{File: p, Msg: flag + " expects a directory: " + err.Error()}
+		return facts.Root{}, &InputError{File: dir, Msg: "--root expects a host tree directory: " + reasonOf(err)}
 	}
 	if !st.IsDir() {
-		return &InputError{File: p, Msg: flag + " expects a directory, this is a file"}
+		return facts.Root{}, &InputError{File: dir, Msg: "--root expects a host tree directory, this is a file (a snapshot is read with --snapshot, an archive with --sosreport)"}
 	}
-	return nil
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return facts.Root{}, &InputError{File: dir, Msg: "--root: " + err.Error()}
+	}
+	root, err := facts.Root{Dir: abs}.Open()
+	if err != nil {
+		return facts.Root{}, &InputError{File: dir, Msg: "--root: cannot open: " + reasonOf(err)}
+	}
+	if !hasHostDirs(root, "proc", "sys", "etc") {
+		root.Close()
+		return facts.Root{}, &InputError{File: dir, Msg: "not a host tree: none of proc/, sys/, etc/ is a directory in it (expected a captured tree such as DIR/proc, DIR/sys, DIR/etc)"}
+	}
+	return root, nil
+}
+
+// hasHostDirs reports whether one of the directories exists in the tree
+// (resolved inside it: a link to the live /proc does not count).
+func hasHostDirs(root facts.Root, dirs ...string) bool {
+	for _, d := range dirs {
+		if st, err := root.Stat("/" + d); err == nil && st.IsDir() {
+			return true
+		}
+	}
+	return false
 }
 
 func loadSnapshots(pattern string) ([]*snapshot.Snapshot, error) {

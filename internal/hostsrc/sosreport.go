@@ -21,6 +21,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/dbhost/dbhost/internal/facts"
 	"github.com/ulikunitz/xz"
 )
 
@@ -133,12 +134,12 @@ func reasonOf(err error) string {
 
 // looksLikeSos reports whether dir is the top of an unpacked sosreport.
 func looksLikeSos(dir string) bool {
-	for _, d := range []string{"sos_commands", "proc", "sys"} {
-		if st, err := os.Stat(filepath.Join(dir, d)); err == nil && st.IsDir() {
-			return true
-		}
+	root, err := facts.Root{Dir: dir}.Open()
+	if err != nil {
+		return false
 	}
-	return false
+	defer root.Close()
+	return hasHostDirs(root, "sos_commands", "proc", "sys")
 }
 
 // isSosTopName reports whether a directory name is a sosreport's top directory.
@@ -514,7 +515,7 @@ func trunc(s string, n int) string {
 // collected_at is the time of its facts rather than the time dbhost read
 // them. ok is false when the report has no such output or it is not understood.
 func SosTakenAt(dir string) (t time.Time, ok bool) {
-	b, err := os.ReadFile(filepath.Join(dir, "sos_commands", "date", "date_--utc"))
+	b, err := facts.Root{Dir: dir}.ReadFile("/sos_commands/date/date_--utc")
 	if err != nil {
 		return time.Time{}, false
 	}

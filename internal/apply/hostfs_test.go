@@ -1,0 +1,221 @@
+package apply
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbhost/dbhost/internal/change"
+	"github.com/dbhost/dbhost/internal/facts"
+)
+
+func TestCheckEntry(t *testing.T) {
+	ok := []Entry{
+		{Kind: "sysctl", Path: "/proc/sys/vm/swappiness"},
+		{Kind: "sysfs", Path: "/sys/block/sda/queue/scheduler", Watch: []Watched{{Path: "/sys/block/sda/queue/nr_requests"}, {Path: "/proc/sys/vm/min_free_kbytes"}}},
+		{Kind: kindFile, Path: LimitsFile},
+		{Kind: string(change.CgroupDir), Path: "/sys/fs/cgroup/cpuset/dbhost_a"},
+		{Kind: string(change.CgroupFile), Path: "/sys/fs/cgroup/dbhost_a/cpuset.cpus"},
+	}
+	for _, e := range ok {
+		if err := checkEntry(e); err != nil {
+			t.Errorf("%+v refused: %v", e, err)
+		}
+	}
+	bad := []Entry{
+		{Kind: "sysctl", Path: "/proc/sys/../../../x"},
+		{Kind: "sysctl", Path: "/proc/sys/vm/../../../etc/passwd"},
+		{Kind: "sysctl", Path: "/etc/passwd"},
+		{Kind: "sysctl", Path: "proc/sys/vm/swappiness"},
+		{Kind: "sysctl", Path: "/proc/sys//vm/swappiness"},
+		{Kind: "sysfs", Path: "/etc/shadow"},
+		{Kind: "sysfs", Path: "/sys/../etc/shadow"},
+		{Kind: kindFile, Path: "/etc/passwd"},
+		{Kind: kindFile, Path: "/etc/security/limits.d/../../passwd"},
+		{Kind: string(change.CgroupDir), Path: "/etc/cron.d"},
+		{Kind: string(change.CgroupFile), Path: "/sys/fs/cgroup/a/../../../etc/x/cpuset.cpus"},
+		{Kind: "sysctl", Path: "/proc/sys/vm/swappiness", Watch: []Watched{{Path: "/etc/hostname"}}},
+		{Kind: "sysctl", Path: "/proc/sys/vm/swappiness", Watch: []Watched{{Path: "/proc/sys/../../x"}}},
+		{Kind: "bogus", Path: "/proc/sys/vm/swappiness"},
+	}
+	for _, e := range bad {
+		if err := checkEntry(e); err == nil {
+			t.Errorf("%+v accepted", e)
+		}
+	}
+}
+
+// journalOf writes a journal with the package's own writer (whatever its
+// format is) holding the given begin/done pairs.
+func journalOf(t *testing.T, root, stateDir string, begins ...Entry) {
+	t.Helper()
+	jf, id, err := createJournal(stateDir, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer jf.close()
+	if err := jf.append(Entry{State: StateStart, Format: Format, ID: id, Root: root, Time: stamp(time.Now())}); err != nil {
+		t.Fatal(err)
+	}
+	for i, b := range begins {
+		b.Seq, b.State = i+1, StateBegin
+		if err := jf.append(b); err != nil {
+			t.Fatal(err)
+		}
+		if err := jf.append(Entry{Seq: i + 1, State: StateDone}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := jf.append(Entry{State: StateEnd}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A journal entry of no kind dbhost writes is refused on its own: nothing
+// is written for it (in the tree, where "/proc/sys/../../../x" would land on
+// ROOT/x), it is listed as failed with its key, the others are restored,
+// and the journal stays open.
+func TestRollbackRefusesOutOfKindEntries(t *testing.T) {
+	root := fixture(t, "laptop-2s")
+	o := opts(root)
+	os.WriteFile(filepath.Join(root, "x"), []byte("keep\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "proc/sys/vm/swappiness"), []byte("10\n"), 0o644)
+	before := treeBytes(t, root, o.StateDir)
+	journalOf(t, root, o.StateDir,
+		Entry{Kind: "sysctl", Key: "kernel.x", Path: "/proc/sys/../../../x", Old: "1\n", New: "2"},
+		Entry{Kind: kindFile, Key: "limits", Path: "/etc/passwd", Old: "evil::0:0\n", New: "x"},
+		Entry{Kind: "sysctl", Key: "vm.swappiness", Path: "/proc/sys/vm/swappiness", Old: "60\n", New: "10"},
+	)
+	res, err := Rollback("", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Failed() != 2 {
+		t.Errorf("%d failed restores, want 2: %+v", res.Failed(), res.Journals)
+	}
+	for _, r := range res.Journals[0].Restores {
+		switch r.Setting {
+		case "kernel.x", "limits":
+			if r.Status != RestoreFailed || !strings.Contains(r.Message, "not restored") {
+				t.Errorf("%s: %+v", r.Setting, r)
+			}
+		case "vm.swappiness":
+			if r.Status != RestoreDone {
+				t.Errorf("the valid entry was not restored: %+v", r)
+			}
+		}
+	}
+	after := treeBytes(t, root, o.StateDir)
+	d := diffTrees(before, after)
+	if len(d) != 1 || !strings.HasPrefix(d[0], "proc/sys/vm/swappiness") {
+		t.Errorf("rollback changed %v; want only proc/sys/vm/swappiness", d)
+	}
+	j, err := LoadJournal(o.StateDir, res.Journals[0].ID)
+	if err != nil || j.RolledBack {
+		t.Errorf("the journal is marked rolled back (%v) although entries were refused", err)
+	}
+	checks := VerifyJournal(j, VerifyOptions{Root: o.Root, Sys: o.Sys})
+	refused := 0
+	for _, c := range checks {
+		if c.Status == "refused" {
+			refused++
+		}
+	}
+	if refused != 2 {
+		t.Errorf("verify: %d refused checks, want 2: %+v", refused, checks)
+	}
+}
+
+// On the live host, writes of no kind dbhost writes are refused before
+// anything is opened (these never reach the file system).
+func TestLiveSysRefusesOtherPaths(t *testing.T) {
+	var s LiveSys
+	for _, p := range []string{"/etc/hostname", "/proc/sys/../../etc/x", "/sys/../etc/x", "proc/sys/vm/swappiness", "/proc/sys", "/sys", "/tmp/dbhost-never"} {
+		if err := s.Write(p, "1"); !errors.Is(err, errNotAllowed) {
+			t.Errorf("Write(%q): %v, want refused", p, err)
+		}
+	}
+	for _, p := range []string{"/tmp/dbhost-never", "/etc/dbhost-never", "/sys/kernel/dbhost-never", "/proc/sys/dbhost-never"} {
+		if err := s.Mkdir(p); !errors.Is(err, errNotAllowed) {
+			t.Errorf("Mkdir(%q): %v, want refused", p, err)
+		}
+		if err := s.Rmdir(p); !errors.Is(err, errNotAllowed) {
+			t.Errorf("Rmdir(%q): %v, want refused", p, err)
+		}
+	}
+	if _, err := os.Stat("/tmp/dbhost-never"); err == nil {
+		t.Error("/tmp/dbhost-never was created")
+	}
+}
+
+func TestCgroupMountOf(t *testing.T) {
+	mounts := []string{"/sys/fs/cgroup", "/sys/fs/cgroup/cpuset", "/cgroup/cpuset", "/cgroup/memory"}
+	for p, want := range map[string]string{
+		"/sys/fs/cgroup/cpuset/db/cpuset.cpus": "/sys/fs/cgroup/cpuset",
+		"/sys/fs/cgroup/db/cgroup.procs":       "/sys/fs/cgroup",
+		"/cgroup/cpuset/db":                    "/cgroup/cpuset",
+		"/cgroup/cpusetx/db":                   "",
+		"/etc/passwd":                          "",
+	} {
+		if got, _ := CgroupMountOf(p, mounts); got != want {
+			t.Errorf("CgroupMountOf(%q) = %q, want %q", p, got, want)
+		}
+	}
+}
+
+// The default state directory of a tree must stay in it: ROOT/var linked
+// to the live /var would put the journal and the lock there.
+func TestDefaultStateDirStaysInTree(t *testing.T) {
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "proc"), 0o755)
+	r := facts.Root{Dir: root}
+	if d, err := DefaultStateDir(r); err != nil || d != filepath.Join(root, "var/lib/dbhost") {
+		t.Errorf("plain tree: %q %v", d, err)
+	}
+	outside := t.TempDir()
+	os.Symlink(outside, filepath.Join(root, "var"))
+	if d, err := DefaultStateDir(r); err == nil {
+		t.Errorf("var -> outside: %q accepted", d)
+	}
+	os.Remove(filepath.Join(root, "var"))
+	os.MkdirAll(filepath.Join(root, "srv/var"), 0o755)
+	os.Symlink("srv/var", filepath.Join(root, "var"))
+	if _, err := DefaultStateDir(r); err != nil {
+		t.Errorf("var -> a directory inside the tree: %v", err)
+	}
+	if d, err := DefaultStateDir(facts.Root{Dir: "/", Live: true}); err != nil || d != "/var/lib/dbhost" {
+		t.Errorf("live: %q %v", d, err)
+	}
+}
+
+// TreeSys removes a group it created with the files it created, and never
+// a file it did not write.
+func TestTreeRmdirKeepsForeignFiles(t *testing.T) {
+	root := fixture(t, "cgroup-v2")
+	ts := TreeSys{Root: facts.Root{Dir: root}}
+	mounts := cgroupMountPaths(ts.Root)
+	if len(mounts) == 0 {
+		t.Skip("fixture has no cgroup mount")
+	}
+	dir := mounts[0] + "/dbhost_test"
+	if err := ts.Mkdir(dir); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(root, dir, "notes.txt"), []byte("mine\n"), 0o644)
+	if err := ts.Rmdir(dir); err == nil {
+		t.Fatal("Rmdir removed a group holding a file dbhost did not write")
+	}
+	if _, err := os.Stat(filepath.Join(root, dir, "notes.txt")); err != nil {
+		t.Fatalf("the foreign file is gone: %v", err)
+	}
+	os.Remove(filepath.Join(root, dir, "notes.txt"))
+	if err := ts.Rmdir(dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, dir)); err == nil {
+		t.Fatal("the group is still there")
+	}
+}
