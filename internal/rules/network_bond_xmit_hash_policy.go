@@ -81,7 +81,7 @@ func checkBondHash(in *Input) Outcome {
 			Fix: Fix{
 				Runtime: []string{fmt.Sprintf("echo layer3+4 > %s", p)},
 				Persistent: []string{
-					fmt.Sprintf("nmcli connection modify %s +bond.options xmit_hash_policy=layer3+4", it.Name),
+					NMCLIModify(it.Name, "+bond.options xmit_hash_policy=layer3+4"),
 					fmt.Sprintf("/etc/sysconfig/network-scripts/ifcfg-%s: BONDING_OPTS=\"mode=%s xmit_hash_policy=layer3+4 ...\"", it.Name, mode),
 				},
 			},

@@ -22,7 +22,8 @@ func TestNetBondXmitHashPolicy(t *testing.T) {
 	f := fires(t, id, bondHost("802.3ad 4", "layer2 0"), WorkloadOLTP, DBOracle)
 	wantChange(t, f, change.Sysfs, "/sys/class/net/bond0/bonding/xmit_hash_policy", "layer3+4", "layer2")
 	if f.Setting != "/sys/class/net/bond0/bonding/xmit_hash_policy" || f.Current != "layer2 0" || f.Recommended != "layer3+4 1" ||
-		!strings.Contains(f.Fix.Persistent[0], "xmit_hash_policy=layer3+4") || !strings.Contains(f.Why, "36.4") {
+		!strings.Contains(f.Fix.Persistent[0], "xmit_hash_policy=layer3+4") || !strings.Contains(f.Why, "36.4") ||
+		!strings.Contains(f.Fix.Persistent[0], "nmcli -g GENERAL.CONNECTION device show bond0") {
 		t.Fatalf("%+v", f)
 	}
 	fires(t, id, bondHost("balance-xor 2", "layer2+3 2"), WorkloadOLTP, DBOracle)

@@ -15,7 +15,8 @@ func TestNetJumboFrames(t *testing.T) {
 	if c := wantChange(t, f, change.Sysfs, f.Setting, "9000", "-"); !strings.Contains(c.Risk, "silently drops") {
 		t.Fatalf("an MTU change needs --accept-risk: %+v", c)
 	}
-	if f.Severity != SevInfo || f.Setting != "/sys/class/net/eno1/mtu" || !strings.Contains(f.Risk, "switch") || !strings.Contains(f.Why, "1,000 MB/s") {
+	if f.Severity != SevInfo || f.Setting != "/sys/class/net/eno1/mtu" || !strings.Contains(f.Risk, "switch") || !strings.Contains(f.Why, "1,000 MB/s") ||
+		!strings.HasPrefix(f.Fix.Persistent[0], `nmcli connection modify "$(nmcli -g GENERAL.CONNECTION device show eno1)" 802-3-ethernet.mtu 9000`) {
 		t.Fatalf("%+v", f)
 	}
 	if rep := run(t, id, s, WorkloadDSS, DBOracle); len(rep.Findings) != 1 { // eno2 is down, lo is loopback
