@@ -36,7 +36,8 @@ func init() {
 			DBVersions: "001: Oracle 12.1 processor_group_name; applies to any process bound by a cpuset",
 			Note:       "the cost scales with the SLIT distance: 001 measured 2.15x at 22/10",
 		},
-		Check: checkCpusetMems,
+		Pending: PendingRestart,
+		Check:   checkCpusetMems,
 	})
 }
 

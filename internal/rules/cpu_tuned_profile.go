@@ -53,18 +53,23 @@ func checkTunedProfile(in *Input) Outcome {
 	c := TunedProfileFor(in.Workload, s.Host.Virt.Guest, in.DB)
 	want, fit, why := c.Want, c.Fit, c.Why
 	absentWhy := AbsentReason(s, "config.tuned.active_profile")
-	// Settings dbhost keeps over the recommended profile's own (sysctl.d
-	// wins: tuned reapplies it after the profile, reapply_sysctl=1).
-	pins := TunedPins(want)
 	tchange := []change.Change{{Kind: change.TunedProfile, Key: "profile", Value: want, Rule: "cpu.tuned-profile", Why: why}}
 	fix := Fix{Runtime: []string{"tuned-adm profile " + want}, Persistent: []string{"tuned-adm profile " + want + " (persists in /etc/tuned/active_profile; the tuned service must be enabled)"}}
-	for _, k := range sortedStringKeys(pins) {
-		why := fmt.Sprintf("tuned's %s sets %s higher; dbhost keeps %s (tuned reapplies sysctl.d after its profile)", want, k, pins[k])
-		tchange = append(tchange, in.SysctlChange("cpu.tuned-profile", k, pins[k], why))
-		pf := SysctlFix(k, pins[k])
-		fix.Runtime = append(fix.Runtime, pf.Runtime...)
-		fix.Persistent = append(fix.Persistent, pf.Persistent[0]+"   (kept over the profile's value: "+why+")")
+	// Settings dbhost keeps over the profile's own (sysctl.d wins: tuned
+	// reapplies it after the profile, reapply_sysctl=1).
+	pin := func(profile string, fix *Fix) []change.Change {
+		pins := TunedPins(profile, s)
+		var cs []change.Change
+		for _, k := range sortedStringKeys(pins) {
+			why := fmt.Sprintf("tuned's %s sets %s higher; dbhost keeps %s (tuned reapplies sysctl.d after its profile)", profile, k, pins[k])
+			cs = append(cs, in.SysctlChange("cpu.tuned-profile", k, pins[k], why))
+			pf := SysctlFix(k, pins[k])
+			fix.Runtime = append(fix.Runtime, pf.Runtime...)
+			fix.Persistent = append(fix.Persistent, pf.Persistent[0]+"   (kept over the profile's value: "+why+")")
+		}
+		return cs
 	}
+	tchange = append(tchange, pin(want, &fix)...)
 	if !t.Installed {
 		if !strings.Contains(absentWhy, "not installed") {
 			return CannotCheck("%s", in.Reason("config.tuned", "whether tuned is installed is not in the snapshot"))
@@ -141,12 +146,15 @@ func checkTunedProfile(in *Input) Outcome {
 	}
 	if fits {
 		if t.Running != nil && !*t.Running {
+			sfix := Fix{Runtime: []string{"systemctl enable --now tuned"}, Persistent: []string{"systemctl enable tuned"}}
 			return Found(Finding{
 				Severity: SevInfo, Setting: "tuned service", Current: "profile " + active + " selected, tuned not running",
 				Recommended: "tuned running (systemctl enable --now tuned)", Evidence: ev,
-				Why:  "a selected profile is applied only while the tuned daemon runs; without it the host keeps its defaults",
-				Fix:  Fix{Runtime: []string{"systemctl enable --now tuned"}, Persistent: []string{"systemctl enable tuned"}},
-				Risk: risk,
+				Why:     "a selected profile is applied only while the tuned daemon runs; without it the host keeps its defaults",
+				Fix:     sfix,
+				Changes: pin(base, &sfix),
+				Pending: PendingRestart,
+				Risk:    risk,
 			})
 		}
 		if base != active {

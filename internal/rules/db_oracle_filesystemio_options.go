@@ -40,7 +40,8 @@ func init() {
 			DBVersions: "Oracle 9i+; datafiles on a filesystem (not ASM, where the parameter has no effect)",
 			Note:       "from init.ora/pfile/spfile or the alert log's non-default parameters",
 		},
-		Check: checkOracleFilesystemIO,
+		Pending: PendingRestart,
+		Check:   checkOracleFilesystemIO,
 	})
 }
 

@@ -28,7 +28,8 @@ func init() {
 			DBVersions: "Oracle 11gR2+ RAC / Oracle Restart (CRS-managed node and SCAN listeners); Bug 16409926 fixed in 11.2.0.4 and 12.1.0.1",
 			Note:       "RAC is recognised from listener.ora (SCAN entries, ENABLE_GLOBAL_DYNAMIC_ENDPOINT_*), cluster_database = true, or srvctl output",
 		},
-		Check: checkListenerRateLimitRAC,
+		Pending: PendingRestart,
+		Check:   checkListenerRateLimitRAC,
 	})
 }
 

@@ -28,7 +28,8 @@ func init() {
 			Distros:    "000: RHEL 7 on an 8-node Superdome X",
 			Note:       "read from the alert log given with --artifact; the last startup in the log counts",
 		},
-		Check: checkOracleNUMASupport,
+		Pending: PendingRestart,
+		Check:   checkOracleNUMASupport,
 	})
 }
 

@@ -35,6 +35,7 @@ func init() {
 			Note:       "listener.ora given with --artifact; interrupts from /proc/interrupts since boot (numa.cpu-irq-imbalance reports the imbalance itself)",
 		},
 		Thresholds: []string{"NIC interrupts are on one node when it serves 80 % of them", "fewer than 10000 NIC interrupts since boot are too few to judge"},
+		Pending:    PendingRestart,
 		Check:      checkSingleListenerMultinode,
 	})
 }

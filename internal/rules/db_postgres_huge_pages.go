@@ -32,6 +32,7 @@ func init() {
 			Note:       "from postgresql.conf (and its includes) given with --artifact; ~2 GiB threshold as PGTune uses it",
 		},
 		Thresholds: []string{"shared_buffers above 2 GiB makes hugepages worth asking for (PGTune's cut-off, not a seed's)"},
+		Pending:    PendingRestart,
 		Check:      checkPostgresHugePages,
 	})
 }

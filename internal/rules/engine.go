@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/dbhost/dbhost/internal/change"
 	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
@@ -136,6 +137,15 @@ func fill(r Rule, f Finding) Finding {
 	if f.Scope == (Scope{}) {
 		f.Scope = r.Scope
 	}
+	if f.Pending == "" {
+		f.Pending = pendingOf(f)
+		if f.Pending == PendingManual && r.Pending != "" {
+			f.Pending = r.Pending
+		}
+	}
+	if f.Pending == PendingReboot {
+		f.RebootRequired = true
+	}
 	if f.Fix.Runtime == nil {
 		f.Fix.Runtime = []string{}
 	}
@@ -143,6 +153,35 @@ func fill(r Rule, f Finding) Finding {
 		f.Fix.Persistent = []string{}
 	}
 	return f
+}
+
+// pendingOf derives what a finding waits for from its changes: nothing when
+// one applies at run time; a reboot for boot arguments only; a restart (the
+// next login) for limits; an operator's hand when it has no change at all.
+func pendingOf(f Finding) string {
+	if f.RebootRequired {
+		return PendingReboot
+	}
+	boot, limit := false, false
+	for _, c := range f.Changes {
+		switch {
+		case c.Runtime():
+			return ""
+		case c.Kind == change.BootArg:
+			boot = true
+		case c.Kind == change.Limit:
+			limit = true
+		}
+	}
+	switch {
+	case limit:
+		return PendingRestart
+	case boot:
+		return PendingReboot
+	case len(f.Changes) > 0:
+		return "" // a tuned profile choice: carried out by tuned-adm
+	}
+	return PendingManual
 }
 
 // SortFindings orders findings worst first, then by area, id and setting.

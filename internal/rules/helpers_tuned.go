@@ -177,11 +177,12 @@ func ForceLatencyUS(value string, s *snapshot.Snapshot) (int64, bool) {
 	return 0, false
 }
 
-// TunedPins are the settings where the stock profile a finding recommends
-// sets a value another rule rejects (virtual-guest's vm.swappiness 30 where
-// memory.swappiness wants 10): dbhost keeps its own value in sysctl.d, which
-// tuned reapplies after the profile's (reapply_sysctl=1, its default).
-func TunedPins(profile string) map[string]string {
+// TunedPins are the settings where a stock profile sets a value another
+// rule rejects (virtual-guest's vm.swappiness 30 where memory.swappiness
+// wants at most 10): dbhost keeps the host's value when the rule accepts it,
+// else the rule's, in sysctl.d, which tuned reapplies after the profile's
+// (reapply_sysctl=1, its default). s may be nil (no host values).
+func TunedPins(profile string, s *snapshot.Snapshot) map[string]string {
 	st, _, ok := tunedstock.Settings(profile)
 	if !ok {
 		return nil
@@ -198,6 +199,11 @@ func TunedPins(profile string) map[string]string {
 		}
 		if key == "vm.swappiness" && n > wantSwappiness {
 			pins[key] = fmt.Sprint(wantSwappiness)
+			if s != nil {
+				if cur, err := strconv.ParseInt(strings.TrimSpace(s.Sysctl[key]), 10, 64); err == nil && cur <= wantSwappiness {
+					pins[key] = fmt.Sprint(cur)
+				}
+			}
 		}
 	}
 	return pins

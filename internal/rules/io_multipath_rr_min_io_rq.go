@@ -29,7 +29,8 @@ func init() {
 			Distros: "all with multipath-tools",
 			Note:    "the array vendor's multipath profile wins; service-time and queue-length selectors ignore the repeat count",
 		},
-		Check: checkRRMinIO,
+		Pending: PendingRestart,
+		Check:   checkRRMinIO,
 	})
 }
 

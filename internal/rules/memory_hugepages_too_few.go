@@ -37,7 +37,8 @@ func init() {
 			DBVersions: "Oracle 11.2+ (use_large_pages), PostgreSQL 9.4+ (huge_pages), MySQL large-pages; 000: Oracle 12c",
 			Note:       "the SysV segments of the database's processes, or its alert log's SGA dump, give the size; the pool must hold it on the nodes the database uses",
 		},
-		Check: checkHugepagesTooFew,
+		Pending: PendingRestart,
+		Check:   checkHugepagesTooFew,
 	})
 }
 

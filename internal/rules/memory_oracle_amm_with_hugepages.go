@@ -26,7 +26,8 @@ func init() {
 			DBVersions: "Oracle 11g+ (AMM: memory_target / memory_max_target, Linux /dev/shm); 000: Oracle 12c",
 			Note:       "from init.ora/pfile/spfile or the alert log's non-default parameters",
 		},
-		Check: checkOracleAMMHugepages,
+		Pending: PendingRestart,
+		Check:   checkOracleAMMHugepages,
 	})
 }
 

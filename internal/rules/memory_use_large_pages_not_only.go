@@ -28,7 +28,8 @@ func init() {
 			DBVersions: "Oracle 11.2.0.2+ (use_large_pages; TRUE falls back per segment from 11.2.0.3); 000, 001: 12.1.0.2",
 			Note:       "warning for FALSE (the pool is never used); info for TRUE/AUTO/unset, a trade-off between a slower start and a refused one",
 		},
-		Check: checkUseLargePagesOnly,
+		Pending: PendingRestart,
+		Check:   checkUseLargePagesOnly,
 	})
 }
 

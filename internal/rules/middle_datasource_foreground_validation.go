@@ -25,7 +25,8 @@ func init() {
 			DBVersions: "any database behind a JBoss/WildFly (IronJacamar) datasource; 002: WildFly Core 2.0.10, Oracle",
 			Note:       "from datasource XML given with --artifact (standalone.xml/domain.xml or *-ds.xml, JBoss AS 5 form too)",
 		},
-		Check: checkDatasourceValidation,
+		Pending: PendingRestart,
+		Check:   checkDatasourceValidation,
 	})
 }
 

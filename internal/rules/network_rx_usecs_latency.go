@@ -65,7 +65,7 @@ func checkRxUsecs(in *Input) Outcome {
 			Fix: Fix{
 				Runtime: []string{fmt.Sprintf("ethtool -C %s adaptive-rx off rx-usecs 0", it.Name)},
 				Persistent: []string{
-					NMCLIModify(it.Name, "ethtool.coalesce-adaptive-rx off ethtool.coalesce-rx-usecs 0")+"   (NetworkManager ≥ 1.26)",
+					NMCLIModify(it.Name, "ethtool.coalesce-adaptive-rx off ethtool.coalesce-rx-usecs 0") + "   (NetworkManager ≥ 1.26)",
 					fmt.Sprintf("/etc/sysconfig/network-scripts/ifcfg-%s: ETHTOOL_OPTS=\"-C %s adaptive-rx off rx-usecs 0\"", it.Name, it.Name),
 				},
 			},

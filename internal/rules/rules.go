@@ -52,6 +52,13 @@ const (
 	SevCritical = "critical"
 )
 
+// Pending kinds (Finding.Pending).
+const (
+	PendingReboot  = "reboot"
+	PendingRestart = "restart"
+	PendingManual  = "manual"
+)
+
 // SeverityRank orders severities: info 1, warning 2, critical 3, unknown 0.
 func SeverityRank(s string) int {
 	switch s {
@@ -142,20 +149,27 @@ type Fix struct {
 
 // Finding is one problem on one host. The JSON names are a contract (issue 3).
 type Finding struct {
-	ID             string   `json:"id"`
-	Severity       string   `json:"severity"`
-	Area           string   `json:"area"`
-	Title          string   `json:"title"`
-	Setting        string   `json:"setting"`
-	Current        string   `json:"current"`
-	Recommended    string   `json:"recommended"`
-	Evidence       string   `json:"evidence"`
-	Why            string   `json:"why"`
-	Fix            Fix      `json:"fix"`
-	RebootRequired bool     `json:"reboot_required"`
-	Risk           string   `json:"risk"`
-	Sources        []Source `json:"sources"`
-	Scope          Scope    `json:"scope"`
+	ID             string `json:"id"`
+	Severity       string `json:"severity"`
+	Area           string `json:"area"`
+	Title          string `json:"title"`
+	Setting        string `json:"setting"`
+	Current        string `json:"current"`
+	Recommended    string `json:"recommended"`
+	Evidence       string `json:"evidence"`
+	Why            string `json:"why"`
+	Fix            Fix    `json:"fix"`
+	RebootRequired bool   `json:"reboot_required"`
+	// Pending says what a finding waits for once every runtime change
+	// dbhost can make is made: "reboot" (boot arguments, firmware), "restart"
+	// (the database, a daemon, or the user's next login: limits, database
+	// parameters), "manual" (an operator's change dbhost cannot make: data
+	// placement, addressing, hardware). Empty when its changes apply at run
+	// time. The engine derives it from the changes when the check leaves it.
+	Pending string   `json:"pending,omitempty"`
+	Risk    string   `json:"risk"`
+	Sources []Source `json:"sources"`
+	Scope   Scope    `json:"scope"`
 	// Changes is the machine-actionable form of Fix, for plan and apply.
 	Changes []change.Change `json:"changes,omitempty"`
 }
@@ -208,6 +222,9 @@ type Rule struct {
 	// (dbhost's own choice, e.g. "1000 migrated pages/s"): each finding's
 	// why ends by naming them, and docs/rules.md lists them.
 	Thresholds []string `json:"thresholds,omitempty"`
+	// Pending is what the rule's findings without a change dbhost can make
+	// wait for (PendingRestart for a database parameter); empty: manual.
+	Pending string `json:"pending,omitempty"`
 	// Description is the longer text `dbhost rules show` prints (optional).
 	Description string `json:"description,omitempty"`
 	// HostOptional rules also run without a snapshot (Input.Snap nil): the
