@@ -49,8 +49,10 @@ func TestRunPool(t *testing.T) {
 	if left := pgTables(t, dsn, "dbhost_bench_"); len(left) != 0 {
 		t.Errorf("scratch tables left: %v", left)
 	}
-	// Across a link with delay, foreground validation costs one more round
-	// trip: a shape check (a ratio above 1), not a speed assertion.
+	// Across a link with 3 ms each way a request cannot take less than its
+	// round trips (physics, not speed): background one (the INSERT),
+	// foreground two (the validation query, then the INSERT). The means are
+	// not compared: on a loaded machine one slow request swings 20 of them.
 	needLink(t)
 	o = PoolOptions{Options: testOptions(t, time.Second), DSN: dsn, Size: 4, Requests: 20, Link: LinkOptions{Delay: 3 * time.Millisecond}}
 	r, err = RunPool(context.Background(), o)
@@ -58,11 +60,11 @@ func TestRunPool(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkPoolShape(t, r)
-	if b := r.Results[1].LatencyUS; b.P50 < 5400 {
-		t.Errorf("background p50 %v µs over a 3 ms each-way link: under one round trip", b.P50)
+	if b := r.Results[1].LatencyUS; b.Min < 5400 {
+		t.Errorf("background min %v µs over a 3 ms each-way link: under one round trip", b.Min)
 	}
-	if ratio := r.Results[1].Extra["mean_latency_foreground_over_background"]; ratio <= 1 {
-		t.Errorf("foreground/background %v over a link: want > 1", ratio)
+	if f := r.Results[0].LatencyUS; f.Min < 10800 {
+		t.Errorf("foreground min %v µs over a 3 ms each-way link: under two round trips (is the validation query sent?)", f.Min)
 	}
 	if !strings.Contains(strings.Join(r.Notes, "\n"), "emulated link between the pool and PostgreSQL") {
 		t.Errorf("notes %v", r.Notes)
