@@ -37,22 +37,25 @@ type IORole struct {
 	Options  map[string]string // the section's options, as in the seed
 }
 
-// IORoles are the seed's four roles, in its order. The seed's
-// thinktime_spin is left out of the libaio roles: fio 3.33 never ended a
-// time-based run with it (measured on the build VM: the JSON written, the
-// process still waiting 30 s later; without thinktime_spin it ends on time).
+// IORoles are the seed's four roles, in its order. The seed paces its
+// libaio roles with thinktime (one I/O, then a pause: with fio's default
+// thinktime_blocks=1 that is at most one I/O per pause); fio 3.33 often
+// never ended a time-based run with thinktime on a libaio job (measured on
+// the build VM: the JSON written, the process still waiting minutes later),
+// so those roles get the same pace as rate_iops instead (1e6 / thinktime µs
+// per job). The synchronous readers keep the seed's thinktime.
 var IORoles = []IORole{
 	{Name: "readers", Doc: "8K random reads, like Oracle shadow/server processes", SeedJobs: 480, PerCPU: 4,
 		Options: map[string]string{"rw": "randread", "bs": "8k", "ba": "8k", "thinktime": "4000", "thinktime_spin": "200"}},
 	{Name: "parallel_query", Doc: "1M sequential reads with libaio, like parallel query full scans", SeedJobs: 8, PerCPU: 8.0 / 120,
 		Options: map[string]string{"rw": "read", "bs": "1024k", "ba": "1024k", "ioengine": "libaio", "iodepth": "4", "iodepth_batch": "1",
-			"iodepth_batch_complete": "1", "iodepth_low": "3", "thinktime": "40000"}},
+			"iodepth_batch_complete": "1", "iodepth_low": "3", "rate_iops": "25"}},
 	{Name: "writers", Doc: "8K random writes with libaio, like DB writers", SeedJobs: 32, PerCPU: 32.0 / 120,
 		Options: map[string]string{"rw": "randwrite", "bs": "8k", "ba": "8k", "ioengine": "libaio", "iodepth": "400", "iodepth_batch": "30",
-			"iodepth_batch_complete": "30", "thinktime": "800"}},
+			"iodepth_batch_complete": "30", "rate_iops": "1250"}},
 	{Name: "redolog", Doc: "1K-300K sequential sync writes with libaio, like the log writer", SeedJobs: 1, PerCPU: 0,
 		Options: map[string]string{"rw": "write", "ioengine": "libaio", "iodepth": "6", "iodepth_batch": "6", "iodepth_batch_complete": "6",
-			"thinktime": "1000", "sync": "1", "bs": "1k", "bsrange": "1k-300k", "ba": "1k"}},
+			"rate_iops": "1000", "sync": "1", "bs": "1k", "bsrange": "1k-300k", "ba": "1k"}},
 }
 
 // IOJobs is the number of jobs of a role on a host with cpus CPUs: the
