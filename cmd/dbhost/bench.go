@@ -8,7 +8,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -388,7 +387,7 @@ TCP_INFO, retransmissions, congestion window) is reported with the stream.`,
 				if *p == "" {
 					continue
 				}
-				v, err := parseSize(*p)
+				v, err := bench.ParseSize(*p)
 				if err != nil || v < 0 || v > 1<<30 {
 					return usageErr("--%s %q: expected a size like 300, 16K or 4M (at most 1G)", name, *p)
 				}
@@ -436,24 +435,6 @@ TCP_INFO, retransmissions, congestion window) is reported with the stream.`,
 	return c
 }
 
-// parseSize reads 300, 16K, 4M, 1G (powers of 1024).
-func parseSize(s string) (int64, error) {
-	t := strings.ToUpper(strings.TrimSpace(s))
-	mult := int64(1)
-	switch {
-	case strings.HasSuffix(t, "K"):
-		mult, t = 1<<10, strings.TrimSuffix(t, "K")
-	case strings.HasSuffix(t, "M"):
-		mult, t = 1<<20, strings.TrimSuffix(t, "M")
-	case strings.HasSuffix(t, "G"):
-		mult, t = 1<<30, strings.TrimSuffix(t, "G")
-	}
-	v, err := strconv.ParseInt(t, 10, 64)
-	if err != nil || v < 0 || v > 1<<40/mult {
-		return 0, fmt.Errorf("bad size %q", s)
-	}
-	return v * mult, nil
-}
 
 // serveNet answers clients until Ctrl-C or SIGTERM.
 func serveNet(c *cobra.Command, listen string) error {

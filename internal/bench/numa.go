@@ -97,20 +97,31 @@ func LLCBytes() int64 {
 // ParseCacheSize reads sysfs's cache size ("32K", "16384K", "1M"); 0 when
 // it is not one.
 func ParseCacheSize(s string) int64 {
-	mult := int64(1)
-	switch {
-	case strings.HasSuffix(s, "K"):
-		mult, s = 1<<10, strings.TrimSuffix(s, "K")
-	case strings.HasSuffix(s, "M"):
-		mult, s = 1<<20, strings.TrimSuffix(s, "M")
-	case strings.HasSuffix(s, "G"):
-		mult, s = 1<<30, strings.TrimSuffix(s, "G")
-	}
-	v, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || v < 0 || v > 1<<40/mult {
+	v, err := ParseSize(s)
+	if err != nil {
 		return 0
 	}
-	return v * mult
+	return v
+}
+
+// ParseSize reads a size like 300, 16K, 4M or 1G (powers of 1024, case
+// ignored), up to 1 TiB.
+func ParseSize(s string) (int64, error) {
+	t := strings.ToUpper(strings.TrimSpace(s))
+	mult := int64(1)
+	switch {
+	case strings.HasSuffix(t, "K"):
+		mult, t = 1<<10, strings.TrimSuffix(t, "K")
+	case strings.HasSuffix(t, "M"):
+		mult, t = 1<<20, strings.TrimSuffix(t, "M")
+	case strings.HasSuffix(t, "G"):
+		mult, t = 1<<30, strings.TrimSuffix(t, "G")
+	}
+	v, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || v < 0 || v > 1<<40/mult {
+		return 0, fmt.Errorf("bad size %q: expected a size like 300, 16K, 4M or 1G", s)
+	}
+	return v * mult, nil
 }
 
 // numaBufferBytes is the default buffer: 8× the LLC, within 64 MiB..1 GiB,
