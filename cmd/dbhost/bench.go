@@ -435,7 +435,6 @@ TCP_INFO, retransmissions, congestion window) is reported with the stream.`,
 	return c
 }
 
-
 // serveNet answers clients until Ctrl-C or SIGTERM.
 func serveNet(c *cobra.Command, listen string) error {
 	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
