@@ -3,19 +3,15 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 
 	"github.com/dbhost/dbhost/internal/apply"
+	"github.com/dbhost/dbhost/internal/input"
 	"github.com/dbhost/dbhost/internal/place"
 	"github.com/dbhost/dbhost/internal/report"
 	"github.com/dbhost/dbhost/internal/snapshot"
 	"github.com/spf13/cobra"
 )
-
-// maxSpecBytes bounds a placement spec (docs/limits.md).
-const maxSpecBytes = 16 << 20
 
 func newPlaceCmd() *cobra.Command {
 	var src sourceFlags
@@ -69,12 +65,9 @@ dbhost apply/rollback holds the lock.`,
 			var data []byte
 			var err error
 			if specPath == "-" {
-				data, err = io.ReadAll(io.LimitReader(c.InOrStdin(), maxSpecBytes+1))
-				if err == nil && len(data) > maxSpecBytes {
-					return usageErr("--spec -: more than %d MiB on standard input, the limit for a placement spec (docs/limits.md)", maxSpecBytes>>20)
-				}
+				data, err = input.ReadAll(c.InOrStdin(), "standard input", input.SpecBytes, "a placement spec")
 			} else {
-				data, err = os.ReadFile(specPath)
+				data, err = input.ReadFile(specPath, input.SpecBytes, "a placement spec")
 			}
 			if err != nil {
 				return usageErr("--spec: %v", err)

@@ -3,6 +3,7 @@ package apply
 import (
 	"errors"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -218,4 +219,49 @@ func TestTreeRmdirKeepsForeignFiles(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, dir)); err == nil {
 		t.Fatal("the group is still there")
 	}
+}
+
+// FuzzCheckEntry: whatever a journal line says, an entry checkEntry lets
+// through names only clean absolute paths of its kind's directories.
+func FuzzCheckEntry(f *testing.F) {
+	f.Add("sysctl", "/proc/sys/vm/swappiness", "/proc/sys/vm/min_free_kbytes")
+	f.Add("sysfs", "/sys/block/sda/queue/scheduler", "/sys/block/sda/queue/nr_requests")
+	f.Add("file", LimitsFile, "")
+	f.Add("cgroup-file", "/sys/fs/cgroup/cpuset/dbhost_a/cpuset.cpus", "")
+	f.Add("sysctl", "/proc/sys/../../../x", "")
+	f.Add("sysfs", "/sys/kernel/mm/transparent_hugepage/enabled", "/etc/hostname")
+	f.Fuzz(func(t *testing.T, kind, p, watch string) {
+		e := Entry{Kind: kind, Path: p}
+		if watch != "" {
+			e.Watch = []Watched{{Path: watch}}
+		}
+		if checkEntry(e) != nil {
+			return
+		}
+		for _, q := range []string{p, watch} {
+			if q == "" && q == watch {
+				continue
+			}
+			if !path.IsAbs(q) || path.Clean(q) != q || strings.Contains(q, "..") {
+				t.Fatalf("accepted %q (kind %q): not a clean absolute path", q, kind)
+			}
+		}
+		ok := false
+		switch {
+		case kind == kindFile:
+			ok = p == LimitsFile
+		case kind == "sysctl":
+			ok = strings.HasPrefix(p, "/proc/sys/")
+		case kind == "sysfs":
+			ok = strings.HasPrefix(p, "/sys/")
+		case change.Kind(kind).Cgroup():
+			ok = true // a clean absolute path (above); which mounts is checkCgroupPath's rule
+		}
+		if !ok {
+			t.Fatalf("accepted %q for kind %q", p, kind)
+		}
+		if watch != "" && !strings.HasPrefix(watch, "/proc/sys/") && !strings.HasPrefix(watch, "/sys/") {
+			t.Fatalf("accepted the side effect %q", watch)
+		}
+	})
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/dbhost/dbhost/internal/facts"
+	"github.com/dbhost/dbhost/internal/input"
 )
 
 // Journal entry states.
@@ -488,13 +489,13 @@ func LoadJournal(stateDir, id string) (*Journal, error) {
 		return nil, fmt.Errorf("bad journal id %q", id)
 	}
 	p := filepath.Join(journalDir(stateDir), id+journalExt)
-	b, err := os.ReadFile(p)
+	b, err := input.ReadFile(p, input.JournalBytes, "a journal")
 	if err != nil {
 		return nil, err
 	}
 	j := ParseJournal(b)
 	j.Path = p
-	hb, herr := os.ReadFile(headPath(p))
+	hb, herr := input.ReadFile(headPath(p), headBytes, "a journal head")
 	if herr == nil && j.lines == 0 {
 		j.Format = Format // a head file: format 2, cut before its first newline
 	}
@@ -504,6 +505,9 @@ func LoadJournal(stateDir, id string) (*Journal, error) {
 	}
 	return j, nil
 }
+
+// headBytes bounds a head file (one line of about 100 bytes).
+const headBytes = 4096
 
 // headPath is a journal's head file.
 func headPath(journal string) string { return strings.TrimSuffix(journal, journalExt) + ".head" }

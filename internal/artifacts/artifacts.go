@@ -19,6 +19,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/dbhost/dbhost/internal/input"
 	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
@@ -240,14 +241,11 @@ func (s *Set) add(path string, b []byte, fromDisk bool, kind Kind, lineOffset in
 }
 
 func readLimited(p string) ([]byte, error) {
-	f, err := os.Open(p)
+	f, _, err := input.Open(p, "an artifact")
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.IsDir() {
-		return nil, errors.New("is a directory")
-	}
 	return io.ReadAll(io.LimitReader(f, maxFileSize))
 }
 
@@ -262,18 +260,12 @@ type artifactRead struct {
 // maxFileSize bytes when it is an alert log (line numbers kept right by
 // counting the lines skipped), else the first maxFileSize bytes.
 func readArtifact(p string) (artifactRead, error) {
-	f, err := os.Open(p)
+	// A FIFO is opened without waiting for a writer; a device is refused.
+	f, st, err := input.Open(p, "an artifact")
 	if err != nil {
 		return artifactRead{}, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return artifactRead{}, err
-	}
-	if st.IsDir() {
-		return artifactRead{}, errors.New("is a directory")
-	}
 	size := st.Size()
 	if size > maxFileSize && st.Mode().IsRegular() {
 		// A performance report is read whole or not at all: its end holds
@@ -289,7 +281,11 @@ func readArtifact(p string) (artifactRead, error) {
 	}
 	if size <= maxFileSize || !st.Mode().IsRegular() {
 		b, err := io.ReadAll(io.LimitReader(f, maxFileSize))
-		return artifactRead{b: b}, err
+		r := artifactRead{b: b}
+		if !st.Mode().IsRegular() && int64(len(b)) == maxFileSize {
+			r.note = fmt.Sprintf("a pipe: only its first %d MiB were read", maxFileSize>>20)
+		}
+		return r, err
 	}
 	head := make([]byte, sniffLen)
 	n, err := io.ReadFull(f, head)
@@ -365,6 +361,10 @@ func sizeText(n int64) string {
 func tooBig(size int64) error { return errTooBig{size} }
 
 func readReason(err error) string {
+	var ie *input.Error
+	if errors.As(err, &ie) {
+		return "cannot read: " + ie.Msg
+	}
 	var big errTooBig
 	if errors.As(err, &big) {
 		return "cannot read: " + big.Error()

@@ -210,7 +210,7 @@ func readAll(f *os.File, p string, limit int64) ([]byte, error) {
 }
 
 // Bytes formats a size the way the limits are documented: 64 MiB, 512 KiB,
-// 300.2 MiB.
+// 300.2 MiB, 4.0 GiB.
 func Bytes(n int64) string {
 	switch {
 	case n >= 1<<30 && n%(1<<30) == 0:
@@ -219,6 +219,8 @@ func Bytes(n int64) string {
 		return strconv.FormatInt(n>>20, 10) + " MiB"
 	case n >= 1<<10 && n%(1<<10) == 0:
 		return strconv.FormatInt(n>>10, 10) + " KiB"
+	case n >= 1<<30:
+		return strconv.FormatFloat(float64(n)/(1<<30), 'f', 1, 64) + " GiB"
 	case n >= 1<<20:
 		return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MiB"
 	}

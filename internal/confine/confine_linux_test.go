@@ -282,7 +282,7 @@ func TestClosed(t *testing.T) {
 }
 
 func TestBytes(t *testing.T) {
-	for n, want := range map[int64]string{64 << 20: "64 MiB", 1 << 30: "1 GiB", 512 << 10: "512 KiB", 300_200_000: "286.3 MiB", 12: "12 bytes"} {
+	for n, want := range map[int64]string{64 << 20: "64 MiB", 1 << 30: "1 GiB", 512 << 10: "512 KiB", 300_200_000: "286.3 MiB", 1<<32 - 1: "4.0 GiB", 12: "12 bytes"} {
 		if got := Bytes(n); got != want {
 			t.Errorf("Bytes(%d) = %q, want %q", n, got, want)
 		}

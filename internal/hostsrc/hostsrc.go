@@ -9,7 +9,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/dbhost/dbhost/internal/confine"
 	"github.com/dbhost/dbhost/internal/facts"
+	"github.com/dbhost/dbhost/internal/input"
 	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
@@ -104,6 +106,10 @@ func hasHostDirs(root facts.Root, dirs ...string) bool {
 	return false
 }
 
+// snapshotsTotalBytes bounds one --snapshot glob (input.SnapshotsTotalBytes;
+// a variable for tests).
+var snapshotsTotalBytes = input.SnapshotsTotalBytes
+
 func loadSnapshots(pattern string) ([]*snapshot.Snapshot, error) {
 	files, err := filepath.Glob(pattern)
 	if err != nil {
@@ -117,8 +123,16 @@ func loadSnapshots(pattern string) ([]*snapshot.Snapshot, error) {
 	}
 	sort.Strings(files)
 	var out []*snapshot.Snapshot
+	var total int64
 	for _, f := range files {
-		s, err := snapshot.Load(f)
+		b, err := snapshot.Read(f)
+		if err != nil {
+			return nil, err
+		}
+		if total += int64(len(b)); total > snapshotsTotalBytes {
+			return nil, &InputError{File: pattern, Msg: fmt.Sprintf("the %d snapshots matched so far hold more than %s, the limit for one --snapshot glob (see docs/limits.md); audit the fleet in parts", len(out)+1, confine.Bytes(snapshotsTotalBytes))}
+		}
+		s, err := snapshot.Parse(f, b)
 		if err != nil {
 			return nil, err
 		}

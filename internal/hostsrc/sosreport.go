@@ -21,6 +21,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/dbhost/dbhost/internal/confine"
 	"github.com/dbhost/dbhost/internal/facts"
 	"github.com/ulikunitz/xz"
 )
@@ -39,6 +40,14 @@ var (
 	// sosMaxEntries caps the files, directories and links created (a real
 	// report has tens of thousands, mostly under sys/).
 	sosMaxEntries = 500000
+	// sosMaxUnpacked caps the bytes decompressed from an archive, the parts
+	// dbhost skips included (a decompression bomb is refused, not run for
+	// hours): real reports unpack to well under 2 GiB.
+	sosMaxUnpacked int64 = 8 << 30
+	// sosMaxDict caps the LZMA2 dictionary an .xz archive may ask for: the
+	// decoder allocates it whole (up to 4 GiB). xz's presets use at most
+	// 64 MiB.
+	sosMaxDict int64 = 256 << 20
 )
 
 // sosKeep lists the paths (below the report's top directory) that are
@@ -218,6 +227,9 @@ func extractSosArchive(p, dir string) error {
 		return &InputError{File: p, Msg: "cannot open --sosreport: " + reasonOf(err)}
 	}
 	defer f.Close()
+	if err := checkXZ(f, p); err != nil {
+		return err
+	}
 	br := bufio.NewReaderSize(f, 1<<16)
 	dr, kind, err := decompressor(br)
 	if err != nil {
@@ -226,6 +238,7 @@ func extractSosArchive(p, dir string) error {
 	if c, ok := dr.(io.Closer); ok {
 		defer c.Close()
 	}
+	dr = &unpackLimit{r: dr, left: sosMaxUnpacked}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return fmt.Errorf("sosreport %s: %w", p, err)
@@ -233,6 +246,9 @@ func extractSosArchive(p, dir string) error {
 	defer root.Close()
 
 	corrupt := func(err error) error {
+		if errors.Is(err, errUnpackLimit) {
+			return &InputError{File: p, Msg: fmt.Sprintf("the %s archive unpacks to more than %s, the limit for a sosreport (see docs/limits.md): refusing it (a decompression bomb?)", kind, confine.Bytes(sosMaxUnpacked))}
+		}
 		return &InputError{File: p, Msg: fmt.Sprintf("corrupt or truncated %s archive: %v; %s", kind, err, sosExpected)}
 	}
 	tr := tar.NewReader(dr)
@@ -332,6 +348,52 @@ func extractSosArchive(p, dir string) error {
 	}
 	makeLinks(root, links)
 	return nil
+}
+
+// checkXZ scans an .xz archive's structure before it is decoded (scanXZ):
+// a dictionary over sosMaxDict or more than sosMaxUnpacked bytes to unpack
+// is refused without allocating or unpacking anything. f is left at its
+// start. Other archives are left to the decoder and unpackLimit.
+func checkXZ(f *os.File, p string) error {
+	head := make([]byte, len(xzMagic))
+	if n, _ := f.ReadAt(head, 0); n < len(head) || !bytes.Equal(head, xzMagic) {
+		return nil
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return &InputError{File: p, Msg: "cannot read --sosreport: " + reasonOf(err)}
+	}
+	info, err := scanXZ(io.NewSectionReader(f, 0, st.Size()), xzLimits{dict: sosMaxDict, unpacked: sosMaxUnpacked})
+	switch {
+	case err != nil:
+		return &InputError{File: p, Msg: fmt.Sprintf("corrupt or truncated xz archive: %v; %s", err, sosExpected)}
+	case info.maxDict > sosMaxDict:
+		return &InputError{File: p, Msg: fmt.Sprintf("the xz archive asks for a %s dictionary, more than the limit of %s (see docs/limits.md; xz's presets use at most 64 MiB): refusing it", confine.Bytes(info.maxDict), confine.Bytes(sosMaxDict))}
+	case info.unpacked > sosMaxUnpacked:
+		return &InputError{File: p, Msg: fmt.Sprintf("the xz archive unpacks to more than %s, the limit for a sosreport (see docs/limits.md): refusing it (a decompression bomb?)", confine.Bytes(sosMaxUnpacked))}
+	}
+	return nil
+}
+
+// errUnpackLimit ends the decompression of an archive larger than sosMaxUnpacked.
+var errUnpackLimit = errors.New("unpack limit reached")
+
+// unpackLimit passes at most left bytes, then fails with errUnpackLimit.
+type unpackLimit struct {
+	r    io.Reader
+	left int64
+}
+
+func (u *unpackLimit) Read(p []byte) (int, error) {
+	if u.left <= 0 {
+		return 0, errUnpackLimit
+	}
+	if int64(len(p)) > u.left {
+		p = p[:u.left]
+	}
+	n, err := u.r.Read(p)
+	u.left -= int64(n)
+	return n, err
 }
 
 // readError is a failure reading the archive (not writing the copy).

@@ -20,6 +20,7 @@ import (
 
 	"github.com/dbhost/dbhost/internal/artifacts"
 	"github.com/dbhost/dbhost/internal/change"
+	"github.com/dbhost/dbhost/internal/input"
 	"github.com/dbhost/dbhost/internal/rules"
 	"github.com/dbhost/dbhost/internal/snapshot"
 )
@@ -427,7 +428,7 @@ func Load(path string) (*Plan, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		path = filepath.Join(path, FileName)
 	}
-	b, err := os.ReadFile(path)
+	b, err := input.ReadFile(path, input.PlanBytes, "a plan")
 	if err != nil {
 		return nil, err
 	}

@@ -5,10 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/dbhost/dbhost/internal/jsonfmt"
 	"io"
-	"os"
 	"strings"
+
+	"github.com/dbhost/dbhost/internal/input"
+	"github.com/dbhost/dbhost/internal/jsonfmt"
 )
 
 // Marshal renders a snapshot as indented JSON with a trailing newline, arrays
@@ -16,22 +17,37 @@ import (
 // by Marshal reproduces the bytes.
 func Marshal(s *Snapshot) ([]byte, error) { return jsonfmt.Marshal(s) }
 
-// InputError is bad input (a file that is not a snapshot): exit code 2.
-type InputError struct {
-	File string
-	Msg  string
-}
+// InputError is bad input (a file that is not a snapshot, one over its
+// size limit): exit code 2.
+type InputError = input.Error
 
-func (e *InputError) Error() string { return e.File + ": " + e.Msg }
-
-// Load reads a snapshot written by Marshal. Unknown fields and other schema
-// versions are refused with the reason, never half-read.
+// Load reads a snapshot written by Marshal, of at most input.SnapshotBytes.
+// Unknown fields and other schema versions are refused with the reason,
+// never half-read.
 func Load(path string) (*Snapshot, error) {
-	b, err := os.ReadFile(path)
+	b, err := Read(path)
 	if err != nil {
-		return nil, &InputError{File: path, Msg: "cannot read: " + errors.Unwrap(err).Error()}
+		return nil, err
 	}
 	return Parse(path, b)
+}
+
+// Read reads a snapshot file's bytes within input.SnapshotBytes; every
+// error is an *InputError.
+func Read(path string) ([]byte, error) {
+	b, err := input.ReadFile(path, input.SnapshotBytes, "a snapshot")
+	if err != nil {
+		var ie *InputError
+		if errors.As(err, &ie) {
+			return nil, err
+		}
+		msg := err.Error()
+		if u := errors.Unwrap(err); u != nil {
+			msg = u.Error()
+		}
+		return nil, &InputError{File: path, Msg: "cannot read: " + msg}
+	}
+	return b, nil
 }
 
 // Parse decodes snapshot JSON; name is used in error messages.

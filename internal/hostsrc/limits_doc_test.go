@@ -1,0 +1,61 @@
+package hostsrc
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dbhost/dbhost/internal/confine"
+	"github.com/dbhost/dbhost/internal/facts"
+	"github.com/dbhost/dbhost/internal/input"
+)
+
+// TestLimitsDocumented keeps docs/limits.md's table in step with the
+// limits in the code: each row, found by its input's words, names the
+// limit's value.
+func TestLimitsDocumented(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "limits.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "| ") && !strings.HasPrefix(l, "| input") {
+			rows = append(rows, l)
+		}
+	}
+	for _, c := range []struct {
+		row   string // words of the row's first cell
+		limit string
+	}{
+		{"`--snapshot` file", confine.Bytes(input.SnapshotBytes)},
+		{"`--snapshot` glob", confine.Bytes(snapshotsTotalBytes)},
+		{"`--plan`", confine.Bytes(input.PlanBytes)},
+		{"`place --spec`", confine.Bytes(input.SpecBytes)},
+		{"apply journal", confine.Bytes(input.JournalBytes)},
+		{"bytes decompressed", confine.Bytes(sosMaxUnpacked)},
+		{"LZMA2 dictionary", confine.Bytes(sosMaxDict)},
+		{"bytes unpacked to disk", confine.Bytes(sosMaxTotal)},
+		{"one member", confine.Bytes(sosMaxFile)},
+		{"entries unpacked", "500,000"},
+		{"one host file", confine.Bytes(facts.MaxFileBytes)},
+	} {
+		found := false
+		for _, r := range rows {
+			cells := strings.Split(r, "|")
+			if len(cells) > 3 && strings.Contains(cells[1], c.row) {
+				found = true
+				if strings.TrimSpace(cells[2]) != c.limit {
+					t.Errorf("docs/limits.md: %q says %q; the code's limit is %s", c.row, strings.TrimSpace(cells[2]), c.limit)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("docs/limits.md has no row for %q (limit %s)", c.row, c.limit)
+		}
+	}
+	if sosMaxEntries != 500000 {
+		t.Errorf("sosMaxEntries is %d; docs/limits.md says 500,000", sosMaxEntries)
+	}
+}
