@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
 // cliRun runs dbhost in-process and returns the exit code, stdout and stderr.
@@ -111,7 +113,7 @@ func TestCLIUsageErrors(t *testing.T) {
 		{"root missing", []string{"collect", "--root", missing}, []string{missing, "--root", "directory"}},
 		{"root is a file", []string{"collect", "--root", notJSON}, []string{notJSON, "--root", "directory"}},
 		{"snapshot not json", []string{"collect", "--snapshot", notJSON}, []string{notJSON, "line 3", "not a dbhost snapshot"}},
-		{"snapshot other schema", []string{"collect", "--snapshot", otherVersion}, []string{otherVersion, "schema_version 99", "version 1"}},
+		{"snapshot other schema", []string{"collect", "--snapshot", otherVersion}, []string{otherVersion, "schema_version 99", "versions 1 to 2"}},
 		{"snapshot missing", []string{"collect", "--snapshot", filepath.Join(tmp, "nope.json")}, []string{"nope.json"}},
 		{"two sources", []string{"collect", "--root", tree, "--snapshot", notJSON}, []string{"only one of", "--root", "--sosreport", "--snapshot"}},
 		{"bad sosreport", []string{"collect", "--sosreport", badArchive}, []string{badArchive, "expected a sosreport archive"}},
@@ -165,7 +167,7 @@ func TestCLICollectRoot(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &s); err != nil {
 		t.Fatalf("collect --format json is not JSON: %v", err)
 	}
-	if s.SchemaVersion != 1 || s.Source.Kind != "root" || s.Source.Path != tree || s.Host.Hostname != "clihost" ||
+	if s.SchemaVersion != snapshot.SchemaVersion || s.Source.Kind != "root" || s.Source.Path != tree || s.Host.Hostname != "clihost" ||
 		len(s.Topology.Nodes) != 1 || len(s.Topology.Nodes[0].CPUs) != 2 || s.Topology.Sockets != 1 {
 		t.Errorf("snapshot = %+v", s)
 	}

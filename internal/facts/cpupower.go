@@ -50,11 +50,17 @@ func readCPUPower(c *Collector) {
 	if len(cpus) == 0 {
 		c.AbsentReason("cpu_power.energy_perf_bias", sysCPU+"/online", "no online CPUs known")
 	} else if _, err := rd.read(epbPath(cpus[0])); err != nil {
-		c.Absent("cpu_power.energy_perf_bias", epbPath(cpus[0]), err)
+		reason := Reason(err)
+		if errors.Is(err, fs.ErrNotExist) {
+			reason += ": " + absentHints["cpu_power.energy_perf_bias"]
+		}
+		c.AbsentReason("cpu_power.energy_perf_bias", epbPath(cpus[0]), reason)
 	} else {
 		epb = true
 	}
 
+	ab := newPowerAbsences(rd, len(cpus))
+	tbl := readIdleTable(ab, c.Root, cpus)
 	parts := make([]powerPart, cpuWorkers(len(cpus)))
 	var wg sync.WaitGroup
 	for i := range parts {
@@ -64,11 +70,10 @@ func readCPUPower(c *Collector) {
 		go func() {
 			defer wg.Done()
 			defer c.recoverWorker("cpu power")
-			parts[i].read(c.Root, cpus[cl:ch], policies[pl:ph], len(policies) > 0, online, epb)
+			parts[i].read(c.Root, cpus[cl:ch], policies[pl:ph], len(policies) > 0, online, epb, tbl)
 		}()
 	}
 	wg.Wait()
-	ab := newPowerAbsences(nil, len(cpus))
 	p.Cpufreq = mergeCpufreq(c, cpus, parts, ab)
 	epbVals := map[int]string{}
 	without, firstMissing := 0, ""
@@ -128,7 +133,7 @@ type powerPart struct {
 	epb         map[int]string
 }
 
-func (pp *powerPart) read(root Root, cpus, policies []int, havePolicies bool, online map[int]bool, epb bool) {
+func (pp *powerPart) read(root Root, cpus, policies []int, havePolicies bool, online map[int]bool, epb bool, tbl *idleTable) {
 	rd := newSysReader(root)
 	pp.ab = newPowerAbsences(rd, len(cpus))
 	// cpufreq: the policyN directories of this share (Linux 4.3+), each read
@@ -176,7 +181,7 @@ func (pp *powerPart) read(root Root, cpus, policies []int, havePolicies bool, on
 	}
 	var prev []snapshot.IdleState
 	for _, id := range cpus {
-		if states := readIdleStates(pp.ab, id, prev); len(states) > 0 {
+		if states := tbl.statesOf(pp.ab, id, prev); len(states) > 0 {
 			pp.idle = append(pp.idle, snapshot.CPUIdle{CPU: id, States: states})
 			prev = states
 		} else {
@@ -251,6 +256,7 @@ type powerAbsences struct {
 	total int
 	facts map[string]*powerAbsence
 	order []string
+	note  map[string]string // where a fact's files were read, when not on every CPU
 }
 
 type powerAbsence struct {
@@ -260,7 +266,7 @@ type powerAbsence struct {
 }
 
 func newPowerAbsences(rd *sysReader, total int) *powerAbsences {
-	return &powerAbsences{rd: rd, total: total, facts: map[string]*powerAbsence{}}
+	return &powerAbsences{rd: rd, total: total, facts: map[string]*powerAbsence{}, note: map[string]string{}}
 }
 
 func (a *powerAbsences) add(fact, path string, err error) {
@@ -286,6 +292,17 @@ func (a *powerAbsences) merge(b *powerAbsences) {
 	}
 }
 
+// absentHints say what a missing file means, by the kernel version that
+// brought it (Documentation/ABI/testing/sysfs-devices-system-cpu and the
+// kernel's history; docs/snapshot.md, "Kernel eras").
+var absentHints = map[string]string{
+	"cpu_power.cpuidle.states.desc":         "the kernel has no stateN/desc (Linux 2.6.25+)",
+	"cpu_power.cpuidle.states.residency_us": "the kernel has no stateN/residency (Linux 3.15+; RHEL 7's 3.10 has none)",
+	"cpu_power.cpuidle.states.disabled": "the kernel has no per-state disable (Linux 3.5+; RHEL 6's 2.6.32 has none): " +
+		"deep C-states are limited only by boot arguments (intel_idle.max_cstate, processor.max_cstate, idle=) or a process holding /dev/cpu_dma_latency",
+	"cpu_power.energy_perf_bias": "no cpuN/power/energy_perf_bias: the CPU has no EPB (not x86, or a guest), or the kernel is older than 5.2, which set EPB only through the MSR (x86_energy_perf_policy)",
+}
+
 func (a *powerAbsences) flush(c *Collector) {
 	for _, f := range a.order {
 		e := a.facts[f]
@@ -293,7 +310,15 @@ func (a *powerAbsences) flush(c *Collector) {
 		if e.n == 1 {
 			files = " file"
 		}
-		c.AbsentReason(f, e.path, Reason(e.err)+" (in "+strconv.Itoa(e.n)+files+" across "+strconv.Itoa(a.total)+" online CPUs; path is the first)")
+		reason := Reason(e.err)
+		if hint := absentHints[f]; hint != "" && errors.Is(e.err, fs.ErrNotExist) {
+			reason += ": " + hint
+		}
+		where := " across " + strconv.Itoa(a.total) + " online CPUs"
+		if n := a.note[f]; n != "" {
+			where = " " + n
+		}
+		c.AbsentReason(f, e.path, reason+" (in "+strconv.Itoa(e.n)+files+where+"; path is the first)")
 	}
 }
 
@@ -386,19 +411,133 @@ func readIntelPstate(c *Collector) *snapshot.IntelPstate {
 	return ip
 }
 
+// idleTable is what the first online CPU's cpuidle directory says about the
+// kernel: which per-state files it has, and whether its state table is the
+// cpuidle driver's, shared by every CPU.
+//
+// Since Linux 3.4 a state's name, desc, latency and residency are the
+// driver's (drivers/cpuidle/sysfs.c shows drv->states[i] under every CPU's
+// stateN); only disable, usage and time are per CPU. One driver serves every
+// CPU unless the kernel has CONFIG_CPU_IDLE_MULTIPLE_DRIVERS, which adds
+// cpuN/cpuidle/driver/. So when the first CPU has per-state disable (3.5+)
+// and no driver directory, the table is read once and each other CPU's
+// states are its disable files alone: ~2,000 fewer files on a 240-CPU host.
+// On older kernels (RHEL 6's 2.6.32 keeps states per CPU, each from that
+// CPU's ACPI _CST under acpi_idle) every CPU's table is read.
+//
+// A per-state file the first CPU lacks is a file the kernel lacks (the
+// attributes are the same for every state and CPU), so it is not tried on
+// the other CPUs: its absence is recorded once, with the kernel version
+// that brought it (absentHints).
+type idleTable struct {
+	cpu                               int                  // the CPU probed; -1 when none
+	first                             []snapshot.IdleState // its states
+	global                            bool                 // first is every CPU's table
+	probing                           bool
+	hasDesc, hasResidency, hasDisable bool
+}
+
+// readIdleTable probes the first online CPU (see idleTable).
+func readIdleTable(ab *powerAbsences, root Root, cpus []int) *idleTable {
+	t := &idleTable{cpu: -1, hasDesc: true, hasResidency: true, hasDisable: true}
+	if len(cpus) == 0 {
+		return t
+	}
+	t.cpu, t.probing = cpus[0], true
+	t.first = readIdleStates(ab, t.cpu, nil, t)
+	t.probing = false
+	dir := sysCPU + "/cpu" + strconv.Itoa(t.cpu) + "/cpuidle"
+	t.global = len(t.first) > 0 && t.hasDisable && !root.Exists(dir+"/driver")
+	once := "of CPU " + strconv.Itoa(t.cpu) + "; the kernel has no such file for any CPU, so the others were not tried"
+	for f, has := range map[string]bool{"cpu_power.cpuidle.states.desc": t.hasDesc,
+		"cpu_power.cpuidle.states.residency_us": t.hasResidency, "cpu_power.cpuidle.states.disabled": t.hasDisable} {
+		if !has {
+			ab.note[f] = once
+		}
+	}
+	if t.global {
+		for _, f := range []string{"cpu_power.cpuidle.states.name", "cpu_power.cpuidle.states.latency_us",
+			"cpu_power.cpuidle.states.desc", "cpu_power.cpuidle.states.residency_us"} {
+			if ab.note[f] == "" {
+				ab.note[f] = "of the cpuidle driver's table, which every CPU shares"
+			}
+		}
+	}
+	return t
+}
+
+// statesOf returns one CPU's idle states: the probed CPU's as read, another
+// CPU's as the shared table with its own disable files (falling back to a
+// full read when its states do not match the table), or read in full.
+func (t *idleTable) statesOf(ab *powerAbsences, id int, prev []snapshot.IdleState) []snapshot.IdleState {
+	if id == t.cpu {
+		return t.first
+	}
+	if t.global {
+		if st, ok := t.disableOnly(ab, id); ok {
+			return st
+		}
+	}
+	if prev == nil {
+		prev = t.first
+	}
+	return readIdleStates(ab, id, prev, t)
+}
+
+// disableOnly gives CPU id the shared table with its own disable values. ok
+// is false when the CPU's states do not match the table (read it in full).
+func (t *idleTable) disableOnly(ab *powerAbsences, id int) ([]snapshot.IdleState, bool) {
+	idleDir := sysCPU + "/cpu" + strconv.Itoa(id) + "/cpuidle"
+	ab.rd.enter(idleDir)
+	defer ab.rd.leave()
+	out := make([]snapshot.IdleState, len(t.first))
+	for i, st := range t.first {
+		p := idleDir + "/state" + strconv.Itoa(st.Index) + "/disable"
+		st.Disabled = nil
+		s, err := ab.rd.read(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist) && i == 0:
+			return nil, true // no cpuidle device for this CPU
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, false
+		case err != nil:
+			ab.add("cpu_power.cpuidle.states.disabled", p, err)
+		default:
+			if v, err := parseSysUint(s); err != nil {
+				ab.add("cpu_power.cpuidle.states.disabled", p, err)
+			} else {
+				d := v != 0
+				st.Disabled = &d
+			}
+		}
+		out[i] = st
+	}
+	return out, true
+}
+
 // readIdleStates reads every C-state of one CPU. States are probed (state0,
 // state1, ...) rather than listed, which saves a directory read per CPU.
+// A state is kept with what could be read of it: name and latency are
+// required (every kernel with cpuidle has them), desc, residency and
+// disable are filled when the kernel has them (t) and left empty otherwise,
+// each missing file recorded under its field's absence.
 //
 // desc and residency come from the same driver table entry as name and
-// latency (intel_idle's per-model table; acpi_idle derives the residency from
-// the latency), so they are read only when a state's name or latency differs
-// from the previous CPU's (prev; hybrid P-/E-core tables differ and are read)
-// and copied otherwise: on a 240-CPU host that is 2,400 fewer files.
-func readIdleStates(ab *powerAbsences, id int, prev []snapshot.IdleState) []snapshot.IdleState {
+// latency, so they are copied from the previous CPU's state (prev) when its
+// name and latency are the same, and read otherwise (hybrid tables differ).
+func readIdleStates(ab *powerAbsences, id int, prev []snapshot.IdleState, t *idleTable) []snapshot.IdleState {
 	idleDir := sysCPU + "/cpu" + strconv.Itoa(id) + "/cpuidle"
 	base := idleDir + "/state"
 	ab.rd.enter(idleDir)
 	defer ab.rd.leave()
+	// missing records a file the kernel lacks; while probing, it also
+	// remembers that the kernel lacks it.
+	missing := func(fact, p string, err error, has *bool) {
+		ab.add(fact, p, err)
+		if t.probing && errors.Is(err, fs.ErrNotExist) {
+			*has = false
+		}
+	}
 	var states []snapshot.IdleState
 	for i := 0; i < maxIdleStat; i++ {
 		dir := base + strconv.Itoa(i)
@@ -407,32 +546,44 @@ func readIdleStates(ab *powerAbsences, id int, prev []snapshot.IdleState) []snap
 			break
 		}
 		if err != nil {
-			ab.add("cpu_power.cpuidle.states", dir+"/name", err)
+			ab.add("cpu_power.cpuidle.states.name", dir+"/name", err)
 			continue
 		}
 		st := snapshot.IdleState{Index: i, Name: name}
-		lat := sysUint(ab, "cpu_power.cpuidle.states", dir+"/latency")
+		lat := sysUint(ab, "cpu_power.cpuidle.states.latency_us", dir+"/latency")
 		if lat == nil {
-			continue // a state without its latency is no use; recorded above
+			continue // a state without its exit latency says nothing a rule can use; recorded above
 		}
 		st.LatencyUS = *lat
 		if p := sameState(prev, i, name, *lat); p != nil {
 			st.Desc, st.ResidencyUS = p.Desc, p.ResidencyUS
 		} else {
-			if s, err := ab.rd.read(dir + "/desc"); err == nil {
-				st.Desc = s
-			} else {
-				ab.add("cpu_power.cpuidle.desc", dir+"/desc", err)
+			if t.hasDesc {
+				if s, err := ab.rd.read(dir + "/desc"); err == nil {
+					st.Desc = s
+				} else {
+					missing("cpu_power.cpuidle.states.desc", dir+"/desc", err, &t.hasDesc)
+				}
 			}
-			res := sysUint(ab, "cpu_power.cpuidle.states", dir+"/residency")
-			if res == nil {
-				continue
+			if t.hasResidency {
+				if s, err := ab.rd.read(dir + "/residency"); err != nil {
+					missing("cpu_power.cpuidle.states.residency_us", dir+"/residency", err, &t.hasResidency)
+				} else if v, err := parseSysUint(s); err != nil {
+					ab.add("cpu_power.cpuidle.states.residency_us", dir+"/residency", err)
+				} else {
+					st.ResidencyUS = &v
+				}
 			}
-			st.ResidencyUS = *res
 		}
-		// "disable" appeared in Linux 3.9; older kernels cannot disable states.
-		if d := sysUint(ab, "cpu_power.cpuidle.disable", dir+"/disable"); d != nil {
-			st.Disabled = *d != 0
+		if t.hasDisable {
+			if s, err := ab.rd.read(dir + "/disable"); err != nil {
+				missing("cpu_power.cpuidle.states.disabled", dir+"/disable", err, &t.hasDisable)
+			} else if v, err := parseSysUint(s); err != nil {
+				ab.add("cpu_power.cpuidle.states.disabled", dir+"/disable", err)
+			} else {
+				d := v != 0
+				st.Disabled = &d
+			}
 		}
 		states = append(states, st)
 	}

@@ -97,11 +97,11 @@ func TestReadCPUPower(t *testing.T) {
 			t.Fatalf("cpuidle = %+v", p.Cpuidle)
 		}
 		c6 := p.Cpuidle[1].States[2]
-		if c6 != (snapshot.IdleState{Index: 2, Name: "C6", Desc: "MWAIT 0x20", LatencyUS: 133, ResidencyUS: 600, Disabled: true}) {
+		if !reflect.DeepEqual(c6, snapshot.IdleState{Index: 2, Name: "C6", Desc: "MWAIT 0x20", LatencyUS: 133, ResidencyUS: i64A(600), Disabled: boolA(true)}) {
 			t.Errorf("cpu1 C6 = %+v", c6)
 		}
-		if p.Cpuidle[0].States[2].Disabled {
-			t.Errorf("cpu0 C6 disabled")
+		if d := p.Cpuidle[0].States[2].Disabled; d == nil || *d {
+			t.Errorf("cpu0 C6 disabled = %v", d)
 		}
 		wantLimits := map[string]string{"intel_idle.max_cstate": "1", "processor.max_cstate": "1", "idle": "poll"}
 		if !reflect.DeepEqual(p.CmdlineLimits, wantLimits) {
@@ -198,13 +198,22 @@ func TestReadCPUPowerMalformed(t *testing.T) {
 	// Unreadable: directories in place of files.
 	delete(files, "/sys/devices/system/cpu/cpufreq/policy1/scaling_governor")
 	files["/sys/devices/system/cpu/cpufreq/policy1/scaling_governor/"] = ""
+	// A table per CPU (a kernel with CONFIG_CPU_IDLE_MULTIPLE_DRIVERS), so
+	// every CPU's states are read and their faults seen.
+	for id := 0; id < 4; id++ {
+		files["/sys/devices/system/cpu/cpu"+strconv.Itoa(id)+"/cpuidle/driver/name"] = "intel_idle\n"
+	}
 	delete(files, "/sys/devices/system/cpu/cpu2/cpuidle/state1/name")
 	files["/sys/devices/system/cpu/cpu2/cpuidle/state1/name/"] = ""
 	files["/sys/devices/system/cpu/cpu3/cpuidle/state2/latency"] = "-5\n"
-	// Old kernel: no disable file on CPU 0.
-	for i := 0; i < 3; i++ {
-		delete(files, "/sys/devices/system/cpu/cpu0/cpuidle/state"+strconv.Itoa(i)+"/disable")
+	// No residency (a kernel before 3.15: a state without it is still a
+	// state), and a malformed disable on CPU 2.
+	for id := 0; id < 4; id++ {
+		for i := 0; i < 3; i++ {
+			delete(files, "/sys/devices/system/cpu/cpu"+strconv.Itoa(id)+"/cpuidle/state"+strconv.Itoa(i)+"/residency")
+		}
 	}
+	files["/sys/devices/system/cpu/cpu2/cpuidle/state2/disable"] = "y\n"
 	files["/sys/devices/system/cpu/intel_pstate/no_turbo"] = "yes\n"
 	files["/sys/devices/system/cpu/cpu3/power/energy_perf_bias"] = "6\n"
 	c := powerCollectorA(t, files, nil)
@@ -225,10 +234,22 @@ func TestReadCPUPowerMalformed(t *testing.T) {
 	if got := len(p.Cpuidle[3].States); got != 2 {
 		t.Errorf("cpu3 states = %+v", p.Cpuidle[3].States)
 	}
-	if a := absenceA(c, "cpu_power.cpuidle.states"); a == nil || !strings.Contains(a.Reason, "in 2 files across 4 online CPUs") {
-		t.Errorf("states absence = %+v", a)
+	if a := absenceA(c, "cpu_power.cpuidle.states.name"); a == nil || !strings.Contains(a.Reason, "in 1 file across 4 online CPUs") {
+		t.Errorf("name absence = %+v", a)
 	}
-	if a := absenceA(c, "cpu_power.cpuidle.disable"); a == nil || !strings.Contains(a.Reason, "in 3 files across 4") {
+	if a := absenceA(c, "cpu_power.cpuidle.states.latency_us"); a == nil || !strings.Contains(a.Reason, "in 1 file across 4 online CPUs") {
+		t.Errorf("latency absence = %+v", a)
+	}
+	if got := p.Cpuidle[1].States; len(got) != 3 || got[2].ResidencyUS != nil || got[2].Disabled == nil || !*got[2].Disabled {
+		t.Errorf("cpu1 states = %+v", got)
+	}
+	if a := absenceA(c, "cpu_power.cpuidle.states.residency_us"); a == nil || !strings.Contains(a.Reason, "Linux 3.15+") || !strings.Contains(a.Reason, "in 1 file of CPU 0;") {
+		t.Errorf("residency absence = %+v", a)
+	}
+	if got := p.Cpuidle[2].States; got[1].Disabled != nil || got[1].Name != "C6" {
+		t.Errorf("cpu2 states = %+v", got)
+	}
+	if a := absenceA(c, "cpu_power.cpuidle.states.disabled"); a == nil || !strings.Contains(a.Reason, "malformed") || !strings.Contains(a.Reason, "in 1 file across 4") {
 		t.Errorf("disable absence = %+v", a)
 	}
 	if p.IntelPstate == nil || p.IntelPstate.NoTurbo != nil || absenceA(c, "cpu_power.intel_pstate.no_turbo") == nil {
@@ -335,10 +356,12 @@ func TestReadCPUPowerWorkers(t *testing.T) {
 	delete(files, "/sys/devices/system/cpu/cpufreq/policy1/scaling_driver")
 	files["/sys/devices/system/cpu/cpufreq/policy5/scaling_max_freq"] = "fast\n"
 	files["/sys/devices/system/cpu/cpufreq/policy7/scaling_max_freq"] = "fast\n"
-	files["/sys/devices/system/cpu/cpu8/cpuidle/state1/latency"] = "x\n"
+	files["/sys/devices/system/cpu/cpu8/cpuidle/state1/disable"] = "x\n"
 	files["/sys/devices/system/cpu/cpu6/power/energy_perf_bias"] = "6\n"
-	for i := 0; i < 3; i++ {
-		delete(files, "/sys/devices/system/cpu/cpu3/cpuidle/state"+strconv.Itoa(i)+"/name")
+	for f := range files { // CPU 3 has no cpuidle device
+		if strings.HasPrefix(f, "/sys/devices/system/cpu/cpu3/cpuidle/") {
+			delete(files, f)
+		}
 	}
 	root := fakeRootA(t, files)
 	run := func(perWorker, procs int) *snapshot.Snapshot {
@@ -363,7 +386,7 @@ func TestReadCPUPowerWorkers(t *testing.T) {
 	if len(p.Cpufreq) != 9 || p.Cpufreq[1].Driver != "intel_pstate" || p.Cpufreq[1].MaxKHz == nil {
 		t.Errorf("cpufreq = %+v", p.Cpufreq)
 	}
-	if len(p.Cpuidle) != 8 || p.Cpuidle[3].CPU != 4 || len(p.Cpuidle[7].States) != 2 {
+	if len(p.Cpuidle) != 8 || p.Cpuidle[3].CPU != 4 || len(p.Cpuidle[7].States) != 3 || p.Cpuidle[7].States[1].Disabled != nil {
 		t.Errorf("cpuidle = %+v", p.Cpuidle)
 	}
 	if p.EnergyPerfBias == nil || *p.EnergyPerfBias != "mixed: 0 on CPUs 0-5,7-8; 6 on CPUs 6" {

@@ -382,3 +382,5 @@ func FuzzParseTHPChoice(f *testing.F) {
 		}
 	})
 }
+
+func boolA(v bool) *bool { return &v }

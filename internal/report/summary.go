@@ -179,7 +179,10 @@ func cpuPowerSummary(b *bytes.Buffer, s *snapshot.Snapshot) {
 			var names []string
 			for _, st := range p.Cpuidle[0].States {
 				n := st.Name
-				if st.Disabled {
+				switch {
+				case st.Disabled == nil:
+					n += "(disable unknown)"
+				case *st.Disabled:
 					n += "(off)"
 				}
 				names = append(names, n)

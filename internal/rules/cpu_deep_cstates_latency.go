@@ -45,6 +45,9 @@ func checkDeepCstates(in *Input) Outcome {
 	if s.Host.Virt.Guest {
 		return NotApplicable("guest (%s): the hypervisor host's C-states decide wake-up latency; audit the host", s.Host.Virt.Type)
 	}
+	if why := bootCstateBound(s.CPUPower.CmdlineLimits); why != "" {
+		return Passed("%s", why)
+	}
 	if len(s.CPUPower.Cpuidle) == 0 {
 		if why := AbsentReason(s, "cpu_power.cpuidle"); why != "" {
 			return CannotCheck("%s", why)
@@ -75,11 +78,13 @@ func checkDeepCstates(in *Input) Outcome {
 	}
 	states := map[string]*deep{}
 	var skipped []string
+	noDisable := false // a kernel without per-state disable (before 3.5: RHEL 6)
 	for _, c := range s.CPUPower.Cpuidle {
 		for _, st := range c.States {
-			if st.Index < 2 || st.Disabled {
+			if st.Index < 2 || st.Off() {
 				continue
 			}
+			noDisable = noDisable || st.Disabled == nil
 			if held >= 0 && st.LatencyUS > held {
 				if c.CPU == s.CPUPower.Cpuidle[0].CPU {
 					skipped = append(skipped, fmt.Sprintf("%s (%d µs)", st.Name, st.LatencyUS))
@@ -119,6 +124,25 @@ func checkDeepCstates(in *Input) Outcome {
 	}
 	ev := fmt.Sprintf("/sys/devices/system/cpu/cpuN/cpuidle/stateM/{name,latency,disable}: %s enabled; cpuidle driver %s",
 		strings.Join(names, ", "), orUnknown(driver))
+	runtime := []string{"tuned-adm profile latency-performance   (its force_latency holds /dev/cpu_dma_latency at C1's exit latency while tuned runs; or: cpupower idle-set -D 10)"}
+	persistent := append(AddKernelArgFix(arg).Persistent, "or make latency-performance / network-latency the tuned profile")
+	if noDisable {
+		// No per-state disable: only boot arguments or a /dev/cpu_dma_latency
+		// holder keep the CPUs out of these states; cpupower idle-set cannot.
+		ev = fmt.Sprintf("/sys/devices/system/cpu/cpuN/cpuidle/stateM/{name,latency}: %s listed; this kernel has no stateN/disable "+
+			"(Linux 3.5+), so they are entered unless the boot line limits them or a process holds /dev/cpu_dma_latency "+
+			"(a holder other than tuned does not show in /sys); cpuidle driver %s",
+			strings.Join(names, ", "), orUnknown(driver))
+		if driver != "acpi_idle" {
+			arg = "intel_idle.max_cstate=1 processor.max_cstate=1" // intel_idle.max_cstate alone hands idle to acpi_idle's ACPI C-states
+		}
+		runtime = []string{"tuned-adm profile latency-performance   (RHEL 6 tuned holds /dev/cpu_dma_latency with pmqos-static.py; tuned 2.x: [cpu] force_latency=1)"}
+		persistent = []string{
+			"grubby --update-kernel=ALL --args=\"" + arg + "\"   (RHEL 6 and later)",
+			"/boot/grub/grub.conf (GRUB legacy, RHEL 6): append " + arg + " to each kernel line",
+			"or make latency-performance the tuned profile (tuned-adm profile latency-performance; chkconfig tuned on)",
+		}
+	}
 	if len(s.CPUPower.CmdlineLimits) > 0 {
 		ev += fmt.Sprintf("; boot line limits %v", s.CPUPower.CmdlineLimits)
 	}
@@ -135,13 +159,42 @@ func checkDeepCstates(in *Input) Outcome {
 		Why: "000 (a latency-sensitive message-passing benchmark): allowing only C1, with the performance governor (tuned " +
 			"latency-performance), raised throughput 30 % (867,725 → 1,131,823 TPS; C1 residency 99.97 %, clock 1.73 → 3.19 GHz); " +
 			"the cost is the idle power floor, 182 W → 578 W (+317 %), and 6 % more power under load.",
-		Fix: Fix{
-			Runtime:    []string{"tuned-adm profile latency-performance   (its force_latency holds /dev/cpu_dma_latency at C1's exit latency while tuned runs; or: cpupower idle-set -D 10)"},
-			Persistent: append(AddKernelArgFix(arg).Persistent, "or make latency-performance / network-latency the tuned profile"),
-		},
-		Changes: []change.Change{BootArgChange("cpu.deep-cstates-latency", strings.SplitN(arg, "=", 2)[0], "1",
-			s.Host.CmdlineArgs[strings.SplitN(arg, "=", 2)[0]], "deep C-states add wake-up latency on a latency workload")},
+		Fix:     Fix{Runtime: runtime, Persistent: persistent},
+		Changes: bootArgChanges(arg, s.Host.CmdlineArgs),
 		Risk: "Idle power and heat rise sharply (000 Table 3: 182 W → 578 W floor); turbo headroom from idle cores is lost on " +
 			"some CPUs. 000 Table 4: binding the workload to one node recovered most of the gain at under half the power.",
 	})
+}
+
+// bootCstateBound says why the boot line keeps every CPU at C1 or shallower,
+// or "" when it does not: idle=poll or idle=halt; intel_idle.max_cstate and
+// processor.max_cstate both at most 1 (intel_idle.max_cstate=0 alone turns
+// intel_idle off and hands idle to acpi_idle, which then uses the ACPI
+// C-states unless processor.max_cstate bounds them too).
+func bootCstateBound(limits map[string]string) string {
+	switch limits["idle"] {
+	case "poll":
+		return "idle=poll on the boot line: the CPUs poll in C0 and enter no C-state"
+	case "halt":
+		return "idle=halt on the boot line: the CPUs halt in C1 and enter no deeper C-state"
+	}
+	atMostOne := func(k string) bool {
+		v, ok := limits[k]
+		return ok && (v == "0" || v == "1")
+	}
+	if atMostOne("intel_idle.max_cstate") && atMostOne("processor.max_cstate") {
+		return fmt.Sprintf("boot line intel_idle.max_cstate=%s processor.max_cstate=%s: neither intel_idle nor acpi_idle offers a state deeper than C1",
+			limits["intel_idle.max_cstate"], limits["processor.max_cstate"])
+	}
+	return ""
+}
+
+// bootArgChanges are the boot-argument changes of "k=1 k2=1".
+func bootArgChanges(args string, current map[string]string) []change.Change {
+	var out []change.Change
+	for _, a := range strings.Fields(args) {
+		k, v, _ := strings.Cut(a, "=")
+		out = append(out, BootArgChange("cpu.deep-cstates-latency", k, v, current[k], "deep C-states add wake-up latency on a latency workload"))
+	}
+	return out
 }

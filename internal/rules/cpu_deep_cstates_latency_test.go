@@ -16,7 +16,7 @@ func TestDeepCstatesLatency(t *testing.T) {
 		for c := 0; c < 8; c++ {
 			s.CPUPower.Cpuidle = append(s.CPUPower.Cpuidle, snapshot.CPUIdle{CPU: c, States: []snapshot.IdleState{
 				{Index: 0, Name: "POLL"}, {Index: 1, Name: "C1", LatencyUS: 2},
-				{Index: 2, Name: "C6", LatencyUS: 133, Disabled: c6Disabled}}})
+				{Index: 2, Name: "C6", LatencyUS: 133, Disabled: ptr(c6Disabled)}}})
 		}
 		return s
 	}
@@ -75,4 +75,42 @@ func TestDeepCstatesLatency(t *testing.T) {
 	none := host()
 	absent(none, "cpu_power.cpuidle", "permission denied")
 	cannot(t, id, none, WorkloadLatency, DBNone, "permission denied")
+
+	// The boot line bounds the states even when cpuidle could not be read.
+	for _, limits := range []map[string]string{{"idle": "poll"}, {"idle": "halt"},
+		{"intel_idle.max_cstate": "0", "processor.max_cstate": "1"}} {
+		b := host()
+		absent(b, "cpu_power.cpuidle", "permission denied")
+		b.CPUPower.CmdlineLimits = limits
+		quiet(t, id, b, WorkloadLatency, DBNone)
+	}
+	// intel_idle.max_cstate=0 alone: acpi_idle's C3 is still entered.
+	half := idle(false)
+	half.CPUPower.CmdlineLimits = map[string]string{"intel_idle.max_cstate": "0"}
+	fires(t, id, half, WorkloadLatency, DBNone)
+}
+
+// A kernel without per-state disable (RHEL 6): the listed deep states are
+// entered; the fix is boot arguments or tuned, never cpupower idle-set.
+func TestDeepCstatesNoPerStateDisable(t *testing.T) {
+	const id = "cpu.deep-cstates-latency"
+	s := host()
+	s.Host.Kernel = "2.6.32-431.el6.x86_64"
+	s.CPUPower.CpuidleDriver = ptr("intel_idle")
+	for c := 0; c < 4; c++ {
+		s.CPUPower.Cpuidle = append(s.CPUPower.Cpuidle, snapshot.CPUIdle{CPU: c, States: []snapshot.IdleState{
+			{Index: 0, Name: "POLL"}, {Index: 1, Name: "C1-NHM", LatencyUS: 3}, {Index: 2, Name: "C3-NHM", LatencyUS: 20}}})
+	}
+	f := fires(t, id, s, WorkloadOLTP, DBNone)
+	all := strings.Join(append(f.Fix.Runtime, f.Fix.Persistent...), "\n")
+	if strings.Contains(all, "cpupower idle-set") || strings.Contains(all, "grub2-mkconfig") ||
+		!strings.Contains(all, "intel_idle.max_cstate=1 processor.max_cstate=1") || !strings.Contains(all, "/boot/grub/grub.conf") {
+		t.Errorf("fix = %q", all)
+	}
+	if !strings.Contains(f.Evidence, "no stateN/disable") || len(f.Changes) != 2 || f.Changes[1].Key != "processor.max_cstate" {
+		t.Errorf("finding = %+v", f)
+	}
+	tuned := s
+	tuned.Config.Tuned.ActiveProfile, tuned.Config.Tuned.Running = ptr("latency-performance"), ptr(true)
+	quiet(t, id, tuned, WorkloadOLTP, DBNone)
 }

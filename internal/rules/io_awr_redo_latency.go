@@ -177,7 +177,7 @@ func deepCStates(in *Input) string {
 	var deep []string
 	for _, c := range in.Snap.CPUPower.Cpuidle {
 		for _, st := range c.States {
-			if st.Disabled || st.LatencyUS <= 10 || seen[st.Name] {
+			if st.Off() || st.LatencyUS <= 10 || seen[st.Name] {
 				continue
 			}
 			seen[st.Name] = true

@@ -54,3 +54,20 @@ func TestParseUnknownFieldLine(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// A version 1 snapshot (residency_us and disabled never null) is read and
+// comes back as the current version; a newer one is refused.
+func TestParseUpgradesVersion1(t *testing.T) {
+	v1 := `{"schema_version": 1, "cpu_power": {"cpuidle_driver": "intel_idle", "cpufreq": null, "cpuidle": [{"cpu": 0, "states": [{"index": 2, "name": "C6", "latency_us": 133, "residency_us": 600, "disabled": true}]}]}}`
+	s, err := Parse("v1.json", []byte(v1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := s.CPUPower.Cpuidle[0].States[0]
+	if s.SchemaVersion != SchemaVersion || st.ResidencyUS == nil || *st.ResidencyUS != 600 || !st.Off() {
+		t.Errorf("upgraded = %+v %+v", s.SchemaVersion, st)
+	}
+	if _, err := Parse("v3.json", []byte(`{"schema_version": 3}`)); err == nil || !strings.Contains(err.Error(), "reads versions 1 to 2") {
+		t.Errorf("v3: %v", err)
+	}
+}

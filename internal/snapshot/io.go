@@ -22,8 +22,8 @@ func Marshal(s *Snapshot) ([]byte, error) { return jsonfmt.Marshal(s) }
 type InputError = input.Error
 
 // Load reads a snapshot written by Marshal, of at most input.SnapshotBytes.
-// Unknown fields and other schema versions are refused with the reason,
-// never half-read.
+// Unknown fields and schema versions it cannot read are refused with the reason, never half-read; an
+// older readable version comes back upgraded to SchemaVersion.
 func Load(path string) (*Snapshot, error) {
 	b, err := Read(path)
 	if err != nil {
@@ -61,8 +61,8 @@ func Parse(name string, b []byte) (*Snapshot, error) {
 	if head.SchemaVersion == nil {
 		return nil, &InputError{File: name, Msg: "not a dbhost snapshot: no schema_version field"}
 	}
-	if *head.SchemaVersion != SchemaVersion {
-		return nil, &InputError{File: name, Msg: fmt.Sprintf("snapshot schema_version %d; this dbhost reads version %d", *head.SchemaVersion, SchemaVersion)}
+	if v := *head.SchemaVersion; v < oldestReadable || v > SchemaVersion {
+		return nil, &InputError{File: name, Msg: fmt.Sprintf("snapshot schema_version %d; this dbhost reads versions %d to %d", v, oldestReadable, SchemaVersion)}
 	}
 	var s Snapshot
 	dec := json.NewDecoder(bytes.NewReader(b))
@@ -73,6 +73,9 @@ func Parse(name string, b []byte) (*Snapshot, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, &InputError{File: name, Msg: "invalid snapshot: data after the JSON object"}
 	}
+	// Version 1 is version 2 with residency_us and disabled never null: the
+	// same fields decode unchanged, so the snapshot is upgraded in place.
+	s.SchemaVersion = SchemaVersion
 	return &s, nil
 }
 

@@ -14,7 +14,13 @@ package snapshot
 import "time"
 
 // SchemaVersion is bumped on any incompatible change of the JSON form.
-const SchemaVersion = 1
+// Version 2 made cpuidle states' residency_us and disabled nullable (kernels
+// before 3.15 have no residency file, before 3.5 no disable file); Parse
+// still reads version 1, whose every field means the same.
+const SchemaVersion = 2
+
+// oldestReadable is the oldest schema version Parse upgrades on reading.
+const oldestReadable = 1
 
 // Snapshot is everything dbhost knows about one host at one moment.
 type Snapshot struct {
@@ -237,15 +243,22 @@ type CPUIdle struct {
 	States []IdleState `json:"states"`
 }
 
-// IdleState is one C-state of one CPU.
+// IdleState is one C-state of one CPU. A state is kept with whatever of it
+// the kernel shows: name and latency exist on every kernel with cpuidle
+// (2.6.24+); desc came in 2.6.25, disable in 3.5, residency in 3.15. A file
+// the kernel lacks leaves its field empty (Desc "") or null, with an absence
+// under the field's name ("cpu_power.cpuidle.states.residency_us").
 type IdleState struct {
 	Index       int    `json:"index"` // stateN
 	Name        string `json:"name"`
 	Desc        string `json:"desc,omitempty"`
-	LatencyUS   int64  `json:"latency_us"`
-	ResidencyUS int64  `json:"residency_us"`
-	Disabled    bool   `json:"disabled"` // stateN/disable != 0 (kernels before 3.9 have no such file: false, and an absence)
+	LatencyUS   int64  `json:"latency_us"`   // exit latency
+	ResidencyUS *int64 `json:"residency_us"` // target residency; null before Linux 3.15 (RHEL 7's 3.10 has none)
+	Disabled    *bool  `json:"disabled"`     // stateN/disable != 0; null when the kernel has no per-state disable (before 3.5: RHEL 6)
 }
+
+// Off reports whether the state is known to be disabled (false when enabled or unknown).
+func (st IdleState) Off() bool { return st.Disabled != nil && *st.Disabled }
 
 // Storage holds block devices and mounts.
 type Storage struct {
