@@ -220,28 +220,26 @@ func scanProcesses(c *Collector) ([]snapshot.Process, daemonScan) {
 				continue
 			}
 		}
+		// A status that cannot be read or parsed costs its fields, not the
+		// process: comm, cmdline, stat and cgroup still say what it is.
+		st := pidStatus{UID: -1, PPID: -1}
 		b, err := c.readProcFile(dir+"/status", false)
-		if err != nil {
-			if !vanished(err) {
-				pp.add("processes.status", "/proc/PID/status", cd.pid, err)
-			}
+		if err == nil {
+			st, err = parsePIDStatus(bytes.NewReader(b))
+		}
+		if vanished(err) {
 			continue
 		}
-		st, err := parsePIDStatus(bytes.NewReader(b))
 		if err != nil {
 			pp.add("processes.status", "/proc/PID/status", cd.pid, err)
-			continue
 		}
 		p := snapshot.Process{
 			PID: cd.pid, Comm: cd.comm, Cmdline: cmdlineText(args), UID: st.UID, User: passwd[st.UID],
 			Engine: engine, Role: role, Instance: inst, PPID: st.PPID, Threads: st.Threads, RSSKB: st.RSSKB,
 			CPUsAllowed: st.CPUs, MemsAllowed: st.Mems,
 		}
-		if st.CPUs == nil {
-			pp.add("processes.cpus_allowed", "/proc/PID/status", cd.pid, parseErr(0, "no Cpus_allowed_list line"))
-		}
-		if st.Mems == nil {
-			pp.add("processes.mems_allowed", "/proc/PID/status", cd.pid, parseErr(0, "no Mems_allowed_list line"))
+		for field, why := range st.Missing {
+			pp.add("processes."+field, "/proc/PID/status", cd.pid, why)
 		}
 		if b, err := c.readProcFile(dir+"/stat", false); err != nil {
 			if !vanished(err) {

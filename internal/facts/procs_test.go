@@ -116,6 +116,7 @@ func TestScanProcesses(t *testing.T) {
 		{203, "postgres", "walwriter", "/var/lib/postgresql/15/main", "postgres"},
 		{300, "mysql", "server", "/var/lib/mysql", "mysql"},
 		{301, "mariadb", "server", "", "mysql"},
+		{600, "postgres", "postmaster", "", ""}, // its malformed status costs its fields, not the process
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("processes:\n got %+v\nwant %+v", got, want)
@@ -142,12 +143,21 @@ func TestScanProcesses(t *testing.T) {
 	if c.Snap.Processes[3].LastCPU == nil || *c.Snap.Processes[3].LastCPU != 3 {
 		t.Errorf("asm last cpu = %v", c.Snap.Processes[3].LastCPU)
 	}
-	// One absence per kind: the malformed status of 600, the garbage numa_maps
-	// of 300 and the missing numa_maps of 301.
-	if a := absentFor(c, "processes.status"); len(a) != 1 || !strings.Contains(a[0].Reason, "PID 600") {
+	// One absence per field and kind: the malformed PPid line and the
+	// missing Uid line of 600, the garbage numa_maps of 300 and the missing
+	// numa_maps of 301 and 600.
+	if p := c.Snap.Processes[10]; p.PPID != -1 || p.UID != -1 {
+		t.Errorf("600 = %+v", p)
+	}
+	for _, f := range []string{"processes.ppid", "processes.uid", "processes.threads"} {
+		if a := absentFor(c, f); len(a) != 1 || !strings.Contains(a[0].Reason, "PID 600") {
+			t.Errorf("%s absences = %+v", f, a)
+		}
+	}
+	if a := absentFor(c, "processes.status"); len(a) != 0 {
 		t.Errorf("status absences = %+v", a)
 	}
-	if a := absentFor(c, "processes.numa"); len(a) != 1 || !strings.Contains(a[0].Reason, "2 process(es)") {
+	if a := absentFor(c, "processes.numa"); len(a) != 1 || !strings.Contains(a[0].Reason, "3 process(es)") {
 		t.Errorf("numa absences = %+v", a)
 	}
 	irq, tuned := c.Snap.IRQs.IrqbalanceRunning, c.Snap.Config.Tuned.Running

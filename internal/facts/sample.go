@@ -68,12 +68,12 @@ func ReadPIDNUMA(root Root, pid int) (*PIDNUMA, error) {
 		if st.CPUs != nil {
 			out.CPUsAllowed = st.CPUs
 		} else {
-			absent("cpus_allowed", dir+"/status", parseErr(0, "no Cpus_allowed_list line"))
+			absent("cpus_allowed", dir+"/status", st.Missing["cpus_allowed"])
 		}
 		if st.Mems != nil {
 			out.MemsAllowed = st.Mems
 		} else {
-			absent("mems_allowed", dir+"/status", parseErr(0, "no Mems_allowed_list line"))
+			absent("mems_allowed", dir+"/status", st.Missing["mems_allowed"])
 		}
 	}
 	if s, err := root.ReadString(dir + "/stat"); err != nil {
