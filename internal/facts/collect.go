@@ -114,8 +114,10 @@ func Collect(root Root, opt Options) *snapshot.Snapshot {
 	return s
 }
 
-// normalize makes output deterministic: Absent sorted and de-duplicated.
+// normalize makes output deterministic: Absent sorted and de-duplicated,
+// each bare "not present" explained by its kernel era (eras.go).
 func normalize(s *snapshot.Snapshot) {
+	explainEras(s)
 	sort.SliceStable(s.Absent, func(i, j int) bool {
 		if s.Absent[i].Fact != s.Absent[j].Fact {
 			return s.Absent[i].Fact < s.Absent[j].Fact

@@ -52,7 +52,7 @@ func readCPUPower(c *Collector) {
 	} else if _, err := rd.read(epbPath(cpus[0])); err != nil {
 		reason := Reason(err)
 		if errors.Is(err, fs.ErrNotExist) {
-			reason += ": " + absentHints["cpu_power.energy_perf_bias"]
+			reason += ": " + eraHint("cpu_power.energy_perf_bias")
 		}
 		c.AbsentReason("cpu_power.energy_perf_bias", epbPath(cpus[0]), reason)
 	} else {
@@ -292,17 +292,6 @@ func (a *powerAbsences) merge(b *powerAbsences) {
 	}
 }
 
-// absentHints say what a missing file means, by the kernel version that
-// brought it (Documentation/ABI/testing/sysfs-devices-system-cpu and the
-// kernel's history; docs/snapshot.md, "Kernel eras").
-var absentHints = map[string]string{
-	"cpu_power.cpuidle.states.desc":         "the kernel has no stateN/desc (Linux 2.6.25+)",
-	"cpu_power.cpuidle.states.residency_us": "the kernel has no stateN/residency (Linux 3.15+; RHEL 7's 3.10 has none)",
-	"cpu_power.cpuidle.states.disabled": "the kernel has no per-state disable (Linux 3.5+; RHEL 6's 2.6.32 has none): " +
-		"deep C-states are limited only by boot arguments (intel_idle.max_cstate, processor.max_cstate, idle=) or a process holding /dev/cpu_dma_latency",
-	"cpu_power.energy_perf_bias": "no cpuN/power/energy_perf_bias: the CPU has no EPB (not x86, or a guest), or the kernel is older than 5.2, which set EPB only through the MSR (x86_energy_perf_policy)",
-}
-
 func (a *powerAbsences) flush(c *Collector) {
 	for _, f := range a.order {
 		e := a.facts[f]
@@ -311,7 +300,7 @@ func (a *powerAbsences) flush(c *Collector) {
 			files = " file"
 		}
 		reason := Reason(e.err)
-		if hint := absentHints[f]; hint != "" && errors.Is(e.err, fs.ErrNotExist) {
+		if hint := eraHint(f); hint != "" && errors.Is(e.err, fs.ErrNotExist) {
 			reason += ": " + hint
 		}
 		where := " across " + strconv.Itoa(a.total) + " online CPUs"

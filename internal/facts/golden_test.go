@@ -311,6 +311,58 @@ func TestGoldenContract(t *testing.T) {
 			t.Errorf("virt = %+v, want a kvm guest", s.Host.Virt)
 		}
 	})
+	// RHEL 6 and 7: every CPU has its idle states (without residency;
+	// RHEL 6 also without disable), THP, the hugepage pools (global and per
+	// node), the cpuset group and the database processes are read.
+	for _, era := range []struct {
+		name       string
+		cpus       int
+		thpDir     string
+		hasDisable bool
+		cgMount    string
+	}{
+		{"rhel6", 24, "redhat_transparent_hugepage", false, "/cgroup/cpuset"},
+		{"rhel7", 32, "transparent_hugepage", true, "/sys/fs/cgroup/cpuset"},
+	} {
+		t.Run(era.name, func(t *testing.T) {
+			s := collectFixture(t, fixtureByName(t, era.name))
+			if n := len(s.CPUPower.Cpuidle); n != era.cpus {
+				t.Errorf("%d CPUs with idle states, want %d", n, era.cpus)
+			}
+			for _, ci := range s.CPUPower.Cpuidle {
+				if len(ci.States) != 5 || ci.States[4].LatencyUS == 0 || ci.States[4].ResidencyUS != nil || (ci.States[4].Disabled != nil) != era.hasDisable {
+					t.Errorf("cpu %d states %+v", ci.CPU, ci.States)
+					break
+				}
+			}
+			if s.Memory.THP.Enabled == nil || *s.Memory.THP.Enabled != "always" || s.Memory.THP.KhugepagedDefrag == nil {
+				t.Errorf("thp = %+v", s.Memory.THP)
+			}
+			if len(s.Memory.Hugepages) == 0 || s.Memory.Hugepages[0].Total != 16384 || !s.Memory.Hugepages[0].Default {
+				t.Errorf("hugepages = %+v", s.Memory.Hugepages)
+			}
+			for _, n := range s.Topology.Nodes {
+				if len(n.Hugepages) == 0 || n.Hugepages[0].Total != 8192 {
+					t.Errorf("node %d hugepages = %+v", n.ID, n.Hugepages)
+				}
+			}
+			var db *snapshot.CgroupGroup
+			for i, g := range s.Cgroups.Groups {
+				if g.Path == "/db" && g.Mount == era.cgMount {
+					db = &s.Cgroups.Groups[i]
+				}
+			}
+			if s.Cgroups.Version != "v1" || db == nil || db.Mems == nil || *db.Mems != "0" || len(db.DBPIDs) != 3 {
+				t.Errorf("cgroups %s: /db = %+v in %+v", s.Cgroups.Version, db, s.Cgroups.Groups)
+			}
+			if len(s.Processes) != 3 || s.Processes[0].Role != "pmon" || s.Processes[0].Cgroup != "/db" || len(s.Processes[0].MemsAllowed) != 1 {
+				t.Errorf("processes = %+v", s.Processes)
+			}
+			if !strings.Contains(s.Host.OS, "Red Hat Enterprise Linux") {
+				t.Errorf("os %q", s.Host.OS)
+			}
+		})
+	}
 	t.Run("sosreport-db1", func(t *testing.T) {
 		s := collectFixture(t, fixtureByName(t, "sosreport-db1"))
 		if s.Source.Kind != "sosreport" {
@@ -418,6 +470,17 @@ func TestGoldenAbsencesAreTheStory(t *testing.T) {
 		// hugepages); it copies /etc/tuned but not the packaged profiles.
 		"sosreport-db1": {"processes.*", "topology.nodes[*].hugepages", "topology.nodes[*].meminfo", "sysctl.*", "network.*", "cgroups.*",
 			"config.tuned.profile"},
+		// Hosts of every era: what each kernel does not have yet (docs/snapshot.md, "Kernel eras").
+		"rhel6": {"cpu_power.cpuidle.states.disabled", "cpu_power.cpuidle.states.residency_us", "cpu_power.energy_perf_bias",
+			"cpu_power.intel_pstate", "memory.thp.shmem_enabled", "storage.devices[*].write_cache", "sysctl.kernel.numa_balancing*",
+			"sysctl.kernel.sched_migration_cost_ns", "sysctl.kernel.sched_autogroup_enabled", "sysctl.net.core.busy_*", "sysctl.net.ipv4.tcp_fastopen",
+			"config.tuned.profile"}, // tuned 0.2's profiles are not tuned 2.x's
+		"rhel7": {"cpu_power.cpuidle.states.residency_us", "cpu_power.energy_perf_bias", "cpu_power.intel_pstate.status",
+			"memory.thp.shmem_enabled", "storage.devices[*].write_cache"},
+		"rhel8":      {"cpu_power.energy_perf_bias"},
+		"rhel9":      newKernel,
+		"sles12":     {"cpu_power.energy_perf_bias", "cpu_power.intel_pstate.status", "memory.thp.shmem_enabled", "storage.devices[*].write_cache", "config.tuned.active_profile"},
+		"ubuntu2204": append([]string{"config.tuned.active_profile"}, newKernel...),
 	}
 	match := func(pattern, fact string) bool {
 		if ok, _ := filepath.Match(strings.ReplaceAll(strings.ReplaceAll(pattern, "[", "\\["), "]", "\\]"), fact); ok {

@@ -137,7 +137,13 @@ func readHost(c *Collector) {
 		b, err = c.Root.ReadFile(osr)
 	}
 	if err != nil {
-		c.Absent("host.os", "/etc/os-release", err)
+		// Before systemd (RHEL 6, SLES 11) only the vendor's release file
+		// names the system: "Red Hat Enterprise Linux Server release 6.5 (Santiago)".
+		if name, id, ver, _, ok := readReleaseFile(c); ok {
+			h.OS, h.OSID, h.OSVersionID = name, id, ver
+		} else {
+			c.Absent("host.os", "/etc/os-release", err)
+		}
 	} else {
 		m := parseOSRelease(bytes.NewReader(b))
 		h.OS, h.OSID, h.OSVersionID = m["PRETTY_NAME"], m["ID"], m["VERSION_ID"]
@@ -150,6 +156,49 @@ func readHost(c *Collector) {
 		h.CmdlineArgs = parseCmdline(*s)
 	}
 	readVirt(c)
+}
+
+// releaseFiles are the pre-os-release files: path → os-release ID.
+var releaseFiles = []struct{ path, id string }{
+	{"/etc/oracle-release", "ol"}, {"/etc/centos-release", "centos"}, {"/etc/redhat-release", "rhel"}, {"/etc/SuSE-release", "sles"},
+}
+
+// parseReleaseLine reads "NAME release X.Y (Codename)" (Red Hat family) or
+// SuSE-release's first line and "VERSION = 11" / "PATCHLEVEL = 4" lines.
+func parseReleaseLine(s string) (name, version string) {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	name = strings.TrimSpace(lines[0])
+	if _, rest, ok := strings.Cut(name, " release "); ok {
+		version, _, _ = strings.Cut(strings.TrimSpace(rest), " ")
+		return name, version
+	}
+	var major, patch string
+	for _, l := range lines[1:] {
+		k, v, _ := strings.Cut(l, "=")
+		switch strings.TrimSpace(k) {
+		case "VERSION":
+			major = strings.TrimSpace(v)
+		case "PATCHLEVEL":
+			patch = strings.TrimSpace(v)
+		}
+	}
+	if major != "" && patch != "" && patch != "0" {
+		return name, major + "." + patch
+	}
+	return name, major
+}
+
+// readReleaseFile names the system from the first vendor release file found.
+func readReleaseFile(c *Collector) (name, id, version, file string, ok bool) {
+	for _, f := range releaseFiles {
+		s, err := c.Root.ReadString(f.path)
+		if err != nil || strings.TrimSpace(s) == "" {
+			continue
+		}
+		name, version = parseReleaseLine(s)
+		return name, f.id, version, f.path, true
+	}
+	return "", "", "", "", false
 }
 
 func readVirt(c *Collector) {

@@ -143,6 +143,9 @@ func readTHP(c *Collector) snapshot.THP {
 	if !c.Root.Exists(sysTHP) && c.Root.Exists(sysTHPRedHat) {
 		dir = sysTHPRedHat
 	}
+	if c.Root.Exists(dir) {
+		t.Dir = dir
+	}
 	choice := func(fact, p string) (*string, []string) {
 		s, err := c.Root.ReadString(p)
 		if err != nil {

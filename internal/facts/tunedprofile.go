@@ -85,6 +85,11 @@ func readTunedProfile(c *Collector) {
 	if t.ActiveProfile == nil || strings.TrimSpace(*t.ActiveProfile) == "" {
 		return // no active profile (or none readable): nothing is applied
 	}
+	if legacyTuned(c) {
+		c.AbsentReason("config.tuned.profile", "/etc/tune-profiles/"+*t.ActiveProfile,
+			"RHEL 6's tuned 0.2 profile (ktune.sysconfig, sysctl.ktune, tuned.conf monitors) is not a tuned 2.x profile: its settings are not read")
+		return
+	}
 	units := map[string]tunedUnit{}
 	var files []string
 	processed := map[string]bool{}

@@ -125,7 +125,7 @@ func checkDeepCstates(in *Input) Outcome {
 	ev := fmt.Sprintf("/sys/devices/system/cpu/cpuN/cpuidle/stateM/{name,latency,disable}: %s enabled; cpuidle driver %s",
 		strings.Join(names, ", "), orUnknown(driver))
 	runtime := []string{"tuned-adm profile latency-performance   (its force_latency holds /dev/cpu_dma_latency at C1's exit latency while tuned runs; or: cpupower idle-set -D 10)"}
-	persistent := append(AddKernelArgFix(arg).Persistent, "or make latency-performance / network-latency the tuned profile")
+	persistent := append(KernelArgFixFor(s, arg).Persistent, "or make latency-performance / network-latency the tuned profile")
 	if noDisable {
 		// No per-state disable: only boot arguments or a /dev/cpu_dma_latency
 		// holder keep the CPUs out of these states; cpupower idle-set cannot.
@@ -137,11 +137,8 @@ func checkDeepCstates(in *Input) Outcome {
 			arg = "intel_idle.max_cstate=1 processor.max_cstate=1" // intel_idle.max_cstate alone hands idle to acpi_idle's ACPI C-states
 		}
 		runtime = []string{"tuned-adm profile latency-performance   (RHEL 6 tuned holds /dev/cpu_dma_latency with pmqos-static.py; tuned 2.x: [cpu] force_latency=1)"}
-		persistent = []string{
-			"grubby --update-kernel=ALL --args=\"" + arg + "\"   (RHEL 6 and later)",
-			"/boot/grub/grub.conf (GRUB legacy, RHEL 6): append " + arg + " to each kernel line",
-			"or make latency-performance the tuned profile (tuned-adm profile latency-performance; chkconfig tuned on)",
-		}
+		persistent = append(KernelArgFixFor(s, arg).Persistent,
+			"or make latency-performance the tuned profile (tuned-adm profile latency-performance; chkconfig tuned on / systemctl enable tuned)")
 	}
 	if len(s.CPUPower.CmdlineLimits) > 0 {
 		ev += fmt.Sprintf("; boot line limits %v", s.CPUPower.CmdlineLimits)

@@ -221,6 +221,18 @@ func AbsentReason(s *snapshot.Snapshot, factPrefix string) string {
 	return ""
 }
 
+// KernelLacks reports that fact is absent because this kernel has no such
+// file (its absence says "not present on this host", or a sosreport's
+// sysctl -a does not list the key either), not because it could not be read.
+func KernelLacks(s *snapshot.Snapshot, fact string) bool {
+	for _, a := range s.Absent {
+		if a.Fact == fact && (strings.HasPrefix(a.Reason, "not present on this host") || strings.HasPrefix(a.Reason, "not in the sysctl -a output")) {
+			return true
+		}
+	}
+	return false
+}
+
 // Reason is like AbsentReason but always says something: the recorded
 // reason, or "factPrefix: fallback" (e.g. "no NUMA nodes in the snapshot").
 func (in *Input) Reason(factPrefix, fallback string) string {

@@ -48,3 +48,34 @@ func PkgInstall(h snapshot.Host, pkg string) string {
 func NMCLIModify(ifname, settings string) string {
 	return `nmcli connection modify "$(nmcli -g GENERAL.CONNECTION device show ` + ifname + `)" ` + settings
 }
+
+// Era-aware fix text: what a host of this kernel's generation can run.
+
+// grubLegacy reports a kernel of the GRUB legacy era (RHEL 6 and older:
+// 2.6.x; /boot/grub/grub.conf, no /etc/default/grub or grub2-mkconfig).
+func grubLegacy(s *snapshot.Snapshot) bool {
+	maj, _, ok := Kernel(s.Host.Kernel)
+	return ok && maj < 3
+}
+
+// KernelArgFixFor is AddKernelArgFix for this host's boot loader: grubby
+// (RHEL 6 onwards) and, on GRUB legacy, the kernel lines of
+// /boot/grub/grub.conf instead of /etc/default/grub.
+func KernelArgFixFor(s *snapshot.Snapshot, args string) Fix {
+	if !grubLegacy(s) {
+		return AddKernelArgFix(args)
+	}
+	return Fix{Runtime: []string{}, Persistent: []string{
+		"grubby --update-kernel=ALL --args=\"" + args + "\"   (RHEL 6 and later)",
+		"/boot/grub/grub.conf (GRUB legacy, RHEL 6): append " + args + " to each kernel line",
+	}}
+}
+
+// THPDir is the THP directory the snapshot's values were read from:
+// RHEL 6 names it redhat_transparent_hugepage.
+func THPDir(s *snapshot.Snapshot) string {
+	if s.Memory.THP.Dir != "" {
+		return s.Memory.THP.Dir
+	}
+	return "/sys/kernel/mm/transparent_hugepage"
+}

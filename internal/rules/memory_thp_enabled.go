@@ -63,7 +63,8 @@ func checkTHP(in *Input) Outcome {
 	if wantNever {
 		recommended = "never"
 	}
-	ev := fmt.Sprintf("%s = [%s]; kernel %s", thpEnabledPath, mode, orUnknown(s.Host.Kernel))
+	enabled := THPDir(s) + "/enabled" // RHEL 6: redhat_transparent_hugepage
+	ev := fmt.Sprintf("%s = [%s]; kernel %s", enabled, mode, orUnknown(s.Host.Kernel))
 	if d := s.Memory.THP.Defrag; d != nil {
 		ev += fmt.Sprintf("; defrag = [%s]", *d)
 	}
@@ -84,16 +85,16 @@ func checkTHP(in *Input) Outcome {
 	}
 	var fs []Finding
 	f := Finding{
-		Setting:     thpEnabledPath,
+		Setting:     enabled,
 		Current:     mode,
 		Recommended: recommended,
 		Evidence:    ev,
 		Fix: Fix{
-			Runtime:    []string{"echo " + firstWord(recommended) + " > " + thpEnabledPath},
-			Persistent: AddKernelArgFix("transparent_hugepage=" + firstWord(recommended)).Persistent,
+			Runtime:    []string{"echo " + firstWord(recommended) + " > " + enabled},
+			Persistent: KernelArgFixFor(s, "transparent_hugepage="+firstWord(recommended)).Persistent,
 		},
 		Changes: []change.Change{
-			SysfsChange("memory.thp-enabled", thpEnabledPath, firstWord(recommended), mode,
+			SysfsChange("memory.thp-enabled", enabled, firstWord(recommended), mode,
 				"khugepaged and THP compaction stall the database's allocations"),
 			BootArgChange("memory.thp-enabled", "transparent_hugepage", firstWord(recommended), s.Host.CmdlineArgs["transparent_hugepage"],
 				"keeps THP "+firstWord(recommended)+" from boot on"),

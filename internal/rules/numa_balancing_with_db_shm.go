@@ -55,6 +55,9 @@ func checkNUMABalancing(in *Input) Outcome {
 		return NotApplicable("%d NUMA node(s): automatic NUMA balancing has nothing to move", n)
 	}
 	v, why := in.SysctlInt("kernel.numa_balancing")
+	if why != "" && KernelLacks(s, "sysctl.kernel.numa_balancing") {
+		return NotApplicable("this kernel has no automatic NUMA balancing (kernel.numa_balancing came in Linux 3.8; RHEL 6 has none): nothing migrates the shared memory's pages")
+	}
 	if why != "" {
 		return CannotCheck("%s", why)
 	}

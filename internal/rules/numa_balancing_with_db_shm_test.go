@@ -55,10 +55,18 @@ func TestNUMABalancingWithDBShm(t *testing.T) {
 			t.Fatalf("%+v", rep)
 		}
 	})
-	t.Run("sysctl absent: cannot check", func(t *testing.T) {
+	t.Run("sysctl unreadable: cannot check", func(t *testing.T) {
 		s := withSGA(ptr(false))
 		delete(s.Sysctl, "kernel.numa_balancing")
-		absent(s, "sysctl.kernel.numa_balancing", "not present on this host")
-		cannot(t, id, s, WorkloadOLTP, DBOracle, "not present on this host")
+		absent(s, "sysctl.kernel.numa_balancing", "permission denied (run as root to read it)")
+		cannot(t, id, s, WorkloadOLTP, DBOracle, "permission denied")
+	})
+	t.Run("kernel before 3.8 (RHEL 6): not applicable", func(t *testing.T) {
+		s := withSGA(ptr(false))
+		delete(s.Sysctl, "kernel.numa_balancing")
+		absent(s, "sysctl.kernel.numa_balancing", "not present on this host: automatic NUMA balancing came in Linux 3.8")
+		if rep := quiet(t, id, s, WorkloadOLTP, DBOracle); len(rep.NotApplicable) != 1 || !strings.Contains(rep.NotApplicable[0].Reason, "Linux 3.8") {
+			t.Errorf("%+v", rep)
+		}
 	})
 }

@@ -170,6 +170,10 @@ type Hugepages struct {
 
 // THP is transparent hugepage configuration. Selected values are the bracketed choices.
 type THP struct {
+	// Dir is the directory the values were read from:
+	// /sys/kernel/mm/transparent_hugepage, or RHEL 6's
+	// /sys/kernel/mm/redhat_transparent_hugepage; "" when neither exists.
+	Dir              string   `json:"dir,omitempty"`
 	Enabled          *string  `json:"enabled"`
 	EnabledOptions   []string `json:"enabled_options,omitempty"`
 	Defrag           *string  `json:"defrag"`
