@@ -503,3 +503,23 @@ func TestGoldenAbsencesAreTheStory(t *testing.T) {
 		})
 	}
 }
+
+// A 2.6.32 kernel without RHEL 6's backport of per-node hugepage pools: the
+// default size's pool of each node comes from its meminfo.
+func TestNodeHugepagesFromMeminfo(t *testing.T) {
+	h := fixture.RHEL65()
+	h.Era.Backports = nil
+	dir := filepath.Join(t.TempDir(), "host")
+	if err := h.Build().Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	s := Collect(Root{Dir: dir}, Options{Version: "test", Now: goldenNow})
+	for _, n := range s.Topology.Nodes {
+		if len(n.Hugepages) != 1 || n.Hugepages[0].SizeKB != 2048 || n.Hugepages[0].Total != 8192 {
+			t.Errorf("node %d hugepages = %+v", n.ID, n.Hugepages)
+		}
+	}
+	if a := absentFor(&Collector{Snap: s}, "topology.nodes[0].hugepages"); len(a) != 1 || !strings.Contains(a[0].Reason, "2.6.33") {
+		t.Errorf("absence = %+v", a)
+	}
+}

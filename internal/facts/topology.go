@@ -2,7 +2,9 @@ package facts
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"path"
 	"sort"
 	"strconv"
@@ -240,7 +242,7 @@ func readNodes(c *Collector, t *snapshot.Topology) {
 				n.MemUsedKB = &v
 			}
 		}
-		n.Hugepages = readNodeHugepages(c, fact, dir+"/hugepages")
+		n.Hugepages = readNodeHugepages(c, fact, dir+"/hugepages", n.Meminfo)
 		n.HasCPU = len(n.CPUs) > 0
 		if haveHasCPU {
 			n.HasCPU = contains(hasCPU, id)
@@ -261,6 +263,19 @@ func readNodes(c *Collector, t *snapshot.Topology) {
 	}
 }
 
+// defaultHugepageKB is /proc/meminfo's Hugepagesize (0 when unknown).
+func defaultHugepageKB(c *Collector) int64 {
+	b, err := c.Root.ReadFile(procMeminfo)
+	if err != nil {
+		return 0
+	}
+	m, _, err := parseMeminfo(bytes.NewReader(b))
+	if err != nil {
+		return 0
+	}
+	return m["Hugepagesize"]
+}
+
 // hugepageSizeKB parses "hugepages-2048kB".
 func hugepageSizeKB(name string) (int64, bool) {
 	s, ok := strings.CutPrefix(name, "hugepages-")
@@ -275,9 +290,23 @@ func hugepageSizeKB(name string) (int64, bool) {
 	return v, err == nil && v > 0
 }
 
-func readNodeHugepages(c *Collector, fact, dir string) []snapshot.NodeHugepages {
+// readNodeHugepages reads a node's hugepages-<size>kB pools. Kernels
+// before 2.6.33 (without RHEL 6's backport) have no per-node directory: the
+// default size's pool then comes from the node's meminfo HugePages_* lines
+// (the size from /proc/meminfo's Hugepagesize), other sizes stay unknown.
+func readNodeHugepages(c *Collector, fact, dir string, meminfo map[string]int64) []snapshot.NodeHugepages {
 	out := []snapshot.NodeHugepages{}
 	names, err := c.Root.ReadDirNames(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		total, ok1 := meminfo["HugePages_Total"]
+		free, ok2 := meminfo["HugePages_Free"]
+		surp, ok3 := meminfo["HugePages_Surp"]
+		if size := defaultHugepageKB(c); ok1 && ok2 && ok3 && size > 0 {
+			c.AbsentReason(fact+".hugepages", dir, "not present on this host: no per-node hugepages directory (Linux 2.6.33+): "+
+				"the default size's pool is from the node's meminfo, other sizes are unknown")
+			return append(out, snapshot.NodeHugepages{SizeKB: size, Total: total, Free: free, Surplus: surp})
+		}
+	}
 	if err != nil {
 		c.Absent(fact+".hugepages", dir, err)
 		return out
