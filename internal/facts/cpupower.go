@@ -324,15 +324,21 @@ func parseSysUint(s string) (int64, error) {
 
 // sysUint reads a sysfs integer; on failure it folds the absence into ab.
 func sysUint(ab *powerAbsences, fact, p string) *int64 {
+	v, _ := readSysUint(ab, fact, p)
+	return v
+}
+
+// readSysUint is sysUint that also returns the failure.
+func readSysUint(ab *powerAbsences, fact, p string) (*int64, error) {
 	s, err := ab.rd.read(p)
 	if err == nil {
 		var v int64
 		if v, err = parseSysUint(s); err == nil {
-			return &v
+			return &v, nil
 		}
 	}
 	ab.add(fact, p, err)
-	return nil
+	return nil, err
 }
 
 // sysText reads a one-line sysfs file; on failure it folds the absence into ab.
@@ -495,8 +501,7 @@ func (t *idleTable) disableOnly(ab *powerAbsences, id int) ([]snapshot.IdleState
 			if v, err := parseSysUint(s); err != nil {
 				ab.add("cpu_power.cpuidle.states.disabled", p, err)
 			} else {
-				d := v != 0
-				st.Disabled = &d
+				st.Disabled = nonZero(&v)
 			}
 		}
 		out[i] = st
@@ -555,28 +560,35 @@ func readIdleStates(ab *powerAbsences, id int, prev []snapshot.IdleState, t *idl
 				}
 			}
 			if t.hasResidency {
-				if s, err := ab.rd.read(dir + "/residency"); err != nil {
-					missing("cpu_power.cpuidle.states.residency_us", dir+"/residency", err, &t.hasResidency)
-				} else if v, err := parseSysUint(s); err != nil {
-					ab.add("cpu_power.cpuidle.states.residency_us", dir+"/residency", err)
-				} else {
-					st.ResidencyUS = &v
-				}
+				st.ResidencyUS = t.optUint(ab, "cpu_power.cpuidle.states.residency_us", dir+"/residency", &t.hasResidency)
 			}
 		}
 		if t.hasDisable {
-			if s, err := ab.rd.read(dir + "/disable"); err != nil {
-				missing("cpu_power.cpuidle.states.disabled", dir+"/disable", err, &t.hasDisable)
-			} else if v, err := parseSysUint(s); err != nil {
-				ab.add("cpu_power.cpuidle.states.disabled", dir+"/disable", err)
-			} else {
-				d := v != 0
-				st.Disabled = &d
-			}
+			st.Disabled = nonZero(t.optUint(ab, "cpu_power.cpuidle.states.disabled", dir+"/disable", &t.hasDisable))
 		}
 		states = append(states, st)
 	}
 	return states
+}
+
+// optUint reads a per-state integer file the kernel may lack: nil, with
+// its absence, when it is missing or malformed; a file missing while the
+// first CPU is probed is one the kernel lacks (*has = false).
+func (t *idleTable) optUint(ab *powerAbsences, fact, p string, has *bool) *int64 {
+	v, err := readSysUint(ab, fact, p)
+	if t.probing && errors.Is(err, fs.ErrNotExist) {
+		*has = false
+	}
+	return v
+}
+
+// nonZero is a flag file's value as a bool (nil stays nil).
+func nonZero(v *int64) *bool {
+	if v == nil {
+		return nil
+	}
+	b := *v != 0
+	return &b
 }
 
 // sameState returns prev's state of that index when it has the same name and latency.
