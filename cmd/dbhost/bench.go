@@ -176,14 +176,7 @@ func writeResult(c *cobra.Command, format, out string, v any, text func() []byte
 	} else {
 		b = text()
 	}
-	if out == "" {
-		_, err := c.OutOrStdout().Write(b)
-		return err
-	}
-	if err := os.WriteFile(out, b, 0o644); err != nil {
-		return usageErr("-o %s: %v", out, err)
-	}
-	return nil
+	return writeOutput(c, out, b)
 }
 
 // nodeList parses --cpu-node/--mem-node style lists ("0", "0,2", "0-3").

@@ -28,7 +28,9 @@ and as near nodes as possible, mems = the nodes of its CPUs), caging (cpu_count 
 SGA interleaved over all nodes) and mix (one cpuset for the guaranteed instances, each
 caged inside; best-effort ones in a disjoint cpuset). See docs/place.md for the spec.
 
--o DIR writes the artifacts: cgconfig.conf (cgroup v1), systemd slices and drop-ins
+-o DIR writes the artifacts (only dbhost's files, listed in DIR/.dbhost-manifest; a
+previous placement is replaced atomically; a directory holding any other file is refused
+with exit 2, naming it): cgconfig.conf (cgroup v1), systemd slices and drop-ins
 (cgroup v2), Oracle parameters, numactl lines, per-node hugepage pools and, on a
 multi-node Oracle host, one listener per node on that node's NIC.
 
@@ -41,8 +43,8 @@ only (memory_migrate, --memory-migrate on v1, and a restart move the rest). Cagi
 plans have nothing to apply for cgroups. --dry-run prints what --apply would do.
 
 Exit codes: 0 feasible (applied), 4 infeasible (every reason is listed), 2 bad spec
-(file:line) or bad flags, 1 a change failed (rollback restores), 6 (--apply) another
-dbhost apply/rollback holds the lock.`,
+(file:line), bad flags or an -o directory holding files dbhost did not write, 1 a change
+failed (rollback restores), 6 (--apply) another dbhost apply/rollback holds the lock.`,
 		Example: `  dbhost place --spec instances.yaml
   dbhost place --spec instances.yaml --snapshot host.json --format json
   dbhost place --spec instances.yaml -o plan/
@@ -103,7 +105,7 @@ dbhost apply/rollback holds the lock.`,
 				if outDir != "" {
 					names, err := r.WriteArtifacts(outDir, snaps[0].Cgroups.Version)
 					if err != nil {
-						return fmt.Errorf("-o %s: %w", outDir, err)
+						return outDirErr(err)
 					}
 					fmt.Fprintf(c.ErrOrStderr(), "wrote %d files to %s: %s\n", len(names), outDir, strings.Join(names, " "))
 				}
@@ -135,7 +137,7 @@ dbhost apply/rollback holds the lock.`,
 			if outDir != "" {
 				names, err := r.WriteArtifacts(outDir, snaps[0].Cgroups.Version)
 				if err != nil {
-					return fmt.Errorf("-o %s: %w", outDir, err)
+					return outDirErr(err)
 				}
 				fmt.Fprintf(c.ErrOrStderr(), "wrote %d files to %s: %s\n", len(names), outDir, strings.Join(names, " "))
 			}
@@ -146,7 +148,7 @@ dbhost apply/rollback holds the lock.`,
 	fl := c.Flags()
 	fl.StringVar(&specPath, "spec", "", "placement spec (YAML; '-' reads standard input)")
 	fl.StringVar(&format, "format", "text", "output format: [text json]")
-	fl.StringVarP(&outDir, "output", "o", "", "write the artifacts into this directory")
+	fl.StringVarP(&outDir, "output", "o", "", "write the artifacts into this directory (new, empty, or a previous placement; any other file there is refused)")
 	fl.BoolVar(&doApply, "apply", false, "create the cgroups, write cpus/mems, move the running processes and size the hugepage pools, journaled")
 	fl.BoolVar(&dryRun, "dry-run", false, "with --apply: print what would change, change nothing")
 	fl.BoolVar(&memoryMigrate, "memory-migrate", false, "with --apply on cgroup v1: set cpuset.memory_migrate so the moved processes' pages follow them")

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 
+	"github.com/dbhost/dbhost/internal/outdir"
 	"github.com/dbhost/dbhost/internal/plan"
 	"github.com/dbhost/dbhost/internal/rules"
 	"github.com/spf13/cobra"
@@ -29,7 +31,10 @@ latency-performance, a virtual guest: virtual-guest). Two rules asking for one s
 different values are resolved (the more severe finding, then the stricter value) and the
 plan says so.
 
--o DIR (default plan) receives, atomically (a temporary directory renamed into place):
+-o DIR (default plan) receives only dbhost's files, listed with their checksums in
+DIR/.dbhost-manifest. A new directory, or a previous plan (unchanged since dbhost wrote
+it), is replaced atomically; a directory holding any other file (or a plan file edited
+since) is refused, naming the file, with exit 2: nothing there is overwritten or removed.
   plan.json                    the plan 'dbhost apply --plan' reads
   tuned.conf                   a tuned 2.20 profile including the base profile
   sysctl.d/90-dbhost.conf      for /etc/sysctl.d
@@ -45,7 +50,7 @@ Every line names the rule that wants it. Nothing on the host is changed.`,
 	}
 	src.add(c)
 	out.add(c, "text", "json")
-	c.Flags().Lookup("output").Usage = "plan directory to write (replaced atomically)"
+	c.Flags().Lookup("output").Usage = "plan directory: new, empty, or a previous plan (replaced atomically); any other file there is refused"
 	c.Flags().Lookup("output").DefValue = "plan"
 	f.scopeFlags.add(c)
 	fl := c.Flags()
@@ -53,6 +58,16 @@ Every line names the rule that wants it. Nothing on the host is changed.`,
 	fl.BoolVar(&f.tunedBootloader, "tuned-bootloader", false, "write boot arguments into tuned.conf's [bootloader] cmdline (default: a comment; use boot-args.txt)")
 	_ = c.MarkFlagDirname("output")
 	return c
+}
+
+// outDirErr: a directory output refused because it holds files dbhost
+// did not write is bad input (exit 2).
+func outDirErr(err error) error {
+	var re *outdir.RefusedError
+	if errors.As(err, &re) {
+		return usageErr("-o %v", err)
+	}
+	return fmt.Errorf("-o: %w", err)
 }
 
 func runPlan(c *cobra.Command, src *sourceFlags, out *outputFlags, f *planFlags) error {
@@ -87,7 +102,7 @@ func runPlan(c *cobra.Command, src *sourceFlags, out *outputFlags, f *planFlags)
 		return err
 	}
 	if err := p.Write(dir); err != nil {
-		return fmt.Errorf("writing the plan to %s: %w", dir, err)
+		return outDirErr(err)
 	}
 	var b []byte
 	if out.format == "json" {

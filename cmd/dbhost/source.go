@@ -55,21 +55,27 @@ func (o *outputFlags) validate() error {
 	return usageErr("--format %q: expected one of %v", o.format, o.formats)
 }
 
-// write sends b to the chosen file (atomically: temp file + rename) or stdout.
-func (o *outputFlags) write(c *cobra.Command, b []byte) error {
-	if o.out == "" || o.out == "-" {
+// write sends b to the chosen file or stdout (writeOutput).
+func (o *outputFlags) write(c *cobra.Command, b []byte) error { return writeOutput(c, o.out, b) }
+
+// writeOutput is what -o FILE means for every single-file output: "" or
+// "-" is standard output; a device or FIFO (/dev/null) is written into; a
+// directory is refused (exit 2); otherwise the file is replaced atomically
+// (temp file + rename), so a reader never sees half of it.
+func writeOutput(c *cobra.Command, out string, b []byte) error {
+	if out == "" || out == "-" {
 		_, err := c.OutOrStdout().Write(b)
 		return err
 	}
-	if st, err := os.Stat(o.out); err == nil && !st.Mode().IsRegular() {
+	if st, err := os.Stat(out); err == nil && !st.Mode().IsRegular() {
 		// /dev/null, a FIFO, /dev/stdout: write into it. Renaming a temp file
 		// over it would replace a device node (as root) with a regular file.
 		if st.IsDir() {
-			return usageErr("-o %s: is a directory; expected a file name", o.out)
+			return usageErr("-o %s: is a directory; expected a file name", out)
 		}
-		f, err := os.OpenFile(o.out, os.O_WRONLY, 0)
+		f, err := os.OpenFile(out, os.O_WRONLY, 0)
 		if err != nil {
-			return usageErr("-o %s: cannot write there: %v", o.out, err)
+			return usageErr("-o %s: cannot write there: %v", out, err)
 		}
 		if _, err := f.Write(b); err != nil {
 			f.Close()
@@ -77,10 +83,10 @@ func (o *outputFlags) write(c *cobra.Command, b []byte) error {
 		}
 		return f.Close()
 	}
-	dir := filepath.Dir(o.out)
+	dir := filepath.Dir(out)
 	tmp, err := os.CreateTemp(dir, ".dbhost-*")
 	if err != nil {
-		return usageErr("-o %s: cannot write there: %v", o.out, err)
+		return usageErr("-o %s: cannot write there: %v", out, err)
 	}
 	defer os.Remove(tmp.Name())
 	if _, err := tmp.Write(b); err != nil {
@@ -90,7 +96,7 @@ func (o *outputFlags) write(c *cobra.Command, b []byte) error {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), o.out)
+	return os.Rename(tmp.Name(), out)
 }
 
 // scopeFlags say what the host runs: the workload, the database and its

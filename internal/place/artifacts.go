@@ -2,12 +2,12 @@ package place
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
+	"io/fs"
 	"sort"
 	"strings"
 
 	"github.com/dbhost/dbhost/internal/cpulist"
+	"github.com/dbhost/dbhost/internal/outdir"
 )
 
 // Artifacts renders the files that put a feasible plan in place, keyed by
@@ -50,29 +50,28 @@ func (r *Result) Artifacts(cgroupVersion string) map[string]string {
 	return files
 }
 
-// WriteArtifacts writes Artifacts into dir (created when missing) and
-// returns the paths written, sorted.
+// WriteArtifacts writes Artifacts into dir the way every dbhost directory
+// output is written (internal/outdir): only dbhost's own files, listed in a
+// manifest; a directory holding anything else is refused
+// (*outdir.RefusedError, naming the file); a previous placement is
+// replaced atomically. It returns the paths written, sorted.
 func (r *Result) WriteArtifacts(dir, cgroupVersion string) ([]string, error) {
-	files := r.Artifacts(cgroupVersion)
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		p := filepath.Join(dir, filepath.FromSlash(n))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return nil, err
-		}
-		mode := os.FileMode(0o644)
+	out := outdir.Spec{Command: "dbhost place", Files: map[string]outdir.File{}, Legacy: legacyPlaceFile}
+	for n, c := range r.Artifacts(cgroupVersion) {
+		mode := fs.FileMode(0o644)
 		if strings.HasSuffix(n, ".sh") {
 			mode = 0o755
 		}
-		if err := os.WriteFile(p, []byte(files[n]), mode); err != nil {
-			return nil, err
-		}
+		out.Files[n] = outdir.File{Data: []byte(c), Mode: mode}
 	}
-	return names, nil
+	return outdir.Write(dir, out)
+}
+
+// legacyPlaceFile recognizes an artifact written before manifests: each
+// says "# dbhost place" in its first three lines.
+func legacyPlaceFile(_ string, b []byte) bool {
+	lines := strings.SplitN(string(b), "\n", 4)
+	return strings.Contains(strings.Join(lines[:min(len(lines), 3)], "\n"), "# dbhost place")
 }
 
 func owner(engine string) (uid, gid string) {

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,6 +13,7 @@ import (
 	"github.com/dbhost/dbhost/internal/change"
 	"github.com/dbhost/dbhost/internal/facts"
 	"github.com/dbhost/dbhost/internal/golden"
+	"github.com/dbhost/dbhost/internal/outdir"
 	"github.com/dbhost/dbhost/internal/rules"
 	"github.com/dbhost/dbhost/internal/snapshot"
 )
@@ -327,14 +329,30 @@ func TestWriteReplacesAtomically(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "stale"), []byte("x"), 0o644); err != nil {
+	// A file dbhost did not write: refused, named, kept.
+	if err := os.WriteFile(filepath.Join(dir, "keep"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
+	}
+	var re *outdir.RefusedError
+	if err := p.Write(dir); !errors.As(err, &re) || !strings.HasSuffix(re.File, "keep") {
+		t.Fatalf("a directory with a foreign file: %v", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "keep")); err != nil || string(b) != "x" {
+		t.Fatal("the foreign file was touched")
+	}
+	os.Remove(filepath.Join(dir, "keep"))
+	// A plan directory of a dbhost before manifests (its files only) is
+	// replaced, and so is a plan with a manifest.
+	old, _ := p.Artifacts()
+	for n, b := range old {
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, n)), 0o755)
+		os.WriteFile(filepath.Join(dir, n), b, 0o644)
 	}
 	if err := p.Write(dir); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "stale")); !os.IsNotExist(err) {
-		t.Fatal("an old plan directory's files survived")
+	if err := p.Write(dir); err != nil {
+		t.Fatal(err)
 	}
 	ents, _ := os.ReadDir(filepath.Dir(dir))
 	if len(ents) != 1 {

@@ -1,13 +1,12 @@
 package plan
 
 import (
+	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/dbhost/dbhost/internal/change"
+	"github.com/dbhost/dbhost/internal/outdir"
 )
 
 // Artifact paths inside a plan directory.
@@ -35,77 +34,36 @@ func (p *Plan) Artifacts() (map[string][]byte, error) {
 	}, nil
 }
 
-// Write writes the plan directory dir atomically: every file goes into a
-// temporary directory beside dir, which then replaces dir (an existing plan
-// directory is swapped out and removed only after the rename).
+// Write writes the plan directory dir the way every dbhost directory
+// output is written (internal/outdir): only dbhost's own files, listed in a
+// manifest; a directory holding anything else is refused
+// (*outdir.RefusedError, naming the file); a previous plan is replaced
+// atomically. A plan directory written before manifests is recognized by
+// its files (the artifact names, each with dbhost plan's header).
 func (p *Plan) Write(dir string) error {
 	files, err := p.Artifacts()
 	if err != nil {
 		return err
 	}
-	dir = filepath.Clean(dir)
-	parent := filepath.Dir(dir)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return err
+	out := outdir.Spec{Command: "dbhost plan", Files: map[string]outdir.File{}, Legacy: legacyPlanFile}
+	for n, b := range files {
+		out.Files[n] = outdir.File{Data: b}
 	}
-	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
-		return fmt.Errorf("%s exists and is not a directory", dir)
-	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".tmp-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		path := filepath.Join(tmp, filepath.FromSlash(n))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return err
-		}
-		if err := writeSync(path, files[n]); err != nil {
-			return err
-		}
-	}
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		return err
-	}
-	var old string
-	if _, err := os.Stat(dir); err == nil {
-		old = tmp + ".old"
-		if err := os.Rename(dir, old); err != nil {
-			return err
-		}
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		if old != "" {
-			_ = os.Rename(old, dir)
-		}
-		return err
-	}
-	if old != "" {
-		return os.RemoveAll(old)
-	}
-	return nil
+	_, err = outdir.Write(dir, out)
+	return err
 }
 
-func writeSync(path string, b []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
+// legacyPlanFile recognizes a file of a plan directory written before
+// manifests: one of the artifact names, with its dbhost plan header.
+func legacyPlanFile(rel string, b []byte) bool {
+	switch rel {
+	case FileName:
+		return bytes.HasPrefix(bytes.TrimSpace(b), []byte("{")) && bytes.Contains(b, []byte(`"schema_version"`))
+	case TunedFile, SysctlFile, UdevFile, LimitsFile, BootArgFile:
+		first, _, _ := bytes.Cut(b, []byte("\n"))
+		return bytes.Contains(first, []byte("written by dbhost plan"))
 	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return false
 }
 
 func (p *Plan) header(b *strings.Builder, what string) {
