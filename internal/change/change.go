@@ -4,6 +4,8 @@
 // It is a leaf package: rules, plan and apply all import it, it imports none.
 package change
 
+import "strings"
+
 // Kind says how a change is carried out.
 type Kind string
 
@@ -76,6 +78,18 @@ type Change struct {
 	// Risk, when not empty, quotes the source's warning: apply refuses the
 	// change without --accept-risk.
 	Risk string `json:"risk,omitempty"`
+	// InPlace: the host already has the value (Current equals Value). A
+	// plan keeps it — it is part of the desired state its artifacts
+	// persist — but lists it apart from the runtime changes.
+	InPlace bool `json:"in_place,omitempty"`
+}
+
+// AtValue reports whether the current value read (Current) is already the
+// value wanted, blanks collapsed as the kernel prints lists ("4096\t87380"
+// is "4096 87380"); an unknown current value ("") is not. Not for boot
+// arguments, whose Current is the argument's value on the command line.
+func (c Change) AtValue() bool {
+	return c.Current != "" && strings.Join(strings.Fields(c.Current), " ") == strings.Join(strings.Fields(c.Value), " ")
 }
 
 // Runtime reports whether apply writes the change to the running kernel.

@@ -177,6 +177,28 @@ func Build(snap *snapshot.Snapshot, in Options) (*Plan, error) {
 			})
 		}
 	}
+	// The settings the rules want that the host already has: the desired
+	// state, persisted by the artifacts like the changes (after an apply,
+	// plan must still persist what it applied).
+	for _, h := range rep.Holds {
+		if !Selected(firstRule(h.Rule), in.Only) || h.Kind == change.TunedProfile {
+			continue
+		}
+		h.InPlace = true
+		if h.Current == "" && !h.Remove {
+			h.Current = h.Value
+		}
+		if err := checkChange(h, h.Kind == change.BootArg); err != nil {
+			p.Dropped = append(p.Dropped, fmt.Sprintf("%s: %v", h.Rule, err))
+			continue
+		}
+		all = append(all, h)
+	}
+	for i := range all {
+		if all[i].Kind != change.BootArg && all[i].AtValue() {
+			all[i].InPlace = true // a finding's change to the value the host has: no runtime change
+		}
+	}
 	merged, conflicts := merge(all, sev)
 	p.Conflicts = conflicts
 	for _, c := range merged {
@@ -247,6 +269,7 @@ func merge(cs []change.Change, sev map[string]int) ([]change.Change, []string) {
 		}
 		old := out[i]
 		if old.Value == c.Value && old.Remove == c.Remove {
+			out[i].InPlace = old.InPlace && c.InPlace
 			if !strings.Contains(","+old.Rule+",", ","+c.Rule+",") {
 				out[i].Rule = old.Rule + "," + c.Rule
 			}
@@ -293,6 +316,12 @@ func firstRule(r string) string {
 
 // pick returns 0 to keep a, 1 to keep b, and the reason.
 func pick(a, b change.Change, sev map[string]int) (int, string) {
+	if a.InPlace != b.InPlace {
+		if a.InPlace {
+			return 1, "a finding asks to change the value in place"
+		}
+		return 0, "a finding asks to change the value in place"
+	}
 	sa, sb := sev[firstRule(a.Rule)], sev[firstRule(b.Rule)]
 	if sa != sb {
 		if sb > sa {

@@ -81,10 +81,13 @@ func orDash(s string) string {
 // comment is the "# rule: why" line above a setting.
 func comment(c change.Change) string {
 	s := "# " + c.Rule
-	if c.Why != "" {
+	switch {
+	case c.InPlace:
+		s += ": already in place, kept so that it survives a reboot"
+	case c.Why != "":
 		s += ": " + oneLine(c.Why)
 	}
-	if c.Current != "" {
+	if !c.InPlace && c.Current != "" {
 		s += " (now " + oneLine(c.Current) + ")"
 	}
 	if c.Risk != "" {
@@ -456,11 +459,23 @@ func (p *Plan) Summary(dir string) []byte {
 		fmt.Fprintf(&b, " (%s)", p.TunedWhy)
 	}
 	b.WriteString("\n")
-	fmt.Fprintf(&b, "\nChanges (%d):\n", len(p.Changes))
-	if len(p.Changes) == 0 {
+	var kept []change.Change
+	n := 0
+	for _, c := range p.Changes {
+		if c.InPlace {
+			kept = append(kept, c)
+		} else {
+			n++
+		}
+	}
+	fmt.Fprintf(&b, "\nChanges (%d):\n", n)
+	if n == 0 {
 		b.WriteString("  none\n")
 	}
 	for _, c := range p.Changes {
+		if c.InPlace {
+			continue
+		}
 		cur := c.Current
 		if cur == "" {
 			cur = "(not read)"
@@ -470,9 +485,30 @@ func (p *Plan) Summary(dir string) []byte {
 			fmt.Fprintf(&b, "          RISK (apply needs --accept-risk): %s\n", oneLine(c.Risk))
 		}
 	}
-	if len(p.PendingReboot) > 0 {
-		fmt.Fprintf(&b, "\nPending reboot: boot arguments (%d, commands in %s):\n", len(p.PendingReboot), BootArgFile)
-		for _, c := range p.PendingReboot {
+	var pending []change.Change
+	for _, c := range p.PendingReboot {
+		if c.InPlace {
+			kept = append(kept, c)
+		} else {
+			pending = append(pending, c)
+		}
+	}
+	if len(kept) > 0 {
+		fmt.Fprintf(&b, "\nAlready in place, kept in the artifacts so that they survive a reboot (%d):\n", len(kept))
+		for _, c := range kept {
+			v := c.Value
+			if c.Kind == change.BootArg {
+				v = bootArg(c)
+				if c.Remove {
+					v = "(removed)"
+				}
+			}
+			fmt.Fprintf(&b, "  %-7s %s = %s   [%s]\n", c.Kind, c.Key, oneLine(v), c.Rule)
+		}
+	}
+	if len(pending) > 0 {
+		fmt.Fprintf(&b, "\nPending reboot: boot arguments (%d, commands in %s):\n", len(pending), BootArgFile)
+		for _, c := range pending {
 			if c.Remove {
 				cur := c.Key
 				if c.Current != "" {

@@ -100,10 +100,17 @@ func checkDeepCstates(in *Input) Outcome {
 		}
 	}
 	if len(states) == 0 {
-		if len(skipped) > 0 {
-			return Passed("%s; the deeper states %s exit more slowly, so the idle governor does not enter them", heldWhy, strings.Join(skipped, ", "))
+		// The boot argument that keeps them off, when it is on the command line.
+		var holds []change.Change
+		for _, k := range []string{"intel_idle.max_cstate", "processor.max_cstate"} {
+			if v, ok := s.Host.CmdlineArgs[k]; ok && v == "1" {
+				holds = append(holds, BootArgChange("cpu.deep-cstates-latency", k, "1", v, "deep C-states add wake-up latency on a latency workload"))
+			}
 		}
-		return Passed("no idle state deeper than C1 is enabled")
+		if len(skipped) > 0 {
+			return Passed("%s; the deeper states %s exit more slowly, so the idle governor does not enter them", heldWhy, strings.Join(skipped, ", ")).Holding(holds...)
+		}
+		return Passed("no idle state deeper than C1 is enabled").Holding(holds...)
 	}
 	names := make([]string, 0, len(states))
 	for n := range states {

@@ -55,7 +55,7 @@ func checkEnergyPerfBias(in *Input) Outcome {
 		return CannotCheck("cpu_power.energy_perf_bias %q: %v", *v, err)
 	}
 	var cur []string
-	var chg []change.Change
+	var chg, wants []change.Change
 	bad := false
 	for _, g := range groups {
 		name := fmt.Sprintf("%s (%s)", g.Value, EPBName(g.Value))
@@ -67,16 +67,19 @@ func checkEnergyPerfBias(in *Input) Outcome {
 			cur = append(cur, fmt.Sprintf("%s on CPUs %s", name, List(g.CPUs)))
 		}
 		if g.Value == "0" {
+			for _, c := range cpus {
+				wants = append(wants, SysfsChange("cpu.energy-perf-bias", fmt.Sprintf("/sys/devices/system/cpu/cpu%d/power/energy_perf_bias", c), "0", "0", epbWhy))
+			}
 			continue
 		}
 		bad = true
 		for _, c := range cpus {
 			chg = append(chg, SysfsChange("cpu.energy-perf-bias", fmt.Sprintf("/sys/devices/system/cpu/cpu%d/power/energy_perf_bias", c), "0", g.Value,
-				"energy_perf_bias performance, as tuned's performance profiles set it"))
+				epbWhy))
 		}
 	}
 	if !bad {
-		return Passed("energy_perf_bias 0 (performance) on every online CPU")
+		return Passed("energy_perf_bias 0 (performance) on every online CPU").Wanting(wants...)
 	}
 	ev := "/sys/devices/system/cpu/cpuN/power/energy_perf_bias: " + strings.Join(cur, "; ")
 	if t := s.Config.Tuned.ActiveProfile; t != nil {
@@ -102,5 +105,7 @@ func checkEnergyPerfBias(in *Input) Outcome {
 		f.Changes = nil
 		f.Evidence += " (online CPU list unknown: no per-CPU change)"
 	}
-	return Found(f)
+	return Found(f).Wanting(wants...)
 }
+
+const epbWhy = "energy_perf_bias performance, as tuned's performance profiles set it"

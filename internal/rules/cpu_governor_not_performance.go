@@ -34,6 +34,8 @@ func init() {
 	})
 }
 
+const governorWhy = "a power-saving governor lowers the clock under a database's bursty load"
+
 func checkGovernor(in *Input) Outcome {
 	s := in.Snap
 	if s.Host.Virt.Guest {
@@ -70,8 +72,13 @@ func checkGovernor(in *Input) Outcome {
 			badCPUs = append(badCPUs, byGov[g]...)
 		}
 	}
+	var wants []change.Change // every CPU's governor at performance
+	for _, c := range s.CPUPower.Cpufreq {
+		wants = append(wants, SysfsChange("cpu.governor-not-performance", fmt.Sprintf("/sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor", c.CPU),
+			"performance", c.Governor, governorWhy))
+	}
 	if len(bad) == 0 {
-		return Passed("governor performance on all %d CPUs with cpufreq", len(s.CPUPower.Cpufreq))
+		return Passed("governor performance on all %d CPUs with cpufreq", len(s.CPUPower.Cpufreq)).Wanting(wants...)
 	}
 	ev := fmt.Sprintf("/sys/devices/system/cpu/cpuN/cpufreq/scaling_governor: %s (driver %s)", strings.Join(bad, "; "), driver)
 	if p := s.CPUPower.IntelPstate; p != nil && p.MinPerfPct != nil {
@@ -81,10 +88,9 @@ func checkGovernor(in *Input) Outcome {
 		ev += "; tuned profile " + *t
 	}
 	var chg []change.Change
-	for _, c := range s.CPUPower.Cpufreq {
+	for i, c := range s.CPUPower.Cpufreq {
 		if c.Governor != "performance" {
-			chg = append(chg, SysfsChange("cpu.governor-not-performance", fmt.Sprintf("/sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor", c.CPU),
-				"performance", c.Governor, "a power-saving governor lowers the clock under a database's bursty load"))
+			chg = append(chg, wants[i])
 		}
 	}
 	return Found(Finding{
@@ -105,5 +111,5 @@ func checkGovernor(in *Input) Outcome {
 		Changes: chg,
 		Risk: fmt.Sprintf("More power and heat on %d CPU(s), most at idle (000: idle floor 182 W → 578 W with C-states also limited). "+
 			"000 Table 4: binding the workload to one node kept the low-power configuration within 5 %% of the best at under half the power.", len(badCPUs)),
-	})
+	}).Wanting(wants...)
 }

@@ -157,10 +157,11 @@ func checkTunedProfile(in *Input) Outcome {
 				Risk:    risk,
 			})
 		}
+		// dbhost's pins over the profile stay wanted while it runs.
 		if base != active {
-			return Passed("tuned profile %s is built on %s, which fits workload %s", active, base, in.Workload)
+			return Passed("tuned profile %s is built on %s, which fits workload %s", active, base, in.Workload).Wanting(tchange[1:]...)
 		}
-		return Passed("tuned profile %s fits workload %s", active, in.Workload)
+		return Passed("tuned profile %s fits workload %s", active, in.Workload).Wanting(tchange[1:]...)
 	}
 	fix.Runtime = append(fix.Runtime, "tuned-adm verify   (then check /var/log/tuned/tuned.log for what differs)")
 	rec := want

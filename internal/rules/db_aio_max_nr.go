@@ -41,6 +41,8 @@ func init() {
 // aioUsedWarnPct is the share of fs.aio-max-nr in use above which the rule fires.
 const aioUsedWarnPct = 80
 
+const aioWhy = "room for the database's asynchronous I/O requests (io_setup fails with EAGAIN at the limit)"
+
 func checkAIOMaxNr(in *Input) Outcome {
 	max, why := in.SysctlInt("fs.aio-max-nr")
 	if why != "" {
@@ -67,7 +69,11 @@ func checkAIOMaxNr(in *Input) Outcome {
 		} else {
 			msg += "; fs.aio-nr unknown: " + usedWhy
 		}
-		return Passed("%s", msg)
+		out := Passed("%s", msg)
+		if minimum > 0 {
+			out = out.Wanting(in.SysctlChange("db.aio-max-nr", "fs.aio-max-nr", fmt.Sprint(minimum), aioWhy))
+		}
+		return out
 	}
 	target := minimum
 	if full {
@@ -99,9 +105,8 @@ func checkAIOMaxNr(in *Input) Outcome {
 		Recommended: fmt.Sprintf("≥ %d", target),
 		Evidence:    ev,
 		Fix:         SysctlFix("fs.aio-max-nr", fmt.Sprint(target)),
-		Changes: []change.Change{in.SysctlChange("db.aio-max-nr", "fs.aio-max-nr", fmt.Sprint(target),
-			"room for the database's asynchronous I/O requests (io_setup fails with EAGAIN at the limit)")},
-		Risk: "None for performance: the limit only bounds the kernel memory that AIO contexts may pin, used only when requested.",
+		Changes:     []change.Change{in.SysctlChange("db.aio-max-nr", "fs.aio-max-nr", fmt.Sprint(target), aioWhy)},
+		Risk:        "None for performance: the limit only bounds the kernel memory that AIO contexts may pin, used only when requested.",
 	}
 	switch {
 	case low && full:

@@ -135,17 +135,17 @@ func checkPostgresHugePages(in *Input) Outcome {
 				Why: "huge_pages = on: PostgreSQL does not start when the pool cannot hold its shared memory.", Fix: fix, Risk: risk, Changes: chg,
 			})
 		}
-		return Passed("huge_pages = on; %s", ev)
+		return Passed("huge_pages = on; %s", ev).Wanting(pgPool(in, sizeKB)...)
 	}
 	// try (or an unknown value, which PostgreSQL rejects at startup)
 	if poolWhy != "" {
 		return CannotCheck("huge_pages = %s with shared_buffers %s; the pool is unknown: %s", hp, KB(sb/1024), poolWhy)
 	}
 	if inUse := pgHugeInUse(in); inUse > 0 {
-		return Passed("huge_pages = try and the postmaster has %s in hugepages (numa_maps); %s", KB(inUse), ev)
+		return Passed("huge_pages = try and the postmaster has %s in hugepages (numa_maps); %s", KB(inUse), ev).Wanting(pgPool(in, sizeKB)...)
 	}
 	if pool.SizeKB == sizeKB && pool.Free-pool.Reserved+pgHugeInUse(in)/sizeKB >= need {
-		return Passed("huge_pages = try; the pool has room for %s (set on to make a shortfall an error); %s", needHow, ev)
+		return Passed("huge_pages = try; the pool has room for %s (set on to make a shortfall an error); %s", needHow, ev).Wanting(pgPool(in, sizeKB)...)
 	}
 	return Found(Finding{
 		Setting:     "postgres:huge_pages",
@@ -153,6 +153,16 @@ func checkPostgresHugePages(in *Input) Outcome {
 		Recommended: "on, with vm.nr_hugepages " + needHow,
 		Evidence:    ev, Why: why, Fix: fix, Risk: risk, Changes: chg,
 	})
+}
+
+// pgPool is the default hugepage pool at its current size, when it is the
+// size PostgreSQL uses and holds its shared memory: the desired state keeps it.
+func pgPool(in *Input, sizeKB int64) []change.Change {
+	if def, ok := DefaultHugepages(in.Snap); ok && def.SizeKB == sizeKB && def.Total > 0 {
+		return []change.Change{in.SysctlChange("db.postgres-huge-pages", "vm.nr_hugepages", fmt.Sprint(def.Total),
+			"the hugepage pool must hold PostgreSQL's shared memory")}
+	}
+	return nil
 }
 
 // pgHugeInUse is the hugepage memory (kB) of the largest PostgreSQL process

@@ -28,6 +28,9 @@ type Report struct {
 	Passed        []Result `json:"passed,omitempty"`
 	CannotCheck   []Result `json:"cannot_check,omitempty"`
 	NotApplicable []Result `json:"not_applicable,omitempty"`
+	// Holds are the settings the rules want that already hold (Outcome.Holds),
+	// each with its rule id: the plan persists them. Not part of the audit.
+	Holds []change.Change `json:"-"`
 }
 
 // Worst returns the highest severity among the findings ("" when none).
@@ -66,6 +69,7 @@ func RunRules(list []Rule, in *Input) Report {
 	for _, r := range list {
 		res := Result{ID: r.ID, Area: r.Area, Title: r.Title}
 		out := runOne(r, in)
+		rep.Holds = append(rep.Holds, holds(r.ID, out)...)
 		switch {
 		case len(out.Findings) > 0:
 			for _, f := range out.Findings {
@@ -112,6 +116,31 @@ func runOne(r Rule, in *Input) (out Outcome) {
 
 // OwnThreshold starts the sentence that names a rule's own thresholds in a finding.
 const OwnThreshold = "dbhost's own threshold"
+
+// holds are an outcome's settings in place: its Holds, and the Wants whose
+// current value is the value wanted (change.AtValue) that no finding of the
+// outcome changes. Each names its rule.
+func holds(id string, out Outcome) []change.Change {
+	changed := map[string]bool{}
+	for _, f := range out.Findings {
+		for _, c := range f.Changes {
+			changed[string(c.Kind)+"\x00"+c.Key] = true
+		}
+	}
+	var hs []change.Change
+	for _, c := range out.Wants {
+		if c.Kind != change.BootArg && c.AtValue() && !changed[string(c.Kind)+"\x00"+c.Key] {
+			hs = append(hs, c)
+		}
+	}
+	hs = append(hs, out.Holds...)
+	for i := range hs {
+		if hs[i].Rule == "" {
+			hs[i].Rule = id
+		}
+	}
+	return hs
+}
 
 // fill completes a finding from its rule: what the check left empty, and
 // the rule's own thresholds at the end of the why.

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"encoding/json"
+	"github.com/dbhost/dbhost/internal/change"
 	"os"
 	"regexp"
 	"strings"
@@ -224,5 +225,33 @@ func TestOracleParam(t *testing.T) {
 	}
 	if _, _, ok := (&Input{Snap: host()}).OracleParam("", "x"); ok {
 		t.Error("no artifacts, found")
+	}
+}
+
+// TestHolds: of a rule's Wants, the engine keeps as Holds those whose
+// current value is the value wanted and that no finding of the rule
+// changes, named after the rule; Holding adds boot arguments as given.
+func TestHolds(t *testing.T) {
+	src := []Source{{Doc: Seed003, Section: "x", Quote: "q"}}
+	sc := func(key, cur, val string) change.Change {
+		return change.Change{Kind: change.Sysctl, Key: key, Current: cur, Value: val}
+	}
+	list := []Rule{{ID: "a.held", Area: "a", Title: "A", Severity: SevWarning, Sources: src, Check: func(*Input) Outcome {
+		return Found(Finding{Setting: "k1", Changes: []change.Change{sc("k1", "60", "10")}}).
+			Wanting(sc("k1", "10", "10"), // changed by the finding: not held
+				sc("k2", "10", "10"),                  // in place
+				sc("k3", "4096\t87380", "4096 87380"), // in place, blanks as the kernel prints them
+				sc("k4", "5", "10"),                   // tolerated, not the value: not held
+				sc("k5", "", "0"),                     // unknown: not held
+				change.Change{Kind: change.BootArg, Key: "numa", Remove: true}). // boot arguments only through Holding
+			Holding(change.Change{Kind: change.BootArg, Key: "transparent_hugepage", Value: "never", Current: "never"})
+	}}}
+	rep := RunRules(list, &Input{Snap: host(), Workload: WorkloadDSS, DB: DBNone})
+	var got []string
+	for _, h := range rep.Holds {
+		got = append(got, h.Rule+":"+h.Key)
+	}
+	if strings.Join(got, " ") != "a.held:k2 a.held:k3 a.held:transparent_hugepage" {
+		t.Fatalf("holds %v", got)
 	}
 }

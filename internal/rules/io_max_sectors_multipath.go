@@ -45,6 +45,7 @@ func checkMaxSectorsMultipath(in *Input) Outcome {
 	}
 	var fs []Finding
 	var ok, cannot []string
+	var wants []change.Change
 	seen := 0
 	for i := range v.devs {
 		dm := &v.devs[i]
@@ -141,11 +142,17 @@ func checkMaxSectorsMultipath(in *Input) Outcome {
 				})
 				continue
 			}
+			if cur == split { // in place: every path and the dm device at the split
+				for _, p := range paths {
+					wants = append(wants, blockChange(v, p, "queue/max_sectors_kb", fmt.Sprint(split), optInt(p.MaxSectorsKB), "io.max-sectors-multipath", "one large scan I/O split over every path"))
+				}
+				wants = append(wants, blockChange(v, dm, "queue/max_sectors_kb", fmt.Sprint(split), fmt.Sprint(cur), "io.max-sectors-multipath", "one large scan I/O split over every path"))
+			}
 		}
 		ok = append(ok, fmt.Sprintf("%s %d KB over %d path(s)", dm.Name, cur, len(paths)))
 	}
 	if len(fs) > 0 {
-		return Found(fs...)
+		return Found(fs...).Wanting(wants...)
 	}
 	if seen == 0 {
 		return NotApplicable("no dm-multipath device")
@@ -153,5 +160,5 @@ func checkMaxSectorsMultipath(in *Input) Outcome {
 	if len(ok) == 0 {
 		return CannotCheck("%s", strings.Join(cannot, "; "))
 	}
-	return Passed("multipath max_sectors_kb consistent with the paths: %s", strings.Join(ok, "; "))
+	return Passed("multipath max_sectors_kb consistent with the paths: %s", strings.Join(ok, "; ")).Wanting(wants...)
 }

@@ -45,6 +45,7 @@ func checkNomerges(in *Input) Outcome {
 	var fs []Finding
 	var fdevs []string // device of each finding
 	var ok, cannot []string
+	var wants []change.Change
 	for i := range v.devs {
 		d := &v.devs[i]
 		class := v.deviceClass(d)
@@ -65,6 +66,7 @@ func checkNomerges(in *Input) Outcome {
 			}
 			continue
 		}
+		wants = append(wants, blockChange(v, d, "queue/nomerges", "1", fmt.Sprint(*d.Nomerges), "io.nomerges", "skip the merge lookup on a low-latency device"))
 		if *d.Nomerges >= 1 {
 			ok = append(ok, fmt.Sprintf("%s %d", d.Name, *d.Nomerges))
 			continue
@@ -83,9 +85,9 @@ func checkNomerges(in *Input) Outcome {
 			Why: "000: nomerges 1 \"is good for mostly random requests as well as synchronous or direct I/O request\" (ASM and raw " +
 				"devices do direct I/O); part of the Table 8 configuration (+8 % throughput, -5 % latency on the Oracle FIO profile).",
 			Fix:     Fix{Runtime: []string{"echo 1 > " + p}, Persistent: []string{udevLine(v, d, "queue/nomerges", "1")}},
-			Changes: []change.Change{blockChange(v, d, "queue/nomerges", "1", "0", "io.nomerges", "skip the merge lookup on a low-latency device")},
+			Changes: []change.Change{wants[len(wants)-1]},
 			Risk:    "Sequential scans and redo writes issued in small pieces are no longer merged: more, smaller I/Os. Check it is a database device first (e.g. oracleasm listdisks, ASM disk strings).",
 		})
 	}
-	return deviceOutcome(v, fs, fdevs, ok, cannot, Passed("every device carries a filesystem (000: nomerges 0 is sufficient for filesystems)"), "raw devices with nomerges set")
+	return deviceOutcome(v, fs, fdevs, ok, cannot, Passed("every device carries a filesystem (000: nomerges 0 is sufficient for filesystems)"), "raw devices with nomerges set").Wanting(wants...)
 }

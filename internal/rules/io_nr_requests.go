@@ -40,6 +40,7 @@ func checkNrRequests(in *Input) Outcome {
 	var fs []Finding
 	var fdevs []string // device of each finding
 	var ok, cannot []string
+	var wants []change.Change
 	for i := range v.devs {
 		d := &v.devs[i]
 		class := v.deviceClass(d)
@@ -60,6 +61,7 @@ func checkNrRequests(in *Input) Outcome {
 			}
 			continue
 		}
+		wants = append(wants, blockChange(v, d, "queue/nr_requests", fmt.Sprint(wantNrRequests), fmt.Sprint(*d.NrRequests), "io.nr-requests", "more requests in flight before tasks wait for a free one"))
 		if *d.NrRequests >= wantNrRequests {
 			ok = append(ok, fmt.Sprintf("%s %d", d.Name, *d.NrRequests))
 			continue
@@ -85,9 +87,9 @@ func checkNrRequests(in *Input) Outcome {
 				Persistent: []string{udevLine(v, d, "queue/nr_requests", fmt.Sprint(wantNrRequests)) +
 					"   (after the scheduler assignment: changing the scheduler resets nr_requests)"},
 			},
-			Changes: []change.Change{blockChange(v, d, "queue/nr_requests", fmt.Sprint(wantNrRequests), fmt.Sprint(*d.NrRequests), "io.nr-requests", "more requests in flight before tasks wait for a free one")},
+			Changes: []change.Change{wants[len(wants)-1]},
 			Risk:    "More queued requests raise the worst-case queueing latency under saturation; no reboot needed.",
 		})
 	}
-	return deviceOutcome(v, fs, fdevs, ok, cannot, NotApplicable("no SCSI/SAN device with a software request queue"), fmt.Sprintf("nr_requests ≥ %d", wantNrRequests))
+	return deviceOutcome(v, fs, fdevs, ok, cannot, NotApplicable("no SCSI/SAN device with a software request queue"), fmt.Sprintf("nr_requests ≥ %d", wantNrRequests)).Wanting(wants...)
 }

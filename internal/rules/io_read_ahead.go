@@ -40,6 +40,7 @@ func checkReadAhead(in *Input) Outcome {
 	var fs []Finding
 	var fdevs []string // device of each finding
 	var ok, cannot []string
+	var wants []change.Change
 	for i := range v.devs {
 		d := &v.devs[i]
 		if len(d.Holders) > 0 || v.isPath(d.Name) {
@@ -51,6 +52,7 @@ func checkReadAhead(in *Input) Outcome {
 			}
 			continue
 		}
+		wants = append(wants, blockChange(v, d, "queue/read_ahead_kb", fmt.Sprint(wantReadAheadKB), fmt.Sprint(*d.ReadAheadKB), "io.read-ahead", readAheadWhy))
 		if *d.ReadAheadKB >= wantReadAheadKB {
 			ok = append(ok, fmt.Sprintf("%s %d KB", d.Name, *d.ReadAheadKB))
 			continue
@@ -69,9 +71,11 @@ func checkReadAhead(in *Input) Outcome {
 				Persistent: []string{udevLine(v, d, "queue/read_ahead_kb", fmt.Sprint(wantReadAheadKB)),
 					"or tuned-adm profile throughput-performance ([disk] readahead=>4096)"},
 			},
-			Changes: []change.Change{blockChange(v, d, "queue/read_ahead_kb", fmt.Sprint(wantReadAheadKB), fmt.Sprint(*d.ReadAheadKB), "io.read-ahead", "larger read-ahead for sequential (DSS) scans")},
+			Changes: []change.Change{wants[len(wants)-1]},
 			Risk:    "Random-read (OLTP) devices can waste bandwidth and page cache on read-ahead; apply to the DSS data devices only.",
 		})
 	}
-	return deviceOutcome(v, fs, fdevs, ok, cannot, NotApplicable("no block device"), fmt.Sprintf("read-ahead ≥ %d KB", wantReadAheadKB))
+	return deviceOutcome(v, fs, fdevs, ok, cannot, NotApplicable("no block device"), fmt.Sprintf("read-ahead ≥ %d KB", wantReadAheadKB)).Wanting(wants...)
 }
+
+const readAheadWhy = "larger read-ahead for sequential (DSS) scans"

@@ -52,6 +52,17 @@ func checkRotationalFlag(in *Input) Outcome {
 	flagged := map[string]bool{}
 	checked := 0
 	var cannot []string
+	// The change, matched in udev by the device's vendor and model: a
+	// match on queue/rotational (its class) would stop matching once the
+	// flag is set, and at boot the kernel reports 1 again.
+	rotChange := func(d *snapshot.BlockDevice, cur string) change.Change {
+		c := blockChange(v, d, "queue/rotational", "0", cur, "io.rotational-flag", "the device is not rotational: the block layer should treat it as solid state")
+		if m := modelMatch(d); m != "" {
+			c.Match = m
+		}
+		return c
+	}
+	var wants []change.Change // flash devices already flagged 0
 	finding := func(d *snapshot.BlockDevice, ev string) Finding {
 		p := sysBlock(d.Name, "queue/rotational")
 		return Finding{
@@ -63,7 +74,7 @@ func checkRotationalFlag(in *Input) Outcome {
 				"value can be set to 0, although very little improvement if any is noticed.\" It also keeps tools and the kernel's " +
 				"per-device heuristics (entropy, writeback throttling, md/dm stacking) coherent.",
 			Fix:     Fix{Runtime: []string{"echo 0 > " + p}, Persistent: []string{udevLine(v, d, "queue/rotational", "0")}},
-			Changes: []change.Change{blockChange(v, d, "queue/rotational", "0", "1", "io.rotational-flag", "the device is not rotational: the block layer should treat it as solid state")},
+			Changes: []change.Change{rotChange(d, "1")},
 			Risk:    "None for data; expect little or no performance change.",
 		}
 	}
@@ -80,8 +91,14 @@ func checkRotationalFlag(in *Input) Outcome {
 		}
 		checked++
 		if !*d.Rotational {
+			if looksFlash(d) {
+				wants = append(wants, rotChange(d, "0"))
+			}
 			if v.deviceClass(d) == "multipath" {
 				for _, p := range v.paths(d) {
+					if p.Rotational != nil && !*p.Rotational {
+						wants = append(wants, rotChange(p, "0"))
+					}
 					if p.Rotational != nil && *p.Rotational && !flagged[p.Name] {
 						flagged[p.Name] = true
 						fdevs = append(fdevs, p.Name)
@@ -99,7 +116,7 @@ func checkRotationalFlag(in *Input) Outcome {
 		}
 	}
 	if len(fs) > 0 {
-		return Found(mergePathFindings(v, fs, fdevs)...)
+		return Found(mergePathFindings(v, fs, fdevs)...).Wanting(wants...)
 	}
 	if checked == 0 && len(cannot) > 0 {
 		return CannotCheck("%s", strings.Join(cannot, "; "))
@@ -107,5 +124,24 @@ func checkRotationalFlag(in *Input) Outcome {
 	if checked == 0 {
 		return NotApplicable("no SCSI or dm device")
 	}
-	return Passed("no flash device reported as rotational (%d checked)", checked)
+	return Passed("no flash device reported as rotational (%d checked)", checked).Wanting(wants...)
+}
+
+// modelMatch is a udev match on an sd disk's vendor and model ("" when the
+// snapshot has neither, or they hold other than letters, digits, blank, ._-).
+func modelMatch(d *snapshot.BlockDevice) string {
+	safe := func(x string) bool {
+		return strings.Trim(x, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 ._-") == ""
+	}
+	if !strings.HasPrefix(d.Name, "sd") || strings.TrimSpace(d.Vendor+d.Model) == "" || !safe(d.Vendor) || !safe(d.Model) {
+		return "" // nothing to match, or characters a udev string cannot hold
+	}
+	m := `KERNEL=="sd*", ENV{DEVTYPE}=="disk"`
+	if v := strings.TrimSpace(d.Vendor); v != "" {
+		m += fmt.Sprintf(`, ATTRS{vendor}=="%s*"`, v)
+	}
+	if md := strings.TrimSpace(d.Model); md != "" {
+		m += fmt.Sprintf(`, ATTRS{model}=="%s*"`, md)
+	}
+	return m
 }

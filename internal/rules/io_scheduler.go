@@ -47,6 +47,7 @@ func checkScheduler(in *Input) Outcome {
 	var fs []Finding
 	var fdevs []string // device of each finding
 	var ok, cannot []string
+	var wants []change.Change
 	for i := range v.devs {
 		d := &v.devs[i]
 		class := v.deviceClass(d)
@@ -69,6 +70,10 @@ func checkScheduler(in *Input) Outcome {
 		want, sev, why := schedulerAdvice(class, cur)
 		if want == "" {
 			ok = append(ok, d.Name+" "+cur)
+			// In place when it is what the rule sets for the class.
+			if t := pickScheduler(d, schedulerTarget(class)); t == cur {
+				wants = append(wants, blockChange(v, d, "queue/scheduler", t, cur, "io.scheduler", "scheduler "+t+" suits device class "+class))
+			}
 			continue
 		}
 		wantName := pickScheduler(d, want)
@@ -102,7 +107,16 @@ func checkScheduler(in *Input) Outcome {
 			Risk:    "Takes effect immediately, no reboot; I/O in flight is drained while switching. Measure latency (iostat -x await) before and after.",
 		})
 	}
-	return deviceOutcome(v, fs, fdevs, ok, cannot, NotApplicable("no block device with an I/O scheduler"), "schedulers suit their devices")
+	return deviceOutcome(v, fs, fdevs, ok, cannot, NotApplicable("no block device with an I/O scheduler"), "schedulers suit their devices").Wanting(wants...)
+}
+
+// schedulerTarget is the family the rule sets for a device class: none on
+// NVMe, deadline elsewhere (schedulerAdvice's recommendations).
+func schedulerTarget(class string) string {
+	if class == "nvme" {
+		return "none"
+	}
+	return "deadline"
 }
 
 // schedulerAdvice returns the wanted scheduler family ("deadline" or "none";

@@ -42,6 +42,7 @@ func checkSCSIQueueDepth(in *Input) Outcome {
 	var fs []Finding
 	var fdevs []string // device of each finding
 	var ok, cannot []string
+	var wants []change.Change
 	for i := range v.devs {
 		d := &v.devs[i]
 		if d.Kind != "disk" || strings.EqualFold(strings.TrimSpace(d.Vendor), "ATA") {
@@ -57,6 +58,7 @@ func checkSCSIQueueDepth(in *Input) Outcome {
 			}
 			continue
 		}
+		wants = append(wants, blockChange(v, d, "device/queue_depth", fmt.Sprint(wantQueueDepth), fmt.Sprint(*d.QueueDepth), "io.scsi-queue-depth", "more parallel I/O to a large LUN or SSD"))
 		if *d.QueueDepth >= wantQueueDepth {
 			ok = append(ok, fmt.Sprintf("%s %d", d.Name, *d.QueueDepth))
 			continue
@@ -82,10 +84,10 @@ func checkSCSIQueueDepth(in *Input) Outcome {
 				Runtime:    []string{fmt.Sprintf("echo %d > %s", wantQueueDepth, p)},
 				Persistent: []string{udevLine(v, d, "device/queue_depth", fmt.Sprint(wantQueueDepth))},
 			},
-			Changes: []change.Change{blockChange(v, d, "device/queue_depth", fmt.Sprint(wantQueueDepth), fmt.Sprint(*d.QueueDepth), "io.scsi-queue-depth", "more parallel I/O to a large LUN or SSD")},
+			Changes: []change.Change{wants[len(wants)-1]},
 			Risk: "The array port and HBA must absorb paths × LUNs × queue_depth commands (004: size HBA num_cmd_elems to the sum); " +
 				"over-subscription gives QUEUE FULL / TASK SET FULL and higher latency. Follow the array vendor's limit.",
 		})
 	}
-	return deviceOutcome(v, fs, fdevs, ok, cannot, NotApplicable("no SAN path or non-SATA SCSI SSD"), fmt.Sprintf("queue_depth ≥ %d", wantQueueDepth))
+	return deviceOutcome(v, fs, fdevs, ok, cannot, NotApplicable("no SAN path or non-SATA SCSI SSD"), fmt.Sprintf("queue_depth ≥ %d", wantQueueDepth)).Wanting(wants...)
 }

@@ -156,11 +156,16 @@ func checkDirtyRatios(in *Input) Outcome {
 		ws = append(ws, want{sync, b.ratio, sync.text, fmt.Sprintf("≥ %d (tuned %s; higher is fine)", b.ratio, b.profile), base,
 			"delay the synchronous writes (003: raise dirty_ratio)"})
 	}
+	// The profile's values, held where the host has exactly them.
+	wants := []change.Change{in.SysctlChange("memory.dirty-ratios", bg.ratioKey, fmt.Sprint(b.background), "start background writeback sooner (003: lower dirty_background_ratio)")}
+	if in.DB != DBPostgres {
+		wants = append(wants, in.SysctlChange("memory.dirty-ratios", sync.ratioKey, fmt.Sprint(b.ratio), "delay the synchronous writes (003: raise dirty_ratio)"))
+	}
 	if len(ws) == 0 {
 		if in.DB == DBPostgres {
-			return Passed("%s; %s: background within tuned %s's %d (PostgreSQL: the synchronous threshold is not pushed up)", sync.text, bg.text, b.profile, b.background)
+			return Passed("%s; %s: background within tuned %s's %d (PostgreSQL: the synchronous threshold is not pushed up)", sync.text, bg.text, b.profile, b.background).Wanting(wants...)
 		}
-		return Passed("%s; %s: within tuned %s's bounds (background ≤ %d, dirty ≥ %d)", sync.text, bg.text, b.profile, b.background, b.ratio)
+		return Passed("%s; %s: within tuned %s's bounds (background ≤ %d, dirty ≥ %d)", sync.text, bg.text, b.profile, b.background, b.ratio).Wanting(wants...)
 	}
 	var fs []Finding
 	for _, w := range ws {
@@ -181,5 +186,5 @@ func checkDirtyRatios(in *Input) Outcome {
 				"crashes before writeback); databases doing direct I/O (Oracle SETALL or ASM, InnoDB O_DIRECT) are little affected either way.",
 		})
 	}
-	return Found(fs...)
+	return Found(fs...).Wanting(wants...)
 }

@@ -100,7 +100,7 @@ func checkHugepagesTooFew(in *Input) Outcome {
 		if need > pool.Total {
 			msg += "; note: the pool is smaller than that: the alert log may predate a pool change or come from another host"
 		}
-		return Passed("%s", msg)
+		return Passed("%s", msg).Wanting(poolWants(in, "memory.hugepages-too-few", pool)...)
 	}
 	avail := pool.Free - pool.Reserved
 	if avail < 0 {
@@ -377,6 +377,37 @@ func pgSharedBuffers(in *Input, committedKB int64) *pgNeed {
 }
 
 // nodeTotal is one node's pool size (pages of sizeKB).
+// poolWants are the hugepage pool that holds the database's shared memory,
+// at its current size (it is sized: the desired state keeps it): per node
+// on a multi-node host (the nodes the database may use), else the pool.
+func poolWants(in *Input, rule string, pool snapshot.Hugepages) []change.Change {
+	const why = "the hugepage pool holds the database's shared memory"
+	s := in.Snap
+	if pool.Total <= 0 {
+		return nil
+	}
+	if NodeCount(s) > 1 {
+		var cs []change.Change
+		for _, n := range dbNodes(in) {
+			t, ok := nodeTotal(s, n, pool.SizeKB)
+			if !ok {
+				cs = nil
+				break
+			}
+			cs = append(cs, SysfsChange(rule, fmt.Sprintf("/sys/devices/system/node/node%d/hugepages/hugepages-%dkB/nr_hugepages", n, pool.SizeKB),
+				fmt.Sprint(t), fmt.Sprint(t), why+" (node "+fmt.Sprint(n)+"'s share)"))
+		}
+		if cs != nil {
+			return cs
+		}
+	}
+	if def, ok := DefaultHugepages(s); ok && def.SizeKB == pool.SizeKB {
+		return []change.Change{in.SysctlChange(rule, "vm.nr_hugepages", fmt.Sprint(pool.Total), why)}
+	}
+	return []change.Change{SysfsChange(rule, fmt.Sprintf("/sys/kernel/mm/hugepages/hugepages-%dkB/nr_hugepages", pool.SizeKB),
+		fmt.Sprint(pool.Total), fmt.Sprint(pool.Total), why)}
+}
+
 func nodeTotal(s *snapshot.Snapshot, node int, sizeKB int64) (int64, bool) {
 	for _, n := range s.Topology.Nodes {
 		if n.ID != node {

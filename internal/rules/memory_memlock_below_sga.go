@@ -46,6 +46,7 @@ func checkMemlockBelowSGA(in *Input) Outcome {
 	var fs []Finding
 	var fsSIDs []string
 	var checked []string
+	var wants []change.Change
 	user := oraUser(in.Snap)
 	cannotWhy := ""
 	defKB := int64(2048)
@@ -107,6 +108,10 @@ func checkMemlockBelowSGA(in *Input) Outcome {
 			checked = append(checked, fmt.Sprintf("%s: %s memlock unlimited (%s)", i.SID, user, where))
 		case where != "" && limKB >= sgaKB:
 			checked = append(checked, fmt.Sprintf("%s: %s memlock %d kB ≥ SGA %s (%s)", i.SID, user, limKB, KB(sgaKB), where))
+			for _, typ := range []string{"soft", "hard"} {
+				wants = append(wants, LimitChange("memory.memlock-below-sga", user, typ, "memlock", fmt.Sprint(sgaKB),
+					limitValue(in.Snap.Config.Limits, user, typ), "the SGA cannot be locked in hugepages below this limit"))
+			}
 		case where == "":
 			fsSIDs = append(fsSIDs, i.SID)
 			fs = append(fs, memlockFinding(user, i.SID, "not set in limits.conf or limits.d (kernel default 64 kB; 8 MB since Linux 5.16)", sgaKB,
@@ -118,12 +123,24 @@ func checkMemlockBelowSGA(in *Input) Outcome {
 		}
 	}
 	if len(fs) > 0 {
-		return Found(artMerge(fs, fsSIDs)...)
+		return Found(artMerge(fs, fsSIDs)...).Wanting(wants...)
 	}
 	if cannotWhy != "" {
 		return CannotCheck("%s", cannotWhy)
 	}
-	return Passed("%s", strings.Join(checked, "; "))
+	return Passed("%s", strings.Join(checked, "; ")).Wanting(wants...)
+}
+
+// limitValue is the value of the user's own TYPE memlock line (the last one,
+// as pam_limits reads them; a "-" line sets both), "" when there is none.
+func limitValue(lim []snapshot.LimitEntry, user, typ string) string {
+	v := ""
+	for _, e := range lim {
+		if e.Item == "memlock" && e.Domain == user && (e.Type == typ || e.Type == "-") {
+			v = e.Value
+		}
+	}
+	return v
 }
 
 func memlockFinding(user, sid, current string, sgaKB int64, ev string) Finding {

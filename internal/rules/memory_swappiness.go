@@ -35,13 +35,15 @@ func init() {
 
 const wantSwappiness = 10
 
+const swappinessWhy = "vm.swappiness is above the database profiles' 10"
+
 func checkSwappiness(in *Input) Outcome {
 	v, why := in.SysctlInt("vm.swappiness")
 	if why != "" {
 		return CannotCheck("%s", why)
 	}
 	if v <= wantSwappiness {
-		return Passed("vm.swappiness = %d", v)
+		return Passed("vm.swappiness = %d", v).Wanting(in.SysctlChange("memory.swappiness", "vm.swappiness", fmt.Sprint(wantSwappiness), swappinessWhy))
 	}
 	ev := in.SysctlEvidence("vm.swappiness", fmt.Sprint(v))
 	if st, ok := in.Snap.Memory.Meminfo["SwapTotal"]; ok {
@@ -63,7 +65,7 @@ func checkSwappiness(in *Input) Outcome {
 		Why: "003: the throughput-performance and latency-performance profiles set 10 (balanced keeps 60). A lower value " +
 			"reclaims unmapped page cache before swapping mapped memory, so the database's buffers stay resident.",
 		Fix:     SysctlFix("vm.swappiness", fmt.Sprint(wantSwappiness)),
-		Changes: []change.Change{in.SysctlChange("memory.swappiness", "vm.swappiness", fmt.Sprint(wantSwappiness), "vm.swappiness is above the database profiles' 10")},
+		Changes: []change.Change{in.SysctlChange("memory.swappiness", "vm.swappiness", fmt.Sprint(wantSwappiness), swappinessWhy)},
 		Risk:    "Under real memory shortage the OOM killer may act sooner instead of swapping; size memory, not swap, for the database.",
 	})
 }

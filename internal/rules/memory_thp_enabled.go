@@ -141,10 +141,23 @@ func checkTHP(in *Input) Outcome {
 			Risk: "tmpfs mounts with huge= keep their own setting; a program that depends on huge shmem (rare) loses it.",
 		})
 	}
-	if len(fs) > 0 {
-		return Found(fs...)
+	// The desired state: THP at the recommended mode (its boot argument
+	// held when the command line has it), shmem THP never.
+	target := firstWord(recommended)
+	wants := []change.Change{SysfsChange("memory.thp-enabled", thpEnabledPath, target, mode, "khugepaged and THP compaction stall the database's allocations")}
+	if shmem != "" {
+		wants = append(wants, SysfsChange("memory.thp-enabled", thpShmemPath, "never", shmem,
+			"THP would collapse the database's shared memory and stall its faults on compaction"))
 	}
-	return Passed("transparent_hugepage/enabled = %s, shmem_enabled = %s (kernel %s, database %s)", mode, orUnknown(shmem), orUnknown(s.Host.Kernel), in.DB)
+	var holds []change.Change
+	if v, ok := s.Host.CmdlineArgs["transparent_hugepage"]; ok && v == target {
+		holds = append(holds, BootArgChange("memory.thp-enabled", "transparent_hugepage", target, v, "keeps THP "+target+" from boot on"))
+	}
+	if len(fs) > 0 {
+		return Found(fs...).Wanting(wants...)
+	}
+	return Passed("transparent_hugepage/enabled = %s, shmem_enabled = %s (kernel %s, database %s)", mode, orUnknown(shmem), orUnknown(s.Host.Kernel), in.DB).
+		Wanting(wants...).Holding(holds...)
 }
 
 func orUnknown(s string) string {

@@ -29,6 +29,8 @@ func init() {
 	})
 }
 
+const zoneReclaimWhy = "Zone reclaim is on: the page cache is evicted rather than allocating on another node"
+
 func checkZoneReclaim(in *Input) Outcome {
 	s := in.Snap
 	v, why := in.SysctlInt("vm.zone_reclaim_mode")
@@ -36,7 +38,7 @@ func checkZoneReclaim(in *Input) Outcome {
 		return CannotCheck("%s", why)
 	}
 	if v == 0 {
-		return Passed("vm.zone_reclaim_mode = 0")
+		return Passed("vm.zone_reclaim_mode = 0").Wanting(in.SysctlChange("memory.zone-reclaim", "vm.zone_reclaim_mode", "0", zoneReclaimWhy))
 	}
 	if len(s.Topology.Nodes) > 0 && NodeCount(s) <= 1 {
 		return Passed("vm.zone_reclaim_mode = %d, but one NUMA node: it has no effect", v)
@@ -51,7 +53,7 @@ func checkZoneReclaim(in *Input) Outcome {
 			"file cache is thrown away and allocations stall in reclaim. The kernel turned it off by default because it " +
 			"\"destroys performance\" for workloads that are not partitioned per node.",
 		Fix:     SysctlFix("vm.zone_reclaim_mode", "0"),
-		Changes: []change.Change{in.SysctlChange("memory.zone-reclaim", "vm.zone_reclaim_mode", "0", "Zone reclaim is on: the page cache is evicted rather than allocating on another node")},
+		Changes: []change.Change{in.SysctlChange("memory.zone-reclaim", "vm.zone_reclaim_mode", "0", zoneReclaimWhy)},
 		Risk:    "None known for databases; a workload that was partitioned per node on purpose may see more remote allocations.",
 	})
 }

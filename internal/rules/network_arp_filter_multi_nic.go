@@ -71,6 +71,7 @@ func checkArpFilter(in *Input) Outcome {
 	sort.Strings(subnets)
 	var fs []Finding
 	var ok, cannot []string
+	var wants []change.Change
 	for _, n := range subnets {
 		names := bySubnet[n]
 		if len(names) < 2 {
@@ -78,6 +79,7 @@ func checkArpFilter(in *Input) Outcome {
 		}
 		if allWhy == "" && all > 0 {
 			ok = append(ok, fmt.Sprintf("%s on %s: conf.all.arp_filter = %d", strings.Join(names, ","), n, all))
+			wants = append(wants, in.SysctlChange("network.arp-filter-multi-nic", "net.ipv4.conf.all.arp_filter", "1", arpFilterWhy))
 			continue
 		}
 		var off, unknown []string
@@ -116,7 +118,7 @@ func checkArpFilter(in *Input) Outcome {
 				"others' addresses, so traffic meant for one NIC (a listener, the RAC interconnect, iSCSI) arrives on another, defeating " +
 				"NIC separation and NUMA placement of its interrupts.",
 			Fix:     SysctlFix("net.ipv4.conf.all.arp_filter", "1"),
-			Changes: []change.Change{in.SysctlChange("network.arp-filter-multi-nic", "net.ipv4.conf.all.arp_filter", "1", "Several interfaces on one subnet without arp_filter (ARP flux)")},
+			Changes: []change.Change{in.SysctlChange("network.arp-filter-multi-nic", "net.ipv4.conf.all.arp_filter", "1", arpFilterWhy)},
 			Risk:    "Only matters with several NICs on one subnet; on multi-homed setups with policy routing check that replies still leave the intended interface.",
 		})
 	}
@@ -129,5 +131,7 @@ func checkArpFilter(in *Input) Outcome {
 	if len(ok) == 0 {
 		return Passed("no two interfaces share an IPv4 subnet")
 	}
-	return Passed("%s", strings.Join(ok, "; "))
+	return Passed("%s", strings.Join(ok, "; ")).Wanting(wants[:min(len(wants), 1)]...)
 }
+
+const arpFilterWhy = "Several interfaces on one subnet without arp_filter (ARP flux)"

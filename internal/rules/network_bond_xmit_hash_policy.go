@@ -30,12 +30,15 @@ func init() {
 	})
 }
 
+const bondWhy = "spread connections to one peer over every slave"
+
 func checkBondHash(in *Input) Outcome {
 	if why := in.netAbsent(); why != "" {
 		return CannotCheck("%s", why)
 	}
 	var fs []Finding
 	var ok, cannot []string
+	var wants []change.Change
 	bonds := 0
 	for _, it := range in.Snap.Network.Interfaces {
 		if it.Kind != "bond" {
@@ -65,11 +68,12 @@ func checkBondHash(in *Input) Outcome {
 			cannot = append(cannot, fmt.Sprintf("%s.xmit_hash_policy: %v", fact, err))
 			continue
 		}
+		p := "/sys/class/net/" + it.Name + "/bonding/xmit_hash_policy"
 		if pol == "layer3+4" || pol == "encap3+4" {
 			ok = append(ok, fmt.Sprintf("%s %s %s", it.Name, mode, pol))
+			wants = append(wants, SysfsChange("network.bond-xmit-hash-policy", p, "layer3+4", pol, bondWhy))
 			continue
 		}
-		p := "/sys/class/net/" + it.Name + "/bonding/xmit_hash_policy"
 		fs = append(fs, Finding{
 			Setting:     p,
 			Current:     it.Bond.XmitHashPolicy,
@@ -85,13 +89,13 @@ func checkBondHash(in *Input) Outcome {
 					fmt.Sprintf("/etc/sysconfig/network-scripts/ifcfg-%s: BONDING_OPTS=\"mode=%s xmit_hash_policy=layer3+4 ...\"", it.Name, mode),
 				},
 			},
-			Changes: []change.Change{SysfsChange("network.bond-xmit-hash-policy", p, "layer3+4", pol, "spread connections to one peer over every slave")},
+			Changes: []change.Change{SysfsChange("network.bond-xmit-hash-policy", p, "layer3+4", pol, bondWhy)},
 			Risk: "Transmit only; the switch's own hash decides inbound spreading (set its port-channel to src-dst-ip-port too). The kernel notes " +
 				"layer3+4 is not fully 802.3ad compliant (fragments of one flow can take different links).",
 		})
 	}
 	if len(fs) > 0 {
-		return Found(fs...)
+		return Found(fs...).Wanting(wants...)
 	}
 	if bonds == 0 {
 		return NotApplicable("no bonded interface")
@@ -99,5 +103,5 @@ func checkBondHash(in *Input) Outcome {
 	if len(ok) == 0 {
 		return CannotCheck("%s", strings.Join(cannot, "; "))
 	}
-	return Passed("%s", strings.Join(ok, "; "))
+	return Passed("%s", strings.Join(ok, "; ")).Wanting(wants...)
 }

@@ -34,12 +34,14 @@ const wantBusyPoll = 50
 func checkBusyPoll(in *Input) Outcome {
 	var fs []Finding
 	var ok, cannot []string
+	var wants []change.Change
 	for _, key := range []string{"net.core.busy_read", "net.core.busy_poll"} {
 		v, r := in.SysctlInt(key)
 		if r != "" {
 			cannot = append(cannot, r)
 			continue
 		}
+		wants = append(wants, in.SysctlChange("network.busy-poll-latency", key, fmt.Sprint(wantBusyPoll), busyPollWhy))
 		if v > 0 {
 			ok = append(ok, fmt.Sprintf("%s = %d", key, v))
 			continue
@@ -52,15 +54,17 @@ func checkBusyPoll(in *Input) Outcome {
 			Why: "003: the network-latency profile (recommended by 000 for RHEL 7 latency work) sets busy_read and busy_poll to 50 µs: " +
 				"a socket waiting for data polls the device queue instead of sleeping until the interrupt, cutting wake-up latency.",
 			Fix:     SysctlFix(key, fmt.Sprint(wantBusyPoll)),
-			Changes: []change.Change{in.SysctlChange("network.busy-poll-latency", key, fmt.Sprint(wantBusyPoll), "Socket busy polling off on a latency workload")},
+			Changes: []change.Change{in.SysctlChange("network.busy-poll-latency", key, fmt.Sprint(wantBusyPoll), busyPollWhy)},
 			Risk:    "CPUs spin up to 50 µs per blocking receive/poll: more CPU and power; useless for NICs whose driver has no busy-poll support.",
 		})
 	}
 	if len(fs) > 0 {
-		return Found(fs...)
+		return Found(fs...).Wanting(wants...)
 	}
 	if len(ok) == 0 {
 		return CannotCheck("%s", strings.Join(cannot, "; "))
 	}
-	return Passed("%s", strings.Join(ok, "; "))
+	return Passed("%s", strings.Join(ok, "; ")).Wanting(wants...)
 }
+
+const busyPollWhy = "Socket busy polling off on a latency workload"

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/dbhost/dbhost/internal/change"
+	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
 // network.jumbo-frames: MTU 9000 on 10 GbE+ database links (000 Table 5/13;
@@ -39,6 +40,13 @@ func checkJumboFrames(in *Input) Outcome {
 	}
 	var fs []Finding
 	var ok, unknown []string
+	var wants []change.Change
+	jumbo := func(it snapshot.Interface) change.Change {
+		c := SysfsChange("network.jumbo-frames", "/sys/class/net/"+it.Name+"/mtu", "9000", fmt.Sprint(*it.MTU),
+			"8K RAC blocks and large scans without fragmentation")
+		c.Risk = jumboRisk
+		return c
+	}
 	for _, it := range upInterfaces(in.Snap) {
 		if it.Kind != "physical" && it.Kind != "bond" {
 			continue
@@ -52,6 +60,7 @@ func checkJumboFrames(in *Input) Outcome {
 		}
 		if *it.MTU >= 9000 {
 			ok = append(ok, fmt.Sprintf("%s mtu %d", it.Name, *it.MTU))
+			wants = append(wants, jumbo(it))
 			continue
 		}
 		ev := fmt.Sprintf("/sys/class/net/%s/mtu = %d; speed %d Mb/s, %s", it.Name, *it.MTU, *it.SpeedMbps, it.Kind)
@@ -76,17 +85,12 @@ func checkJumboFrames(in *Input) Outcome {
 					fmt.Sprintf("/etc/sysconfig/network-scripts/ifcfg-%s: MTU=9000 (RHEL 7/8 ifcfg); netplan: mtu: 9000", it.Name),
 				},
 			},
-			Risk: jumboRisk,
-			Changes: []change.Change{func() change.Change {
-				c := SysfsChange("network.jumbo-frames", "/sys/class/net/"+it.Name+"/mtu", "9000", fmt.Sprint(*it.MTU),
-					"8K RAC blocks and large scans without fragmentation")
-				c.Risk = jumboRisk
-				return c
-			}()},
+			Risk:    jumboRisk,
+			Changes: []change.Change{jumbo(it)},
 		})
 	}
 	if len(fs) > 0 {
-		return Found(fs...)
+		return Found(fs...).Wanting(wants...)
 	}
 	if len(ok) == 0 && len(unknown) > 0 {
 		return CannotCheck("%s", strings.Join(unknown, "; "))
@@ -94,5 +98,5 @@ func checkJumboFrames(in *Input) Outcome {
 	if len(ok) == 0 {
 		return NotApplicable("no 10 GbE+ interface up with a known speed")
 	}
-	return Passed("jumbo frames on %s", strings.Join(ok, ", "))
+	return Passed("jumbo frames on %s", strings.Join(ok, ", ")).Wanting(wants...)
 }

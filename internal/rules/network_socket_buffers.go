@@ -36,6 +36,7 @@ const wantSockBuf = 16777216
 func checkSocketBuffers(in *Input) Outcome {
 	var fs []Finding
 	var ok, cannot []string
+	var wants []change.Change
 	trap := " 000's note: an application that calls setsockopt() for 128K buffers (usual on other platforms) loses 20-30 % " +
 		"TCP_STREAM throughput on Linux: an explicit SO_RCVBUF/SO_SNDBUF turns autotuning off and is capped by rmem_max/wmem_max, " +
 		"so leave buffers to autotuning (tcp_rmem/tcp_wmem) or request 1-4 MB."
@@ -47,6 +48,7 @@ func checkSocketBuffers(in *Input) Outcome {
 			cannot = append(cannot, r)
 			continue
 		}
+		wants = append(wants, in.SysctlChange("network.socket-buffers", key, fmt.Sprint(wantSockBuf), sockBufWhy))
 		if v >= wantSockBuf {
 			ok = append(ok, fmt.Sprintf("%s = %d", key, v))
 			continue
@@ -58,7 +60,7 @@ func checkSocketBuffers(in *Input) Outcome {
 			Evidence:    in.SysctlEvidence(key, fmt.Sprint(v)),
 			Why:         why + trap,
 			Fix:         SysctlFix(key, fmt.Sprint(wantSockBuf)),
-			Changes:     []change.Change{in.SysctlChange("network.socket-buffers", key, fmt.Sprint(wantSockBuf), "Socket buffer maxima below 16 MiB")},
+			Changes:     []change.Change{in.SysctlChange("network.socket-buffers", key, fmt.Sprint(wantSockBuf), sockBufWhy)},
 			Risk:        "A maximum only: memory is used when sockets ask for it (tcp_mem still bounds the total).",
 		})
 	}
@@ -74,16 +76,17 @@ func checkSocketBuffers(in *Input) Outcome {
 			cannot = append(cannot, fmt.Sprintf("sysctl.%s: %v", key, err))
 			continue
 		}
-		if t[2] >= wantSockBuf {
-			ok = append(ok, fmt.Sprintf("%s max %d", key, t[2]))
-			continue
-		}
 		// Keep the host's min and default (newer kernels use 131072 as tcp_rmem default).
 		minv, def := t[0], t[1]
 		if minv <= 0 || def <= 0 {
 			minv, def = defaults[key][0], defaults[key][1]
 		}
 		want := fmt.Sprintf("%d %d %d", minv, def, wantSockBuf)
+		wants = append(wants, in.SysctlChange("network.socket-buffers", key, want, sockBufWhy))
+		if t[2] >= wantSockBuf {
+			ok = append(ok, fmt.Sprintf("%s max %d", key, t[2]))
+			continue
+		}
 		fs = append(fs, Finding{
 			Setting:     key,
 			Current:     s,
@@ -91,15 +94,17 @@ func checkSocketBuffers(in *Input) Outcome {
 			Evidence:    in.SysctlEvidence(key, s),
 			Why:         why + " tcp_rmem/tcp_wmem's third value is the ceiling of autotuning for sockets that do not set their own size.",
 			Fix:         SysctlFix(key, want),
-			Changes:     []change.Change{in.SysctlChange("network.socket-buffers", key, want, "Socket buffer maxima below 16 MiB")},
+			Changes:     []change.Change{in.SysctlChange("network.socket-buffers", key, want, sockBufWhy)},
 			Risk:        "Per-connection memory can grow to 16 MiB on fast, long links; with thousands of connections watch tcp_mem pressure.",
 		})
 	}
 	if len(fs) > 0 {
-		return Found(fs...)
+		return Found(fs...).Wanting(wants...)
 	}
 	if len(cannot) > 0 && len(ok) == 0 {
 		return CannotCheck("%s", strings.Join(cannot, "; "))
 	}
-	return Passed("%s", strings.Join(append(ok, cannot...), "; "))
+	return Passed("%s", strings.Join(append(ok, cannot...), "; ")).Wanting(wants...)
 }
+
+const sockBufWhy = "Socket buffer maxima below 16 MiB"

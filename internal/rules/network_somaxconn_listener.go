@@ -39,6 +39,8 @@ func init() {
 // oraDefaultQueueSize is Oracle Net's default listener queue on Linux.
 const oraDefaultQueueSize = 128
 
+const somaxconnWhy = "listen() backlogs are capped at net.core.somaxconn"
+
 func checkSomaxconn(in *Input) Outcome {
 	v, why := in.SysctlInt("net.core.somaxconn")
 	if why != "" {
@@ -76,7 +78,8 @@ func checkSomaxconn(in *Input) Outcome {
 		maxQ, maxWhere = oraDefaultQueueSize, fmt.Sprintf("no listener.ora given: Oracle Net's default QUEUESIZE %d", oraDefaultQueueSize)
 	}
 	if v >= maxQ {
-		return Passed("net.core.somaxconn = %d ≥ the listener queue (%s)", v, maxWhere)
+		return Passed("net.core.somaxconn = %d ≥ the listener queue (%s)", v, maxWhere).
+			Wanting(in.SysctlChange("network.somaxconn-listener", "net.core.somaxconn", fmt.Sprint(maxQ), somaxconnWhy))
 	}
 	f := Finding{
 		Setting:     "net.core.somaxconn",
@@ -87,7 +90,7 @@ func checkSomaxconn(in *Input) Outcome {
 			"listener does not get the queue it asks for: during a logon storm from application servers the accept queue " +
 			"overflows, SYNs are dropped and clients retry after 1-3 s.",
 		Fix:     SysctlFix("net.core.somaxconn", fmt.Sprint(maxQ)),
-		Changes: []change.Change{in.SysctlChange("network.somaxconn-listener", "net.core.somaxconn", fmt.Sprint(maxQ), "listen() backlogs are capped at net.core.somaxconn")},
+		Changes: []change.Change{in.SysctlChange("network.somaxconn-listener", "net.core.somaxconn", fmt.Sprint(maxQ), somaxconnWhy)},
 		Risk:    "None beyond a little kernel memory per pending connection; restart the listener so listen() is called again.",
 	}
 	if crsWhy != "" {

@@ -46,6 +46,8 @@ func init() {
 
 const largeShmKB = 1 << 20 // 1 GiB: below this a shared memory is not the 000 case
 
+const numaBalancingWhy = "Automatic NUMA balancing is on with a large database shared memory"
+
 func checkNUMABalancing(in *Input) Outcome {
 	s := in.Snap
 	if why := AbsentReason(s, "topology.nodes"); why != "" && len(s.Topology.Nodes) == 0 {
@@ -62,7 +64,7 @@ func checkNUMABalancing(in *Input) Outcome {
 		return CannotCheck("%s", why)
 	}
 	if v == 0 {
-		return Passed("kernel.numa_balancing = 0")
+		return Passed("kernel.numa_balancing = 0").Wanting(in.SysctlChange("numa.balancing-with-db-shm", "kernel.numa_balancing", "0", numaBalancingWhy))
 	}
 	shm, shmWhy := in.DBSharedMemory()
 	huge, hugeWhy := in.HugepagesCommittedKB()
@@ -86,7 +88,7 @@ func checkNUMABalancing(in *Input) Outcome {
 		Recommended: "0",
 		Evidence:    ev,
 		Fix:         SysctlFix("kernel.numa_balancing", "0"),
-		Changes:     []change.Change{in.SysctlChange("numa.balancing-with-db-shm", "kernel.numa_balancing", "0", "Automatic NUMA balancing is on with a large database shared memory")},
+		Changes:     []change.Change{in.SysctlChange("numa.balancing-with-db-shm", "kernel.numa_balancing", "0", numaBalancingWhy)},
 		Risk: "Without automatic balancing nothing moves tasks or pages toward each other: place the database explicitly " +
 			"(one instance per node, numactl/cpusets, Oracle _enable_NUMA_support) or processes may overload one node (000 Note).",
 	}

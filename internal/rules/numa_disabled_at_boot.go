@@ -113,7 +113,12 @@ func checkNUMADisabledAtBoot(in *Input) Outcome {
 			Risk:           "Memory placement changes after the reboot: re-check hugepages per node and the DB's NUMA settings.",
 		})
 	}
-	return Passed("%s", socketsText(s, "", withCPU))
+	out := Passed("%s", socketsText(s, "", withCPU))
+	if cmdlineWhy == "" && sockets > 1 {
+		// numa=off kept off the boot line: the desired state.
+		out = out.Holding(RemoveBootArgChange("numa.disabled-at-boot", "numa", "", "numa=off hides the NUMA topology from the kernel and the database"))
+	}
+	return out
 }
 
 func socketsText(s *snapshot.Snapshot, socketsWhy string, withCPU int) string {

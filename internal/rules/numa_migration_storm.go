@@ -59,7 +59,8 @@ func checkMigrationStorm(in *Input) Outcome {
 	bal, balWhy := in.SysctlInt("kernel.numa_balancing")
 	hint := s.Memory.Vmstat["numa_hint_faults"]
 	if balWhy == "" && bal == 0 && migrated == 0 {
-		return Passed("kernel.numa_balancing = 0 and numa_pages_migrated = 0 since boot")
+		return Passed("kernel.numa_balancing = 0 and numa_pages_migrated = 0 since boot").
+			Wanting(in.SysctlChange("numa.migration-storm", "kernel.numa_balancing", "0", "NUMA balancing migrates pages away from the database"))
 	}
 	up, why := SinceBoot(s)
 	if why != "" {

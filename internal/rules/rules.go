@@ -27,6 +27,10 @@
 // in.OracleParam (init.ora/spfile, else the alert log, with file:line);
 // AddKernelArgFix / RemoveKernelArgFix; KB, List, Kernel.
 //
+// A rule that carries out its fix with a change.Change also says, with
+// Outcome.Wanting, the changes it wants whether or not the host already
+// has the value (the desired state a plan persists); see memory_swappiness.go.
+//
 // A check writes only what it found: the engine fills ID, Area, Title,
 // Severity, Sources and Scope of each Finding from its Rule when the check left
 // them empty. Findings come from facts only: when a needed fact is absent the
@@ -189,6 +193,31 @@ type Outcome struct {
 	Passed        string // what was checked and found fine
 	CannotCheck   string // a needed fact is absent: why
 	NotApplicable string // the rule does not concern this host/workload/DB
+	// Wants are the settings the rule wants, each the change it would make
+	// at the value it would set (Current read from the snapshot), whether
+	// or not the host already has it; set with Wanting, besides findings or
+	// Passed. The engine keeps those whose Current equals the value and
+	// that no finding of the rule changes as the report's Holds: a plan
+	// persists them (sysctl.d, udev, tuned, limits) like its changes, so
+	// that a host brought to the desired state stays there after a reboot.
+	// A value the rule merely tolerates (swappiness 5 where it sets 10) is
+	// not held. Boot arguments are not compared here: a rule that knows
+	// one is in place says so with Holding.
+	Wants []change.Change
+	// Holds are settings in place the rule names itself (Holding).
+	Holds []change.Change
+}
+
+// Wanting declares the settings the rule wants (see Outcome.Wants).
+func (o Outcome) Wanting(cs ...change.Change) Outcome {
+	o.Wants = append(o.Wants, cs...)
+	return o
+}
+
+// Holding declares settings the rule wants that the host already has.
+func (o Outcome) Holding(cs ...change.Change) Outcome {
+	o.Holds = append(o.Holds, cs...)
+	return o
 }
 
 // Found returns an outcome with findings.

@@ -1,0 +1,119 @@
+package plan
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dbhost/dbhost/internal/apply"
+	"github.com/dbhost/dbhost/internal/change"
+	"github.com/dbhost/dbhost/internal/facts"
+	"github.com/dbhost/dbhost/internal/rules"
+)
+
+// copyHost copies a fixture tree (symlinks kept) into a temporary root.
+func copyHost(t *testing.T, name string) string {
+	t.Helper()
+	src := filepath.Join("..", "..", "testdata", "hosts", name)
+	dst := t.TempDir()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		to := filepath.Join(dst, rel)
+		switch {
+		case d.Type()&fs.ModeSymlink != 0:
+			l, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(l, to)
+		case d.IsDir():
+			return os.MkdirAll(to, 0o755)
+		default:
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(to, b, 0o644)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// TestPlanAfterApplyKeepsTheDesiredState is the story on every
+// fixture tree and workload: plan, apply the plan to a copy of the tree,
+// plan again. The second plan must still carry every setting the first
+// one applied, at the same value (in place: persisted by its artifacts,
+// not listed as a runtime change), and no runtime change of either plan
+// may be a no-op (current = new).
+func TestPlanAfterApplyKeepsTheDesiredState(t *testing.T) {
+	// Each fixture once, the workloads spread over them (a tree copy and two
+	// collections each take a few seconds here).
+	for _, c := range []struct{ host, wl string }{
+		{"laptop-2s", rules.WorkloadOLTP}, {"numa-off", rules.WorkloadDSS}, {"interleaved-4n", rules.WorkloadDSS},
+		{"cgroup-v2", rules.WorkloadMixed}, {"cgroup-v1", rules.WorkloadDSS}, {"memoryless", rules.WorkloadLatency},
+		{"odd-8n", rules.WorkloadOLTP}, {"nosmt", rules.WorkloadLatency},
+	} {
+		host, wl := c.host, c.wl
+		t.Run(host+"/"+wl, func(t *testing.T) {
+			t.Parallel()
+			root := copyHost(t, host)
+			snap := facts.Collect(facts.Root{Dir: root}, facts.Options{Now: epoch, Kind: "root", Path: host})
+			p1 := build(t, snap, Options{Workload: wl})
+			noNoOps(t, "first plan", p1)
+			res, err := apply.Apply(append(append([]change.Change{}, p1.Changes...), p1.PendingReboot...), apply.Options{
+				Root: facts.Root{Dir: root}, StateDir: filepath.Join(root, "var/lib/dbhost"),
+				Sys: apply.TreeSys{Root: facts.Root{Dir: root}}, AcceptRisk: true,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			snap2 := facts.Collect(facts.Root{Dir: root}, facts.Options{Now: epoch, Kind: "root", Path: host})
+			p2 := build(t, snap2, Options{Workload: wl})
+			noNoOps(t, "second plan", p2)
+			byKey := map[string]change.Change{}
+			for _, c := range append(append([]change.Change{}, p2.Changes...), p2.PendingReboot...) {
+				byKey[string(c.Kind)+" "+c.Key] = c
+			}
+			for i, it := range res.Items {
+				if it.Status != apply.StatusApplied {
+					continue
+				}
+				c := p1.Changes[i]
+				got, ok := byKey[string(c.Kind)+" "+c.Key]
+				switch {
+				case !ok:
+					t.Errorf("%s %s = %s [%s] was applied, and the next plan drops it: it would not survive a reboot", c.Kind, c.Key, c.Value, c.Rule)
+				case !got.InPlace || got.Value != c.Value:
+					t.Errorf("%s %s: applied %s, the next plan has %s (in place %v)", c.Kind, c.Key, c.Value, got.Value, got.InPlace)
+				}
+			}
+			// The artifacts carry them (sysctl.d for the sysctls).
+			conf := string(p2.SysctlConf())
+			for _, c := range p2.Changes {
+				if c.Kind == change.Sysctl && c.InPlace && c.Risk == "" && !strings.Contains(conf, c.Key+" = "+c.Value) {
+					t.Errorf("sysctl.d lacks %s = %s:\n%s", c.Key, c.Value, conf)
+				}
+			}
+			if s := string(p2.Summary("")); strings.Contains(s, "Changes (0)") && len(p2.Changes) > 0 && !strings.Contains(s, "Already in place") {
+				t.Errorf("the summary does not list the settings in place:\n%s", s)
+			}
+		})
+	}
+}
+
+func noNoOps(t *testing.T, what string, p *Plan) {
+	t.Helper()
+	for _, c := range p.Changes {
+		if !c.InPlace && c.AtValue() {
+			t.Errorf("%s: a runtime change that changes nothing: %s %s: %s → %s [%s]", what, c.Kind, c.Key, c.Current, c.Value, c.Rule)
+		}
+	}
+}
