@@ -48,6 +48,11 @@ type Options struct {
 	// LockShared for a dry run), taken before it read the host to plan.
 	// Otherwise Apply and Rollback take it themselves, before reading.
 	Locked bool
+
+	// cgroups are the host's cpuset hierarchies, read by Apply and
+	// Rollback when they start (cgroup changes and entries are checked
+	// against them).
+	cgroups cpusetHierarchies
 }
 
 // lock takes the state lock for a run unless the caller holds it: shared
@@ -133,6 +138,12 @@ func Apply(changes []change.Change, opt Options) (*Result, error) {
 	}
 	defer l.Unlock()
 	sys := opt.sys()
+	for _, c := range changes {
+		if c.Kind.Cgroup() {
+			opt.cgroups = readCpusetHierarchies(opt.Root)
+			break
+		}
+	}
 	res := &Result{DryRun: opt.DryRun, Items: []Item{}, Counts: map[string]int{}}
 	var todos []*todo
 	var limitItems []int
@@ -154,7 +165,7 @@ func Apply(changes []change.Change, opt Options) (*Result, error) {
 				}
 			}
 		case change.CgroupDir, change.CgroupController, change.CgroupFile, change.CgroupProcs:
-			if t := prepareCgroup(c, sys, &it, creating); t != nil {
+			if t := prepareCgroup(c, sys, &it, creating, opt.cgroups); t != nil {
 				t.items = []int{len(res.Items)}
 				todos = append(todos, t)
 				it.Status = StatusChange

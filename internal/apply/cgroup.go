@@ -23,6 +23,7 @@ import (
 	"github.com/dbhost/dbhost/internal/change"
 	"github.com/dbhost/dbhost/internal/cpulist"
 	"github.com/dbhost/dbhost/internal/facts"
+	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
 // CgroupFS is the part of a Sys that creates and removes cgroup
@@ -149,11 +150,60 @@ func dirExists(sys Sys, dir string) bool {
 	return err == nil
 }
 
-// checkCgroupPath refuses a cgroup change outside /sys/fs/cgroup or not of
-// the expected shape.
-func checkCgroupPath(k change.Kind, p string) error {
-	if path.Clean(p) != p || strings.Contains(p, "..") || !strings.HasPrefix(p, "/sys/fs/cgroup/") {
-		return fmt.Errorf("refusing %s %q: not a clean path under /sys/fs/cgroup", k, p)
+// cpusetHierarchies are the hierarchies a group of dbhost place may be
+// created in, from the host's /proc/mounts (facts.CgroupMounts; in a tree,
+// the tree's): every v1 mount carrying the cpuset controller, and every
+// cgroup2 mount — systemd's /sys/fs/cgroup/cpuset or /sys/fs/cgroup,
+// cgconfig's /cgroup/cpuset (RHEL 6), a hybrid's v1 cpuset beside
+// /sys/fs/cgroup/unified, a custom /dev/cpuset alike. Unreadable mounts
+// give none: every cgroup change is then refused, saying why.
+type cpusetHierarchies struct {
+	mounts []snapshot.CgroupMount
+	err    error
+}
+
+func readCpusetHierarchies(root facts.Root) cpusetHierarchies {
+	ms, err := facts.CgroupMounts(root)
+	var h cpusetHierarchies
+	h.err = err
+	for _, m := range ms {
+		if m.Version == 2 || slices.Contains(m.Controllers, "cpuset") {
+			h.mounts = append(h.mounts, m)
+		}
+	}
+	return h
+}
+
+// at returns the hierarchy mounted at dir.
+func (h cpusetHierarchies) at(dir string) (snapshot.CgroupMount, bool) {
+	for _, m := range h.mounts {
+		if m.Path == dir {
+			return m, true
+		}
+	}
+	return snapshot.CgroupMount{}, false
+}
+
+func (h cpusetHierarchies) String() string {
+	if h.err != nil {
+		return "the cgroup mounts cannot be read from /proc/mounts: " + facts.Reason(h.err)
+	}
+	if len(h.mounts) == 0 {
+		return "/proc/mounts has no cgroup hierarchy with the cpuset controller"
+	}
+	var s []string
+	for _, m := range h.mounts {
+		s = append(s, fmt.Sprintf("v%d %s", m.Version, m.Path))
+	}
+	return "this host's cpuset hierarchies (/proc/mounts): " + strings.Join(s, ", ")
+}
+
+// checkCgroupPath refuses a cgroup change that is not of the expected
+// shape, or whose group does not sit directly under one of the host's
+// cpuset hierarchies (a v2 controller file: at a cgroup2 mount).
+func checkCgroupPath(k change.Kind, p string, h cpusetHierarchies) error {
+	if path.Clean(p) != p || strings.Contains(p, "..") || !path.IsAbs(p) {
+		return fmt.Errorf("refusing %s %q: not a clean absolute path", k, p)
 	}
 	base := path.Base(p)
 	ok := true
@@ -165,10 +215,23 @@ func checkCgroupPath(k change.Kind, p string) error {
 	case change.CgroupProcs:
 		ok = base == "cgroup.procs"
 	case change.CgroupDir:
-		ok = path.Dir(p) != "/sys/fs" && !strings.HasPrefix(base, "cgroup.") && !strings.HasPrefix(base, "cpuset.")
+		ok = !strings.HasPrefix(base, "cgroup.") && !strings.HasPrefix(base, "cpuset.")
 	}
 	if !ok {
 		return fmt.Errorf("refusing %s %q: not a file of that kind", k, p)
+	}
+	group := p
+	if k != change.CgroupDir {
+		group = path.Dir(p)
+	}
+	if k == change.CgroupController {
+		if m, found := h.at(group); !found || m.Version != 2 {
+			return fmt.Errorf("refusing %s %q: %s is not a cgroup2 mount (%s)", k, p, group, h)
+		}
+		return nil
+	}
+	if _, found := h.at(path.Dir(group)); !found {
+		return fmt.Errorf("refusing %s %q: %s is not a group directly under a cpuset hierarchy (%s)", k, p, group, h)
 	}
 	return nil
 }
@@ -257,10 +320,10 @@ func validPID(s string) bool {
 // prepareCgroup reads a cgroup change's current state; nil when there is
 // nothing to do (it.Status says why). creating holds the groups this run
 // creates: their files are read when the run reaches them.
-func prepareCgroup(c change.Change, sys Sys, it *Item, creating map[string]bool) *todo {
+func prepareCgroup(c change.Change, sys Sys, it *Item, creating map[string]bool, h cpusetHierarchies) *todo {
 	p := c.Key
 	it.Path = p
-	if err := checkCgroupPath(c.Kind, p); err != nil {
+	if err := checkCgroupPath(c.Kind, p, h); err != nil {
 		it.Status, it.Message = StatusFailed, err.Error()
 		return nil
 	}

@@ -220,7 +220,7 @@ func DefaultStateDir(root facts.Root) (string, error) {
 // writes (a damaged or hand-edited journal naming /proc/sys/../../../x,
 // /etc/passwd as a sysctl, a cgroup outside the cgroup mounts). Rollback
 // writes nothing for such an entry and verify reads nothing for it.
-func checkEntry(b Entry) error {
+func checkEntry(b Entry, h cpusetHierarchies) error {
 	var err error
 	k := change.Kind(b.Kind)
 	switch {
@@ -231,7 +231,7 @@ func checkEntry(b Entry) error {
 	case k == change.Sysctl || k == change.Sysfs:
 		err = checkPath(k, b.Path)
 	case k.Cgroup():
-		err = checkCgroupPath(k, b.Path)
+		err = checkCgroupPath(k, b.Path, h)
 	default:
 		err = fmt.Errorf("unknown kind %q", b.Kind)
 	}

@@ -11,9 +11,11 @@ import (
 
 	"github.com/dbhost/dbhost/internal/change"
 	"github.com/dbhost/dbhost/internal/facts"
+	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
 func TestCheckEntry(t *testing.T) {
+	h := fuzzHierarchies
 	ok := []Entry{
 		{Kind: "sysctl", Path: "/proc/sys/vm/swappiness"},
 		{Kind: "sysfs", Path: "/sys/block/sda/queue/scheduler", Watch: []Watched{{Path: "/sys/block/sda/queue/nr_requests"}, {Path: "/proc/sys/vm/min_free_kbytes"}}},
@@ -22,7 +24,7 @@ func TestCheckEntry(t *testing.T) {
 		{Kind: string(change.CgroupFile), Path: "/sys/fs/cgroup/dbhost_a/cpuset.cpus"},
 	}
 	for _, e := range ok {
-		if err := checkEntry(e); err != nil {
+		if err := checkEntry(e, h); err != nil {
 			t.Errorf("%+v refused: %v", e, err)
 		}
 	}
@@ -38,12 +40,16 @@ func TestCheckEntry(t *testing.T) {
 		{Kind: kindFile, Path: "/etc/security/limits.d/../../passwd"},
 		{Kind: string(change.CgroupDir), Path: "/etc/cron.d"},
 		{Kind: string(change.CgroupFile), Path: "/sys/fs/cgroup/a/../../../etc/x/cpuset.cpus"},
+		{Kind: string(change.CgroupDir), Path: "/cgroup/cpuset/dbhost_a"},                             // not a mount of this host
+		{Kind: string(change.CgroupDir), Path: "/sys/fs/cgroup/memory/dbhost_a"},                      // not a cpuset hierarchy
+		{Kind: string(change.CgroupFile), Path: "/sys/fs/cgroup/a/b/cpuset.cpus"},                     // not directly under the mount
+		{Kind: string(change.CgroupController), Path: "/sys/fs/cgroup/cpuset/cgroup.subtree_control"}, // a v1 mount
 		{Kind: "sysctl", Path: "/proc/sys/vm/swappiness", Watch: []Watched{{Path: "/etc/hostname"}}},
 		{Kind: "sysctl", Path: "/proc/sys/vm/swappiness", Watch: []Watched{{Path: "/proc/sys/../../x"}}},
 		{Kind: "bogus", Path: "/proc/sys/vm/swappiness"},
 	}
 	for _, e := range bad {
-		if err := checkEntry(e); err == nil {
+		if err := checkEntry(e, h); err == nil {
 			t.Errorf("%+v accepted", e)
 		}
 	}
@@ -221,6 +227,14 @@ func TestTreeRmdirKeepsForeignFiles(t *testing.T) {
 	}
 }
 
+// fuzzHierarchies: a hybrid host's cpuset hierarchies, v1 cpuset at
+// /sys/fs/cgroup/cpuset and cgroup2 at /sys/fs/cgroup, as /proc/mounts
+// would list them.
+var fuzzHierarchies = cpusetHierarchies{mounts: []snapshot.CgroupMount{
+	{Path: "/sys/fs/cgroup/cpuset", Version: 1, Controllers: []string{"cpuset"}},
+	{Path: "/sys/fs/cgroup", Version: 2},
+}}
+
 // FuzzCheckEntry: whatever a journal line says, an entry checkEntry lets
 // through names only clean absolute paths of its kind's directories.
 func FuzzCheckEntry(f *testing.F) {
@@ -235,7 +249,7 @@ func FuzzCheckEntry(f *testing.F) {
 		if watch != "" {
 			e.Watch = []Watched{{Path: watch}}
 		}
-		if checkEntry(e) != nil {
+		if checkEntry(e, fuzzHierarchies) != nil {
 			return
 		}
 		for _, q := range []string{p, watch} {
@@ -255,7 +269,14 @@ func FuzzCheckEntry(f *testing.F) {
 		case kind == "sysfs":
 			ok = strings.HasPrefix(p, "/sys/")
 		case change.Kind(kind).Cgroup():
-			ok = true // a clean absolute path (above); which mounts is checkCgroupPath's rule
+			// A group directly under one of the host's cpuset hierarchies.
+			g := p
+			if change.Kind(kind) != change.CgroupDir {
+				g = path.Dir(p)
+			}
+			_, under := fuzzHierarchies.at(path.Dir(g))
+			_, at := fuzzHierarchies.at(g)
+			ok = under || change.Kind(kind) == change.CgroupController && at
 		}
 		if !ok {
 			t.Fatalf("accepted %q for kind %q", p, kind)

@@ -114,6 +114,7 @@ func Rollback(to string, opt Options) (*RollbackResult, error) {
 	}
 	defer l.Unlock()
 	sys := opt.sys()
+	opt.cgroups = readCpusetHierarchies(opt.Root)
 	ids, err := ListJournals(opt.StateDir)
 	if err != nil {
 		return nil, err
@@ -207,7 +208,7 @@ func Rollback(to string, opt Options) (*RollbackResult, error) {
 // restoreOne undoes one write, once its paths are of the kinds dbhost
 // writes (checkEntry): a refused entry is listed, nothing written for it.
 func restoreOne(j *Journal, w *Write, sys Sys, opt Options, step func()) []Restore {
-	if err := checkEntry(w.Begin); err != nil {
+	if err := checkEntry(w.Begin, opt.cgroups); err != nil {
 		return []Restore{refused(w.Begin, err)}
 	}
 	if change.Kind(w.Begin.Kind).Cgroup() {

@@ -40,11 +40,12 @@ func (o VerifyOptions) sys() Sys { return (&Options{Root: o.Root, Sys: o.Sys}).s
 // VerifyJournal checks every write of an apply run that is not rolled back.
 func VerifyJournal(j *Journal, opt VerifyOptions) []Check {
 	sys := opt.sys()
+	h := readCpusetHierarchies(opt.Root)
 	var out []Check
 	for _, w := range j.Writes {
 		b := w.Begin
 		c := Check{Kind: b.Kind, Setting: b.Key, Path: b.Path, Rule: b.Rule}
-		if err := checkEntry(b); err != nil {
+		if err := checkEntry(b, h); err != nil {
 			c.Want, c.Live, c.Status = Value(b.New), "(not read)", "refused"
 			c.Cause = fmt.Sprintf("the journal entry names a path dbhost never writes (%v): not read", err)
 			out = append(out, c)
