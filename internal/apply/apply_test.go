@@ -14,6 +14,7 @@ import (
 
 	"github.com/dbhost/dbhost/internal/change"
 	"github.com/dbhost/dbhost/internal/facts"
+	hosttree "github.com/dbhost/dbhost/internal/fixture"
 )
 
 // hostsDir is the committed fixture trees.
@@ -30,33 +31,7 @@ func copyTree(t testing.TB, src, dst string) { copyFiltered(t, src, dst, slimSki
 // (nil: the whole tree).
 func copyFiltered(t testing.TB, src, dst string, skip func(rel string) bool) {
 	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		to := filepath.Join(dst, rel)
-		if d.IsDir() && skip != nil && skip(rel) {
-			return filepath.SkipDir
-		}
-		switch {
-		case d.Type()&fs.ModeSymlink != 0:
-			l, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			return os.Symlink(l, to)
-		case d.IsDir():
-			return os.MkdirAll(to, 0o755)
-		default:
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			return os.WriteFile(to, b, 0o644)
-		}
-	})
-	if err != nil {
+	if err := hosttree.CopyTree(src, dst, skip); err != nil {
 		t.Fatal(err)
 	}
 }

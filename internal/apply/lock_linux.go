@@ -32,23 +32,9 @@ func Lock(stateDir string) (*StateLock, error) {
 	if err != nil {
 		return nil, err
 	}
-	deadline := time.Now().Add(readersWait)
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) {
-			f.Close()
-			return nil, err
-		}
-		// An exclusive holder writes its PID right after taking the lock;
-		// an empty file is shared holders (or a holder about to write it).
-		if pid := holderPID(f); pid > 0 || time.Now().After(deadline) {
-			f.Close()
-			return nil, &LockedError{PID: pid, Path: f.Name()}
-		}
-		time.Sleep(10 * time.Millisecond)
+	if err := flockWait(f, syscall.LOCK_EX, readersWait); err != nil {
+		f.Close()
+		return nil, err
 	}
 	if f.Truncate(0) == nil {
 		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
@@ -65,20 +51,31 @@ func LockShared(stateDir string) (*StateLock, error) {
 	if err != nil {
 		return nil, nil
 	}
-	deadline := time.Now().Add(time.Second)
+	// The holder's PID is written right after it locked: wait a moment for it.
+	if err := flockWait(f, syscall.LOCK_SH, time.Second); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &StateLock{f: f}, nil
+}
+
+// flockWait takes the lock (how: LOCK_EX or LOCK_SH) without blocking on
+// an exclusive holder: while the lock is held it reads the holder's PID
+// (an exclusive holder writes it right after locking), fails at once with
+// a *LockedError naming it, and waits up to wait when there is none yet
+// (shared holders, or a holder about to write it).
+func flockWait(f *os.File, how int, wait time.Duration) error {
+	deadline := time.Now().Add(wait)
 	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB)
+		err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)
 		if err == nil {
-			return &StateLock{f: f}, nil
+			return nil
 		}
 		if !errors.Is(err, syscall.EWOULDBLOCK) {
-			f.Close()
-			return nil, err
+			return err
 		}
-		// Wait for the holder's PID (written right after it locked).
 		if pid := holderPID(f); pid > 0 || time.Now().After(deadline) {
-			f.Close()
-			return nil, &LockedError{PID: pid, Path: f.Name()}
+			return &LockedError{PID: pid, Path: f.Name()}
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

@@ -1,8 +1,6 @@
 package plan
 
 import (
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,38 +8,15 @@ import (
 	"github.com/dbhost/dbhost/internal/apply"
 	"github.com/dbhost/dbhost/internal/change"
 	"github.com/dbhost/dbhost/internal/facts"
+	hosttree "github.com/dbhost/dbhost/internal/fixture"
 	"github.com/dbhost/dbhost/internal/rules"
 )
 
-// copyHost copies a fixture tree (symlinks kept) into a temporary root.
+// copyHost copies a fixture tree into a temporary root.
 func copyHost(t *testing.T, name string) string {
 	t.Helper()
-	src := filepath.Join("..", "..", "testdata", "hosts", name)
 	dst := t.TempDir()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		to := filepath.Join(dst, rel)
-		switch {
-		case d.Type()&fs.ModeSymlink != 0:
-			l, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			return os.Symlink(l, to)
-		case d.IsDir():
-			return os.MkdirAll(to, 0o755)
-		default:
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			return os.WriteFile(to, b, 0o644)
-		}
-	})
-	if err != nil {
+	if err := hosttree.CopyTree(filepath.Join("..", "..", "testdata", "hosts", name), dst, nil); err != nil {
 		t.Fatal(err)
 	}
 	return dst
