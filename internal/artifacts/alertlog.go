@@ -45,10 +45,25 @@ type Startup struct {
 	SGA        *SGADump          `json:"sga,omitempty"`
 	LargePages *LargePagesInfo   `json:"large_pages,omitempty"`
 	NUMA       *NUMAInfo         `json:"numa,omitempty"`
+	// RedoLogs are the online redo log members the instance wrote after this
+	// startup ("Current log# 2 seq# 5 mem# 0: /u02/oradata/ORCL/redo02.log"),
+	// each path once, at most 64.
+	RedoLogs []RedoMember `json:"redo_logs,omitempty"`
 	// Errors are the ORA- lines logged during this startup (at most 32),
 	// e.g. ORA-27125 when the SGA cannot be locked or placed in large pages.
 	Errors []AlertError `json:"errors,omitempty"`
 }
+
+// RedoMember is one online redo log member an alert log names.
+type RedoMember struct {
+	Line   int    `json:"line"`
+	Group  int    `json:"group"`
+	Member int    `json:"member"`
+	Path   string `json:"path"` // a file, or an ASM name (+REDO/ORCL/ONLINELOG/group_1.261.1)
+}
+
+// maxRedoMembers bounds the members kept per startup.
+const maxRedoMembers = 64
 
 // AlertError is one ORA- line of an alert log.
 type AlertError struct {
@@ -144,6 +159,7 @@ var (
 	reLPRequired    = lazyre.New(`unused Large Pages by\s+at\s*least\s+(\d+)`)
 	reAlertCount    = lazyre.New(`^(?:Initial number of CPU is|Number of processor cores in the system is|Number of processor sockets in the system is)\s+(\d+)`)
 	reORA           = lazyre.New(`\bORA-(\d{5})\b`)
+	reAlertRedo     = lazyre.New(`^Current log# (\d+) seq# \d+ mem# (\d+): (\S.*?)\s*$`)
 	reNUMANodes     = lazyre.New(`NUMA system with (\d+) nodes? detected`)
 	reNUMASupport   = lazyre.New(`NUMA support (not )?enabled`)
 	reNUMAMap       = lazyre.New(`OS NUMA node (\d+)\s*(?:\((\d+) cpus?\))?\s*mapped to Oracle NUMA node (\d+)`)
@@ -302,6 +318,21 @@ func ParseAlertLog(b []byte) (*AlertLog, []error) {
 		}
 		if strings.Contains(t, "NUMA") {
 			parseNUMALine(get(n), t, n)
+		}
+		if strings.HasPrefix(t, "Current log#") && cur != nil {
+			if m := reAlertRedo().FindStringSubmatch(t); m != nil && len(cur.RedoLogs) < maxRedoMembers {
+				g, _ := strconv.Atoi(m[1])
+				mem, _ := strconv.Atoi(m[2])
+				dup := false
+				for _, r := range cur.RedoLogs {
+					dup = dup || r.Path == m[3]
+				}
+				if !dup {
+					cur.RedoLogs = append(cur.RedoLogs, RedoMember{Line: n, Group: g, Member: mem, Path: m[3]})
+				}
+			} else if m == nil {
+				el.add(errAt(n, "expected \"Current log# N seq# N mem# N: PATH\", got %q", trunc(t, 80)))
+			}
 		}
 	}
 	for _, s := range a.Startups {

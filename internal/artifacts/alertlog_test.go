@@ -206,3 +206,21 @@ func FuzzParseAlertLog(f *testing.F) {
 		}
 	})
 }
+
+func TestAlertLogRedoMembers(t *testing.T) {
+	log := "Starting ORACLE instance (normal)\nORACLE_SID = ORCL\nCompleted: ALTER DATABASE OPEN\n" +
+		"Thread 1 opened at log sequence 5\n  Current log# 2 seq# 5 mem# 0: /u02/oradata/ORCL/redo02a.log\r\n" +
+		"  Current log# 2 seq# 5 mem# 1: /u03/oradata/ORCL/redo02b.log\n" +
+		"Thread 1 advanced to log sequence 6 (LGWR switch)\n  Current log# 3 seq# 6 mem# 0: +REDO/ORCL/ONLINELOG/group_3.263.1096\n" +
+		"Thread 1 advanced to log sequence 7 (LGWR switch)\n  Current log# 2 seq# 7 mem# 0: /u02/oradata/ORCL/redo02a.log\n" +
+		"  Current log# garbled\n"
+	a, errs := ParseAlertLog([]byte(log))
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "line 11") {
+		t.Fatalf("errors %v", errs)
+	}
+	r := a.Last().RedoLogs
+	if len(r) != 3 || r[0].Path != "/u02/oradata/ORCL/redo02a.log" || r[0].Line != 5 || r[1].Member != 1 || r[2].Group != 3 ||
+		r[2].Path != "+REDO/ORCL/ONLINELOG/group_3.263.1096" {
+		t.Fatalf("%+v", r)
+	}
+}

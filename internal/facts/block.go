@@ -159,6 +159,7 @@ func readBlockDevice(c *Collector, name string) snapshot.BlockDevice {
 	d.Nomerges = important("nomerges", q+"/nomerges")
 	d.ReadAheadKB = important("read_ahead_kb", q+"/read_ahead_kb")
 	d.LogicalBlockSize = attrInt(c, "", q+"/logical_block_size")
+	d.PhysicalBlockSize = attrInt(c, "", q+"/physical_block_size")
 	if s, err := c.Root.ReadAttr(q + "/write_cache"); err == nil && s != "" {
 		d.WriteCache = &s
 	} else if !bioBased {
@@ -171,6 +172,9 @@ func readBlockDevice(c *Collector, name string) snapshot.BlockDevice {
 	case "disk":
 		if scsi || strings.HasPrefix(name, "sd") {
 			d.QueueDepth = attrInt(c, fact+".queue_depth", dir+"/device/queue_depth")
+			if h, ok := scsiHostOf(target); ok {
+				d.SCSIHost = &h
+			}
 			d.CacheType = scsiCacheType(c, fact, dir)
 			d.Vendor = attrQuiet(c, dir+"/device/vendor")
 			d.Model = attrQuiet(c, dir+"/device/model")

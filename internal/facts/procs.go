@@ -38,6 +38,7 @@ var procMatchHook func(comm string) (engine, role string, ok bool)
 type daemonScan struct {
 	scanned          bool
 	irqbalance, tund bool
+	kvmGuests        int // QEMU/KVM guest processes (this host is a hypervisor)
 }
 
 var daemonScans sync.Map // *Collector → daemonScan
@@ -122,6 +123,8 @@ func deriveDaemons(c *Collector) {
 	irq, tuned := ds.irqbalance, ds.tund
 	c.Snap.IRQs.IrqbalanceRunning = &irq
 	c.Snap.Config.Tuned.Running = &tuned
+	kvm := ds.kvmGuests
+	c.Snap.Host.Virt.KVMGuests = &kvm
 }
 
 func scanProcesses(c *Collector) ([]snapshot.Process, daemonScan) {
@@ -167,6 +170,9 @@ func scanProcesses(c *Collector) ([]snapshot.Process, daemonScan) {
 			continue
 		case comm == "tuned":
 			ds.tund = true
+			continue
+		case strings.HasPrefix(comm, "qemu-kvm") || strings.HasPrefix(comm, "qemu-system-"):
+			ds.kvmGuests++
 			continue
 		case strings.HasPrefix(comm, "python") && !ds.tund:
 			// tuned run as "python3 /usr/sbin/tuned".

@@ -87,6 +87,8 @@ var dbProcs = []fakeProc{
 	{pid: 400, comm: "irqbalance", cmdline: "/usr/sbin/irqbalance\x00", ppid: 1},
 	{pid: 401, comm: "python3", cmdline: "/usr/bin/python3\x00-Es\x00/usr/sbin/tuned\x00-l\x00-P\x00", ppid: 1},
 	{pid: 500, comm: "bash", cmdline: "bash\x00", ppid: 1},
+	{pid: 700, comm: "qemu-kvm", cmdline: "/usr/libexec/qemu-kvm\x00-name\x00guest=db7\x00", ppid: 1},
+	{pid: 701, comm: "qemu-system-x86", cmdline: "/usr/bin/qemu-system-x86_64\x00-name\x00guest=lab\x00", ppid: 1},
 	{pid: 600, comm: "postgres", cmdline: "postgres\x00", status: "Name:\tpostgres\nPPid:\tx\n"},
 }
 
@@ -164,6 +166,9 @@ func TestScanProcesses(t *testing.T) {
 	if irq == nil || !*irq || tuned == nil || !*tuned {
 		t.Errorf("irqbalance running = %v, tuned running = %v", irq, tuned)
 	}
+	if k := c.Snap.Host.Virt.KVMGuests; k == nil || *k != 2 {
+		t.Errorf("kvm guests = %v, want 2 (qemu-kvm, qemu-system-x86)", k)
+	}
 }
 
 func TestScanProcessesNoDaemons(t *testing.T) {
@@ -176,6 +181,9 @@ func TestScanProcessesNoDaemons(t *testing.T) {
 	irq, tuned := c.Snap.IRQs.IrqbalanceRunning, c.Snap.Config.Tuned.Running
 	if irq == nil || *irq || tuned == nil || *tuned {
 		t.Errorf("irqbalance running = %v, tuned running = %v; want false, false", irq, tuned)
+	}
+	if k := c.Snap.Host.Virt.KVMGuests; k == nil || *k != 0 {
+		t.Errorf("kvm guests = %v, want 0", k)
 	}
 	if len(c.Snap.Absent) != 0 {
 		t.Errorf("absent = %+v", c.Snap.Absent)

@@ -86,6 +86,10 @@ type Virt struct {
 	DMIVendor  string `json:"dmi_vendor,omitempty"`  // /sys/class/dmi/id/sys_vendor
 	DMIProduct string `json:"dmi_product,omitempty"` // /sys/class/dmi/id/product_name
 	Evidence   string `json:"evidence,omitempty"`
+	// KVMGuests counts the QEMU/KVM guest processes running here (qemu-kvm,
+	// qemu-system-*): this host is a hypervisor when it is above 0; nil when
+	// the processes were not scanned.
+	KVMGuests *int `json:"kvm_guests,omitempty"`
 }
 
 // Topology is the NUMA and CPU layout. Field names here are a contract.
@@ -273,6 +277,19 @@ type Storage struct {
 	// devices { device { ... } } block in file order (N from 0). Quotes are
 	// removed; the last occurrence of a key in a block wins.
 	MultipathConf map[string]map[string]string `json:"multipath_conf,omitempty"`
+	// SCSIHosts are the SCSI host adapters (/sys/class/scsi_host): an HBA
+	// port, a SAS/RAID controller, an AHCI port.
+	SCSIHosts []SCSIHost `json:"scsi_hosts,omitempty"`
+}
+
+// SCSIHost is one SCSI host adapter. CanQueue is how many commands it
+// takes in flight over all its devices (004's AIX num_cmd_elems); CmdPerLun
+// its default queue depth per device.
+type SCSIHost struct {
+	Host      int    `json:"host"`                  // N of hostN
+	Driver    string `json:"driver,omitempty"`      // proc_name: qla2xxx, lpfc, megaraid_sas, ahci, virtio_scsi
+	CanQueue  *int64 `json:"can_queue"`             // can_queue
+	CmdPerLun *int64 `json:"cmd_per_lun,omitempty"` // cmd_per_lun
 }
 
 // BlockDevice is one entry of /sys/block.
@@ -290,16 +307,20 @@ type BlockDevice struct {
 	ReadAheadKB      *int64   `json:"read_ahead_kb"`
 	WriteCache       *string  `json:"write_cache"` // "write back" | "write through"
 	LogicalBlockSize *int64   `json:"logical_block_size,omitempty"`
-	QueueDepth       *int64   `json:"queue_depth"`          // SCSI device/queue_depth
-	CacheType        *string  `json:"cache_type,omitempty"` // SCSI scsi_disk/*/cache_type
-	Vendor           string   `json:"vendor,omitempty"`
-	Model            string   `json:"model,omitempty"`
-	NUMANode         *int     `json:"numa_node,omitempty"` // of the controller, when the kernel says
-	DMName           string   `json:"dm_name,omitempty"`
-	DMUUID           string   `json:"dm_uuid,omitempty"`
-	Multipath        bool     `json:"multipath"` // dm device whose uuid starts with mpath-
-	Slaves           []string `json:"slaves,omitempty"`
-	Holders          []string `json:"holders,omitempty"`
+	// PhysicalBlockSize is queue/physical_block_size: 4096 with a logical
+	// 512 is a 512e device (a 512-byte write is a read-modify-write).
+	PhysicalBlockSize *int64   `json:"physical_block_size,omitempty"`
+	QueueDepth        *int64   `json:"queue_depth"`          // SCSI device/queue_depth
+	SCSIHost          *int     `json:"scsi_host,omitempty"`  // SCSI only: N of the hostN adapter it hangs off
+	CacheType         *string  `json:"cache_type,omitempty"` // SCSI scsi_disk/*/cache_type
+	Vendor            string   `json:"vendor,omitempty"`
+	Model             string   `json:"model,omitempty"`
+	NUMANode          *int     `json:"numa_node,omitempty"` // of the controller, when the kernel says
+	DMName            string   `json:"dm_name,omitempty"`
+	DMUUID            string   `json:"dm_uuid,omitempty"`
+	Multipath         bool     `json:"multipath"` // dm device whose uuid starts with mpath-
+	Slaves            []string `json:"slaves,omitempty"`
+	Holders           []string `json:"holders,omitempty"`
 }
 
 // Mount is one line of /proc/mounts (pseudo filesystems left out).
