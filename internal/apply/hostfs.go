@@ -246,13 +246,11 @@ func checkEntry(b Entry, h cpusetHierarchies) error {
 	return nil
 }
 
-// checkWatchPath refuses a watched side-effect path outside /proc/sys and /sys.
+// checkWatchPath refuses a watched side-effect path that is not a clean
+// path under /proc/sys or /sys (the kinds apply writes with checkPath).
 func checkWatchPath(p string) error {
-	if err := cleanAbs(p); err != nil {
-		return fmt.Errorf("refusing side effect %s", err)
+	if checkPath(change.Sysctl, p) == nil || checkPath(change.Sysfs, p) == nil {
+		return nil
 	}
-	if !strings.HasPrefix(p, "/proc/sys/") && !strings.HasPrefix(p, "/sys/") {
-		return fmt.Errorf("refusing side effect %q: not under /proc/sys or /sys", p)
-	}
-	return nil
+	return fmt.Errorf("refusing side effect %q: not a clean path under /proc/sys or /sys", p)
 }

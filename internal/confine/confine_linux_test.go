@@ -67,14 +67,21 @@ func tree(t *testing.T) (root, outside string) {
 	return root, outside
 }
 
+// open opens dir as a confinement root, closed when the test ends.
+func open(t *testing.T, dir string, mode Mode) *Dir {
+	t.Helper()
+	d, err := Open(dir, mode)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
+}
+
 func TestInRootReads(t *testing.T) {
 	both(t, func(t *testing.T, kernel bool) {
 		root, _ := tree(t)
-		d, err := Open(root, InRoot)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer d.Close()
+		d := open(t, root, InRoot)
 		if d.Kernel() != kernel {
 			t.Fatalf("Kernel() = %v", d.Kernel())
 		}
@@ -125,11 +132,7 @@ func TestInRootReads(t *testing.T) {
 func TestBeneathRefusesEscapes(t *testing.T) {
 	both(t, func(t *testing.T, kernel bool) {
 		root, _ := tree(t)
-		d, err := Open(filepath.Join(root, "proc/sys"), Beneath)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer d.Close()
+		d := open(t, filepath.Join(root, "proc/sys"), Beneath)
 		for _, p := range []string{"vm/swappiness", "kernel_hostname", "../../etc/hostname", "/../etc/hostname"} {
 			_, err := d.ReadFile(p, 0)
 			if err == nil {
@@ -149,11 +152,7 @@ func TestBeneathRefusesEscapes(t *testing.T) {
 func TestWritesStayInside(t *testing.T) {
 	both(t, func(t *testing.T, kernel bool) {
 		root, outside := tree(t)
-		d, err := Open(root, InRoot)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer d.Close()
+		d := open(t, root, InRoot)
 		if err := d.WriteExisting("/proc/sys/vm/swappiness", []byte("10\n")); err == nil {
 			t.Error("WriteExisting through a link out of the tree succeeded")
 		}
@@ -209,11 +208,7 @@ func TestFIFONeverBlocks(t *testing.T) {
 		if err := syscall.Mkfifo(filepath.Join(root, "fifo"), 0o644); err != nil {
 			t.Skip("mkfifo:", err)
 		}
-		d, err := Open(root, InRoot)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer d.Close()
+		d := open(t, root, InRoot)
 		done := make(chan error, 2)
 		go func() { _, err := d.ReadFile("/fifo", 0); done <- err }()
 		go func() { done <- d.WriteExisting("/fifo", []byte("1")) }()
@@ -234,12 +229,8 @@ func TestReadFileLimit(t *testing.T) {
 	both(t, func(t *testing.T, kernel bool) {
 		root := t.TempDir()
 		os.WriteFile(filepath.Join(root, "big"), make([]byte, 5000), 0o644)
-		d, err := Open(root, InRoot)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer d.Close()
-		_, err = d.ReadFile("big", 4096)
+		d := open(t, root, InRoot)
+		_, err := d.ReadFile("big", 4096)
 		var tb *TooBigError
 		if !errors.As(err, &tb) || tb.Limit != 4096 || tb.Size != 5000 {
 			t.Fatalf("ReadFile over the limit: %v", err)
@@ -253,11 +244,7 @@ func TestReadFileLimit(t *testing.T) {
 func TestSubFallsBackOnEscape(t *testing.T) {
 	both(t, func(t *testing.T, kernel bool) {
 		root, _ := tree(t)
-		d, err := Open(root, InRoot)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer d.Close()
+		d := open(t, root, InRoot)
 		s, err := d.Sub("/sys/devices/system/cpu/cpu0")
 		if err != nil {
 			t.Fatal(err)
