@@ -124,9 +124,12 @@ func TestCLIRules(t *testing.T) {
 		}
 	}
 	code, out, _ = cliRun(t, "rules", "list")
-	wantContains(t, "rules list", out, "numa.disabled-at-boot", "critical", "000")
+	wantContains(t, "rules list", out, "numa.disabled-at-boot", "critical", "HP 2015")
 	code, out, _ = cliRun(t, "rules", "show", "numa.balancing-with-db-shm")
-	wantContains(t, "rules show", out, "003_9391c4554b184d9a.txt § Memory Tuning – Autonuma", "db versions")
+	wantContains(t, "rules show", out, "“Tuning Red Hat Enterprise Linux for Databases” (Sanjay Rao, Red Hat Summit, 2015) § Memory Tuning – Autonuma", "db versions")
+	if strings.Contains(out, rules.Seed003) {
+		t.Errorf("rules show names the seed file:\n%s", out)
+	}
 	if code != 0 {
 		t.Fatalf("show: exit %d", code)
 	}

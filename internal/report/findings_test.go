@@ -127,9 +127,31 @@ func TestFindingsMarkdown(t *testing.T) {
 	out := string(FindingsMarkdown(sampleReports(), FindingsOptions{Explain: true}))
 	for _, want := range []string{"# Audit of 2 hosts", "| `numa.disabled-at-boot` | critical | ok |", "## Audit of db1",
 		"| critical | `numa.disabled-at-boot` | `cmdline:numa` | numa=off | no numa= |", "```sh\nsysctl -w vm.swappiness=10\n```",
-		"- **source**: 000_211b0b645b2f1cc8.txt § Table 13: “Allowed C-states 0, 1”", "**Could not check**"} {
+		"- **source**: “Optimizing Linux performance on HP Integrity Superdome X” (Hewlett-Packard, 2015) § Table 13: “Allowed C-states 0, 1”", "**Could not check**"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("missing %q in:\n%s", want, out)
 		}
+	}
+}
+
+// TestSourcesNamedForPeople: text and Markdown name the document (title,
+// publisher, year), never the seed file; JSON keeps the file name.
+func TestSourcesNamedForPeople(t *testing.T) {
+	reps := sampleReports()
+	for name, out := range map[string][]byte{
+		"text":     FindingsText(reps[:1], FindingsOptions{Explain: true}),
+		"fleet":    FindingsText(reps, FindingsOptions{Explain: true}),
+		"markdown": FindingsMarkdown(reps, FindingsOptions{Explain: true}),
+	} {
+		if strings.Contains(string(out), rules.Seed000) || strings.Contains(string(out), "211b0b645b2f1cc8") {
+			t.Errorf("%s names the seed file:\n%s", name, out)
+		}
+		if !strings.Contains(string(out), "Optimizing Linux performance on HP Integrity Superdome X” (Hewlett-Packard, 2015)") {
+			t.Errorf("%s does not name the document:\n%s", name, out)
+		}
+	}
+	b, err := FindingsJSON(reps[:1], FindingsOptions{})
+	if err != nil || !strings.Contains(string(b), `"doc": "`+rules.Seed000+`"`) {
+		t.Fatalf("JSON lost the file name: %v\n%s", err, b)
 	}
 }

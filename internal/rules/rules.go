@@ -127,9 +127,12 @@ type Source struct {
 	Quote   string `json:"quote,omitempty"`
 }
 
-// Cite prints a source as "DOC § Section: “quote”" (no quote for a public reference without one).
+// Cite prints a source for people as "DOCUMENT § Section: “quote”": the
+// document by its title, author, publisher and year (DocName), never by its
+// seed file name, which the JSON keeps; no quote for a public reference
+// without one.
 func (s Source) Cite() string {
-	c := s.Doc + " § " + s.Section
+	c := s.DocName() + " § " + s.Section
 	if s.Quote != "" {
 		c += ": “" + strings.Join(strings.Fields(s.Quote), " ") + "”"
 	}
@@ -184,6 +187,9 @@ type Input struct {
 	Workload  string // oltp | dss | mixed | latency
 	DB        string // oracle | postgres | mysql | none (auto already resolved)
 	Artifacts *artifacts.Set
+	// Skip leaves rules out (--skip: rule ids or areas, see Matches): they
+	// are not run and the report lists them as Skipped.
+	Skip []string
 }
 
 // Outcome is a check's answer: findings, or exactly one of the reasons why
