@@ -15,6 +15,7 @@ import (
 	"github.com/dbhost/dbhost/internal/hostsrc"
 	"github.com/dbhost/dbhost/internal/plan"
 	"github.com/dbhost/dbhost/internal/report"
+	"github.com/dbhost/dbhost/internal/rules"
 	"github.com/spf13/cobra"
 )
 
@@ -193,9 +194,10 @@ apply/rollback holds the lock (nothing was read or changed).`,
 			o.Plan = planName
 			res, err := apply.Apply(changes, o)
 			if res != nil {
-				if werr := writeOut(c, h.format, res, func() []byte { return applyText(res) }); werr != nil {
+				if werr := writeOut(c, h.format, res, func() []byte { return report.ApplyText(res) }); werr != nil {
 					return werr
 				}
+				warnAll(c, res.Warnings)
 			}
 			if err != nil {
 				return stateErr(err, o.StateDir)
@@ -208,7 +210,7 @@ apply/rollback holds the lock (nothing was read or changed).`,
 				return &exitError{code: exitInternal, err: fmt.Errorf("%d change(s) failed (listed above)%s", n, hint)}
 			}
 			if n := res.Count(apply.StatusRefused); n > 0 && !dryRun {
-				return &exitError{code: exitRefused, err: fmt.Errorf("%d risky change(s) refused (warnings above); pass --accept-risk to apply them, or leave them out with --only", n)}
+				return &exitError{code: exitRefused, err: fmt.Errorf("%d risky change(s) refused (warnings above); pass --accept-risk to apply them, or leave their rules out with %s", n, skipHint(res))}
 			}
 			return nil
 		},
@@ -220,6 +222,7 @@ apply/rollback holds the lock (nothing was read or changed).`,
 	fl.BoolVar(&acceptRisk, "accept-risk", false, "also apply changes the sources warn about (the warning is quoted)")
 	fl.StringVar(&planPath, "plan", "", "apply a saved plan (plan.json or its directory) instead of computing one")
 	fl.StringSliceVar(&pf.only, "only", nil, "apply only the changes of these rules (rule id or area, e.g. io; repeatable)")
+	_ = c.RegisterFlagCompletionFunc("only", completeRules)
 	return c
 }
 
@@ -229,6 +232,12 @@ func loadChanges(c *cobra.Command, h *hostFlags, pf *planFlags, planPath string)
 	var p *plan.Plan
 	name := planPath
 	if planPath != "" {
+		if err := rules.CheckSelectors("--only", pf.only); err != nil {
+			return nil, "", usageErr("%v", err)
+		}
+		if err := rules.CheckSelectors("--skip", pf.skip); err != nil {
+			return nil, "", usageErr("%v", err)
+		}
 		var err error
 		p, err = plan.Load(planPath)
 		if err != nil {
@@ -260,7 +269,7 @@ func loadChanges(c *cobra.Command, h *hostFlags, pf *planFlags, planPath string)
 		if err != nil {
 			return nil, "", err
 		}
-		p, err = plan.Build(snaps[0], plan.Options{Workload: pf.workload, DB: pf.db, Artifacts: set, Only: pf.only})
+		p, err = plan.Build(snaps[0], plan.Options{Workload: pf.workload, DB: pf.db, Artifacts: set, Only: pf.only, Skip: pf.skip})
 		if err != nil {
 			return nil, "", usageErr("%v", err)
 		}
@@ -268,25 +277,49 @@ func loadChanges(c *cobra.Command, h *hostFlags, pf *planFlags, planPath string)
 	}
 	var out []change.Change
 	for _, ch := range append(append([]change.Change{}, p.Changes...), p.PendingReboot...) {
-		if onlyRule(ch.Rule, pf.only) {
+		if onlyRule(ch.Rule, pf.only, pf.skip) {
 			out = append(out, ch)
 		}
 	}
-	if p.TunedProfile != "" && len(pf.only) == 0 {
+	if p.TunedProfile != "" && len(pf.only) == 0 && !rules.Matches("cpu.tuned-profile", pf.skip) {
 		out = append(out, change.Change{Kind: change.TunedProfile, Key: "profile", Value: p.TunedProfile, Rule: "plan", Why: p.TunedWhy})
 	}
 	return out, name, nil
 }
 
 // onlyRule: a change's rule (or one of its comma-separated rules, when
-// several rules want the same setting) is selected by --only.
-func onlyRule(rule string, only []string) bool {
+// several rules want the same setting) is selected by --only and not left
+// out by --skip. A change two rules want stays while one of them is kept.
+func onlyRule(rule string, only, skip []string) bool {
 	for _, r := range strings.Split(rule, ",") {
-		if plan.Selected(strings.TrimSpace(r), only) {
+		r = strings.TrimSpace(r)
+		if plan.Selected(r, only) && !rules.Matches(r, skip) {
 			return true
 		}
 	}
 	return false
+}
+
+// skipHint names the --skip flags that leave the refused changes out.
+func skipHint(r *apply.Result) string {
+	var ids []string
+	seen := map[string]bool{}
+	for _, it := range r.Items {
+		if it.Status != apply.StatusRefused {
+			continue
+		}
+		for _, id := range strings.Split(it.Rule, ",") {
+			id = strings.TrimSpace(id)
+			if id != "" && !seen[id] {
+				seen[id] = true
+				ids = append(ids, "--skip "+id)
+			}
+		}
+	}
+	if len(ids) == 0 {
+		return "--skip RULE"
+	}
+	return strings.Join(ids, " ")
 }
 
 func writeOut(c *cobra.Command, format string, v any, text func() []byte) error {
@@ -305,69 +338,6 @@ func writeOut(c *cobra.Command, format string, v any, text func() []byte) error 
 	}
 	_, err := c.OutOrStdout().Write(b)
 	return err
-}
-
-var applyMarks = map[string]string{
-	apply.StatusChange: "~", apply.StatusApplied: "+", apply.StatusUnchanged: "=", apply.StatusFailed: "x",
-	apply.StatusRefused: "!", apply.StatusPending: ">", apply.StatusManual: "?", apply.StatusAbsent: "-",
-}
-
-// applyText is the diff: one line per setting, "current → new", with its
-// rule and why, then what happened.
-func applyText(r *apply.Result) []byte {
-	var b strings.Builder
-	if r.DryRun {
-		b.WriteString("dbhost apply --dry-run: nothing is changed\n")
-	}
-	for _, it := range r.Items {
-		cur := it.Current
-		if cur == "" {
-			cur = "(unknown)"
-		}
-		fmt.Fprintf(&b, "%s %s: %s → %s  [%s]", applyMarks[it.Status], it.Setting, cur, it.New, it.Rule)
-		if it.Why != "" {
-			fmt.Fprintf(&b, " %s", it.Why)
-		}
-		b.WriteString("\n")
-		switch it.Status {
-		case apply.StatusUnchanged:
-			b.WriteString("    already set: nothing written\n")
-		case apply.StatusPending:
-			fmt.Fprintf(&b, "    pending reboot: %s\n", it.Command)
-		}
-		if it.Message != "" && it.Status != apply.StatusPending {
-			fmt.Fprintf(&b, "    %s: %s\n", it.Status, it.Message)
-		}
-		for _, s := range it.Side {
-			fmt.Fprintf(&b, "    the kernel also changed %s: %s → %s (journaled; rollback restores it)\n", s.Path, s.Old, s.New)
-		}
-	}
-	var parts []string
-	for _, s := range []struct{ st, word string }{
-		{apply.StatusChange, "to change"}, {apply.StatusApplied, "applied"}, {apply.StatusUnchanged, "already set"},
-		{apply.StatusFailed, "failed"}, {apply.StatusRefused, "refused (risky)"}, {apply.StatusPending, "pending reboot"},
-		{apply.StatusManual, "manual"}, {apply.StatusAbsent, "not on this host"},
-	} {
-		if n := r.Count(s.st); n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, s.word))
-		}
-	}
-	if len(parts) == 0 {
-		parts = append(parts, "no changes in the plan")
-	}
-	b.WriteString(strings.Join(parts, ", "))
-	switch {
-	case r.JournalID != "":
-		fmt.Fprintf(&b, "; journal %s ('dbhost rollback' restores every value)\n", r.JournalID)
-	case !r.DryRun && r.Count(apply.StatusUnchanged) > 0 && r.Count(apply.StatusFailed) == 0:
-		b.WriteString("; nothing written\n")
-	default:
-		b.WriteString("\n")
-	}
-	for _, w := range r.Warnings {
-		fmt.Fprintf(&b, "warning: %s\n", w)
-	}
-	return []byte(b.String())
 }
 
 func newRollbackCmd() *cobra.Command {
@@ -407,9 +377,10 @@ holds the lock (nothing was read or changed).`,
 				}
 				return err
 			}
-			if werr := writeOut(c, h.format, res, func() []byte { return rollbackText(res) }); werr != nil {
+			if werr := writeOut(c, h.format, res, func() []byte { return report.RollbackText(res) }); werr != nil {
 				return werr
 			}
+			warnAll(c, report.RollbackWarnings(res))
 			if res.Stopped() {
 				return &exitError{code: exitInternal, err: errors.New("rollback stopped at a damaged journal (listed above): the values it did not restore are listed with their recorded old values; the journal stays open")}
 			}
@@ -422,100 +393,6 @@ holds the lock (nothing was read or changed).`,
 	h.add(c)
 	c.Flags().StringVar(&to, "to", "", "undo every apply from the newest back to this journal id")
 	return c
-}
-
-func rollbackText(r *apply.RollbackResult) []byte {
-	var b strings.Builder
-	for _, j := range r.Journals {
-		if j.Legacy {
-			fmt.Fprintf(&b, "warning: journal %s is in the legacy format (written before checksums): its integrity cannot be verified\n", j.ID)
-		}
-		switch {
-		case j.Empty:
-			fmt.Fprintf(&b, "journal %s: empty (the apply stopped before its first entry), nothing to do\n", j.ID)
-			continue
-		case j.Already:
-			fmt.Fprintf(&b, "journal %s: already rolled back, nothing to do\n", j.ID)
-			continue
-		}
-		n := map[string]int{}
-		for _, x := range j.Restores {
-			n[x.Status]++
-			if x.Status == apply.RestoreUnchanged {
-				continue
-			}
-			name := x.Path
-			if x.Setting != "" && x.Setting != x.Path {
-				name = x.Setting + " (" + x.Path + ")"
-			}
-			fmt.Fprintf(&b, "%s %s: %s → %s", map[string]string{apply.RestoreDone: "+", apply.RestoreRemoved: "-", apply.RestoreFailed: "x"}[x.Status], name, x.Live, x.Old)
-			if x.Status == apply.RestoreRemoved {
-				b.WriteString(" (file removed: apply had created it)")
-			}
-			b.WriteString("\n")
-			if x.Message != "" {
-				fmt.Fprintf(&b, "    %s\n", x.Message)
-			}
-		}
-		fmt.Fprintf(&b, "journal %s: %d value(s) restored, %d already at their old value", j.ID, n[apply.RestoreDone]+n[apply.RestoreRemoved], n[apply.RestoreUnchanged])
-		if n[apply.RestoreFailed] > 0 {
-			fmt.Fprintf(&b, ", %d NOT restored (the journal stays open)", n[apply.RestoreFailed])
-		}
-		b.WriteString("\n")
-		if len(j.Damage) > 0 {
-			b.Write(damageText(j.ID, j.Damage))
-			fmt.Fprintf(&b, "rollback stopped at the damage: nothing was written for the entries at or before it, the journal is left as it is (not marked rolled back), older journals are not touched\n")
-			if len(j.NotRestored) > 0 || j.Lost {
-				fmt.Fprintf(&b, "NOT restored (restore them by hand; newest first):\n")
-			}
-			for _, u := range j.NotRestored {
-				if u.Unreadable {
-					fmt.Fprintf(&b, "  ! line %d cannot be read: whatever it recorded is unknown\n", u.Line)
-					continue
-				}
-				name := u.Path
-				if u.Setting != "" && u.Setting != u.Path {
-					name = u.Setting + " (" + u.Path + ")"
-				}
-				old := fmt.Sprintf("%q", u.Old)
-				if u.OldAbsent {
-					old = "(absent: apply created it)"
-				} else if u.Kind == "file" {
-					old = fmt.Sprintf("%d bytes (in the journal's line %d)", len(u.Old), u.Line)
-				}
-				note := ""
-				if !u.Verified {
-					note = "  (from a damaged line: unverified, may be wrong)"
-				}
-				fmt.Fprintf(&b, "  ! %s: recorded old value %s%s\n", name, old, note)
-				if len(u.Side) > 0 {
-					var ws []string
-					for _, w := range u.Side {
-						ws = append(ws, fmt.Sprintf("%s %q", w.Path, apply.Value(w.Old)))
-					}
-					fmt.Fprintf(&b, "      with it the kernel changed (or may have changed), old values: %s\n", strings.Join(ws, ", "))
-				}
-			}
-			if j.Lost {
-				fmt.Fprintf(&b, "  ! and whatever the lost entries at the end recorded: unknown\n")
-			}
-		}
-	}
-	return []byte(b.String())
-}
-
-// damageText says where a journal is damaged (at most 10 places).
-func damageText(id string, ds []apply.Damage) []byte {
-	var b strings.Builder
-	fmt.Fprintf(&b, "journal %s is DAMAGED (%d place(s)):\n", id, len(ds))
-	for i, d := range ds {
-		if i == 10 {
-			fmt.Fprintf(&b, "  ... and %d more\n", len(ds)-i)
-			break
-		}
-		fmt.Fprintf(&b, "  %s\n", d)
-	}
-	return []byte(b.String())
 }
 
 func newVerifyCmd() *cobra.Command {
@@ -592,17 +469,17 @@ Exit codes: 0 every setting as applied, 3 drift found, 2 bad input or nothing to
 			}{what, checks, damage, legacy}
 			if err := writeOut(c, h.format, out, func() []byte {
 				var b strings.Builder
-				b.Write(verifyText(what, checks))
-				if legacy {
-					b.WriteString("warning: the journal is in the legacy format (written before checksums): its integrity is not verified\n")
-				}
+				b.Write(report.VerifyText(what, checks))
 				if len(damage) > 0 {
-					b.Write(damageText(strings.TrimPrefix(what, "journal "), damage))
+					b.Write(report.DamageText(strings.TrimPrefix(what, "journal "), damage))
 					b.WriteString("what the damaged or lost entries recorded cannot be verified: NOT as applied\n")
 				}
 				return []byte(b.String())
 			}); err != nil {
 				return err
+			}
+			if legacy {
+				warnAll(c, []string{"the journal is in the legacy format (written before checksums): its integrity is not verified"})
 			}
 			if len(damage) > 0 {
 				return &exitError{code: exitFindings, err: fmt.Errorf("%s is damaged: it cannot be verified as applied", what)}
@@ -625,22 +502,10 @@ Exit codes: 0 every setting as applied, 3 drift found, 2 bad input or nothing to
 	return c
 }
 
-func verifyText(what string, checks []apply.Check) []byte {
-	var b strings.Builder
-	ok := 0
-	for _, ch := range checks {
-		if ch.Status == "ok" {
-			ok++
-		}
-		mark := map[string]string{"ok": "="}[ch.Status]
-		if mark == "" {
-			mark = "x"
-		}
-		fmt.Fprintf(&b, "%s %s: live %s, applied %s  [%s] %s\n", mark, ch.Setting, ch.Live, ch.Want, ch.Rule, ch.Status)
-		if ch.Cause != "" {
-			fmt.Fprintf(&b, "    cause: %s\n", ch.Cause)
-		}
+// warnAll prints warnings on standard error, one per line: standard output
+// keeps the report (text or JSON) alone.
+func warnAll(c *cobra.Command, warnings []string) {
+	for _, w := range warnings {
+		fmt.Fprintf(c.ErrOrStderr(), "dbhost: warning: %s\n", w)
 	}
-	fmt.Fprintf(&b, "verify %s: %d of %d setting(s) as applied\n", what, ok, len(checks))
-	return []byte(b.String())
 }

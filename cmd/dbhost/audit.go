@@ -47,6 +47,7 @@ host. 'dbhost rules list' shows the whole catalog.`,
   dbhost audit --workload oltp --db oracle --artifact alert_ORCL.log --artifact initORCL.ora
   dbhost audit --root tree/ --format json
   dbhost audit --snapshot 'fleet/*.json'
+  dbhost audit --skip cpu.smt-off --skip network   # leave a rule, or an area, out
   dbhost audit --fail-on warning      # exit 3 when a warning or critical finding exists`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runAudit(c, &src, &out, &f) },
@@ -127,7 +128,7 @@ func auditSnapshots(snaps []*snapshot.Snapshot, f *auditFlags, set *artifacts.Se
 			db, ev = rules.DetectDB(s, set)
 			src = "detected: " + ev
 		}
-		rep := rules.Run(&rules.Input{Snap: s, Workload: f.workload, DB: db, Artifacts: set})
+		rep := rules.Run(&rules.Input{Snap: s, Workload: f.workload, DB: db, Artifacts: set, Skip: f.skip})
 		rep.DBSource = src
 		reps = append(reps, rep)
 	}

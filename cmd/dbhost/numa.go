@@ -14,7 +14,8 @@ import (
 
 func newNumaCmd() *cobra.Command {
 	var src sourceFlags
-	var format, db string
+	var out outputFlags
+	var db string
 	var interval time.Duration
 	var pid int
 	c := &cobra.Command{
@@ -37,8 +38,8 @@ spread or remote, with the memory-weighted distance ratio from the SLIT (seed 00
   dbhost numa --snapshot host.json`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			if format != "text" && format != "json" {
-				return usageErr("--format %q: expected one of [text json]", format)
+			if err := out.validate(); err != nil {
+				return err
 			}
 			if interval < 0 || interval > time.Hour {
 				return usageErr("--interval %v: expected 0 (no sample) to 1h", interval)
@@ -58,14 +59,14 @@ spread or remote, with the memory-weighted distance ratio from the SLIT (seed 00
 				return usageErr("numa reads one host; %d snapshots matched", len(snaps))
 			}
 			s := snaps[0]
-			var out any
+			var view any
 			var text []byte
 			if pid != 0 || db != "" {
 				ps, err := numaProcs(s, live, pid, db)
 				if err != nil {
 					return err
 				}
-				out, text = ps, report.ProcText(ps)
+				view, text = ps, report.ProcText(ps)
 			} else {
 				v := report.NUMANodes(s)
 				if live && interval > 0 {
@@ -83,22 +84,21 @@ spread or remote, with the memory-weighted distance ratio from the SLIT (seed 00
 				} else if s.CPULoad.Total != nil || len(s.IRQs.IRQs) > 0 {
 					v.AddSample("since boot (counters of the snapshot)", snapshot.CPULoad{}, s.CPULoad, snapshot.IRQs{}, s.IRQs)
 				}
-				out, text = v, v.Text()
+				view, text = v, v.Text()
 			}
-			if format == "json" {
-				b, err := report.JSON(out)
+			if out.format == "json" {
+				b, err := report.JSON(view)
 				if err != nil {
 					return err
 				}
 				text = b
 			}
-			_, err = c.OutOrStdout().Write(text)
-			return err
+			return out.write(c, text)
 		},
 	}
 	src.add(c)
+	out.add(c, "text", "json")
 	fl := c.Flags()
-	fl.StringVar(&format, "format", "text", "output format: [text json]")
 	fl.DurationVar(&interval, "interval", time.Second, "CPU and interrupt sample length on the live host (0: none)")
 	fl.IntVar(&pid, "pid", 0, "show this process's pages per node and a locality verdict")
 	fl.StringVar(&db, "db", "", "show the main processes of this database instance (ORACLE_SID, PostgreSQL data dir, ...)")

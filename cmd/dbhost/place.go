@@ -124,15 +124,7 @@ failed (rollback restores), 6 (--apply) another dbhost apply/rollback holds the 
 				return err
 			}
 			if !r.Feasible {
-				var msgs []string
-				for _, e := range r.Errors {
-					if e.Instance != "" {
-						msgs = append(msgs, e.Instance+": "+e.Message)
-					} else {
-						msgs = append(msgs, e.Message)
-					}
-				}
-				return &exitError{code: exitInfeasible, err: errors.New("placement infeasible: " + strings.Join(msgs, "; "))}
+				return &exitError{code: exitInfeasible, err: infeasibleErr(r)}
 			}
 			if outDir != "" {
 				names, err := r.WriteArtifacts(outDir, snaps[0].Cgroups.Version)
@@ -183,11 +175,12 @@ func placeApply(c *cobra.Command, r *place.Result, snap *snapshot.Snapshot, o ap
 			for _, n := range a.Notes {
 				fmt.Fprintf(&b, "note: %s\n", n)
 			}
-			b.Write(applyText(res))
+			b.Write(report.ApplyText(res))
 			return []byte(b.String())
 		}); werr != nil {
 			return werr
 		}
+		warnAll(c, res.Warnings)
 	}
 	if err != nil {
 		return stateErr(err, o.StateDir)
@@ -200,4 +193,18 @@ func placeApply(c *cobra.Command, r *place.Result, snap *snapshot.Snapshot, o ap
 		return &exitError{code: exitInternal, err: fmt.Errorf("%d change(s) failed (listed above)%s", n, hint)}
 	}
 	return nil
+}
+
+// infeasibleErr says why a placement is infeasible, one reason per line.
+func infeasibleErr(r *place.Result) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "placement infeasible (%d reason(s)):", len(r.Errors))
+	for _, e := range r.Errors {
+		who := e.Instance
+		if who == "" {
+			who = "plan"
+		}
+		fmt.Fprintf(&b, "\n  %s: %s", who, e.Message)
+	}
+	return errors.New(b.String())
 }

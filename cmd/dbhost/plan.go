@@ -16,6 +16,17 @@ type planFlags struct {
 	tunedBootloader bool
 }
 
+// validate checks the audit's flags and the --only selectors.
+func (f *planFlags) validate() error {
+	if err := f.auditFlags.validate(); err != nil {
+		return err
+	}
+	if err := rules.CheckSelectors("--only", f.only); err != nil {
+		return usageErr("%v", err)
+	}
+	return nil
+}
+
 func newPlanCmd() *cobra.Command {
 	var src sourceFlags
 	var out outputFlags
@@ -55,6 +66,7 @@ Every line names the rule that wants it. Nothing on the host is changed.`,
 	f.scopeFlags.add(c)
 	fl := c.Flags()
 	fl.StringSliceVar(&f.only, "only", nil, "keep only the changes of these rules (rule id or area, e.g. io or memory.swappiness; repeatable)")
+	_ = c.RegisterFlagCompletionFunc("only", completeRules)
 	fl.BoolVar(&f.tunedBootloader, "tuned-bootloader", false, "write boot arguments into tuned.conf's [bootloader] cmdline (default: a comment; use boot-args.txt)")
 	_ = c.MarkFlagDirname("output")
 	return c
@@ -97,7 +109,7 @@ func runPlan(c *cobra.Command, src *sourceFlags, out *outputFlags, f *planFlags)
 	if db == "auto" {
 		db, _ = rules.DetectDB(s, set)
 	}
-	p, err := plan.Build(s, plan.Options{Workload: f.workload, DB: db, Artifacts: set, Only: f.only, TunedBootloader: f.tunedBootloader})
+	p, err := plan.Build(s, plan.Options{Workload: f.workload, DB: db, Artifacts: set, Only: f.only, Skip: f.skip, TunedBootloader: f.tunedBootloader})
 	if err != nil {
 		return err
 	}

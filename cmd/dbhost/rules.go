@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 	"text/tabwriter"
 
@@ -122,16 +121,13 @@ func appliesTo(r rules.Rule) string {
 	return w + ", " + d
 }
 
-// shortSources names the cited documents once each ("000, 003"); 'rules
-// show' prints the sections.
+// shortSources names the cited documents once each ("HP 2015, Red Hat
+// 2015"); 'rules show' prints them in full with the sections.
 func shortSources(ss []rules.Source) string {
 	var parts []string
 	seen := map[string]bool{}
 	for _, s := range ss {
-		doc := s.Doc
-		if i := strings.IndexByte(doc, '_'); i == 3 {
-			doc = doc[:3]
-		}
+		doc := s.DocShort()
 		if !seen[doc] {
 			seen[doc] = true
 			parts = append(parts, doc)
@@ -142,22 +138,9 @@ func shortSources(ss []rules.Source) string {
 
 // suggest names rules whose id contains the unknown id's words.
 func suggest(id string) string {
-	var hits []string
-	words := strings.FieldsFunc(id, func(r rune) bool { return r == '.' || r == '-' || r == '_' })
-	for _, r := range rules.All() {
-		for _, w := range words {
-			if len(w) >= 3 && strings.Contains(r.ID, w) {
-				hits = append(hits, r.ID)
-				break
-			}
-		}
-	}
-	sort.Strings(hits)
+	hits := rules.Suggest(id)
 	if len(hits) == 0 {
 		return ""
-	}
-	if len(hits) > 5 {
-		hits = hits[:5]
 	}
 	return "; did you mean " + strings.Join(hits, ", ") + "?"
 }

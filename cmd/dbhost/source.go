@@ -105,6 +105,7 @@ type scopeFlags struct {
 	workload  string
 	db        string
 	artifacts []string
+	skip      []string
 }
 
 func (f *scopeFlags) add(c *cobra.Command) {
@@ -112,6 +113,8 @@ func (f *scopeFlags) add(c *cobra.Command) {
 	fl.StringVar(&f.workload, "workload", rules.WorkloadMixed, "workload: "+strings.Join(rules.Workloads, "|"))
 	fl.StringVar(&f.db, "db", "auto", "database: auto|"+strings.Join(rules.DBs, "|"))
 	fl.StringArrayVar(&f.artifacts, "artifact", nil, "database artifact file (repeatable): alert log, init.ora, listener.ora, ...")
+	fl.StringSliceVar(&f.skip, "skip", nil, "leave these rules out (rule id or area, e.g. cpu.smt-off or io; repeatable)")
+	_ = c.RegisterFlagCompletionFunc("skip", completeRules)
 	_ = c.RegisterFlagCompletionFunc("workload", completeWords(rules.Workloads...))
 	_ = c.RegisterFlagCompletionFunc("db", completeWords(append([]string{"auto"}, rules.DBs...)...))
 }
@@ -123,7 +126,24 @@ func (f *scopeFlags) validate() error {
 	if f.db != "auto" && !oneOf(f.db, rules.DBs) {
 		return usageErr("--db %q: expected auto or one of %s", f.db, strings.Join(rules.DBs, ", "))
 	}
+	if err := rules.CheckSelectors("--skip", f.skip); err != nil {
+		return usageErr("%v", err)
+	}
 	return nil
+}
+
+// completeRules completes --only and --skip with rule ids and areas.
+func completeRules(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	var out []string
+	seen := map[string]bool{}
+	for _, r := range rules.All() {
+		if !seen[r.Area] {
+			seen[r.Area] = true
+			out = append(out, r.Area)
+		}
+		out = append(out, r.ID)
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
 }
 
 // loadArtifacts parses the --artifact files. Each malformed one is printed

@@ -114,3 +114,71 @@ func trunc(s string, n int) string {
 	}
 	return s[:n] + "…"
 }
+
+// PerCPUPath recognises a per-CPU sysfs path ("/sys/devices/system/cpu/
+// cpu12/cpufreq/scaling_governor") and returns the CPU and the path with
+// "cpu*" in its place ("/sys/devices/system/cpu/cpu*/cpufreq/scaling_governor").
+func PerCPUPath(p string) (cpu int, pattern string, ok bool) {
+	const dir = "/sys/devices/system/cpu/cpu"
+	i := strings.Index(p, dir)
+	if i < 0 {
+		return 0, "", false
+	}
+	rest := p[i+len(dir):]
+	j := 0
+	for j < len(rest) && rest[j] >= '0' && rest[j] <= '9' {
+		j++
+	}
+	if j == 0 || j > 6 || (j < len(rest) && rest[j] != '/') {
+		return 0, "", false
+	}
+	n, err := strconv.Atoi(rest[:j])
+	if err != nil {
+		return 0, "", false
+	}
+	return n, p[:i] + dir + "*" + rest[j:], true
+}
+
+// GroupPerCPU groups n items that differ only in the CPU of their per-CPU
+// path: path(i) is an item's path (or setting), rest(i) everything else
+// that must be equal. An item whose path is not per CPU is a group of its
+// own. A group is placed where its first item was; within a group the
+// items keep their order. A 240-CPU host's 240 governor lines become one.
+func GroupPerCPU(n int, path func(int) string, rest func(int) string) [][]int {
+	var groups [][]int
+	at := map[string]int{}
+	for i := 0; i < n; i++ {
+		_, pat, ok := PerCPUPath(path(i))
+		if !ok {
+			groups = append(groups, []int{i})
+			continue
+		}
+		sig := pat + "\x00" + rest(i)
+		if g, seen := at[sig]; seen {
+			groups[g] = append(groups[g], i)
+			continue
+		}
+		at[sig] = len(groups)
+		groups = append(groups, []int{i})
+	}
+	return groups
+}
+
+// GroupLabel names a group of GroupPerCPU by its paths: the one path, or
+// the pattern with the number of CPUs and their list
+// ("/sys/devices/system/cpu/cpu*/cpufreq/scaling_governor (240 CPUs: 0-239)").
+func GroupLabel(paths []string) string {
+	if len(paths) == 1 {
+		return paths[0]
+	}
+	cpus := make([]int, 0, len(paths))
+	pat := ""
+	for _, p := range paths {
+		cpu, pt, ok := PerCPUPath(p)
+		if !ok {
+			return strings.Join(paths, ", ")
+		}
+		cpus, pat = append(cpus, cpu), pt
+	}
+	return fmt.Sprintf("%s (%d CPUs: %s)", pat, len(paths), Format(cpus))
+}

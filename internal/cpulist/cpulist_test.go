@@ -1,6 +1,7 @@
 package cpulist
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 )
@@ -103,4 +104,43 @@ func FuzzParseMask(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestPerCPUPath(t *testing.T) {
+	cases := []struct {
+		in   string
+		cpu  int
+		pat  string
+		isOK bool
+	}{
+		{"/sys/devices/system/cpu/cpu12/cpufreq/scaling_governor", 12, "/sys/devices/system/cpu/cpu*/cpufreq/scaling_governor", true},
+		{"/sys/devices/system/cpu/cpu0", 0, "/sys/devices/system/cpu/cpu*", true},
+		{"/sys/devices/system/cpu/cpufreq/policy0/scaling_governor", 0, "", false},
+		{"/sys/devices/system/cpu/cpu1x/online", 0, "", false},
+		{"/sys/devices/system/cpu/cpu/online", 0, "", false},
+		{"vm.swappiness", 0, "", false},
+	}
+	for _, c := range cases {
+		cpu, pat, ok := PerCPUPath(c.in)
+		if ok != c.isOK || (ok && (cpu != c.cpu || pat != c.pat)) {
+			t.Errorf("PerCPUPath(%q) = %d %q %v", c.in, cpu, pat, ok)
+		}
+	}
+}
+
+func TestGroupPerCPU(t *testing.T) {
+	paths := []string{"a", "/sys/devices/system/cpu/cpu0/x", "/sys/devices/system/cpu/cpu0/y", "/sys/devices/system/cpu/cpu1/x",
+		"/sys/devices/system/cpu/cpu1/y", "/sys/devices/system/cpu/cpu2/x", "b"}
+	vals := []string{"1", "v", "w", "v", "w", "other", "1"}
+	g := GroupPerCPU(len(paths), func(i int) string { return paths[i] }, func(i int) string { return vals[i] })
+	want := "[[0] [1 3] [2 4] [5] [6]]"
+	if got := fmt.Sprint(g); got != want {
+		t.Fatalf("groups %s, want %s", got, want)
+	}
+	if l := GroupLabel([]string{paths[1], paths[3]}); l != "/sys/devices/system/cpu/cpu*/x (2 CPUs: 0-1)" {
+		t.Errorf("label %q", l)
+	}
+	if l := GroupLabel([]string{"a"}); l != "a" {
+		t.Errorf("label %q", l)
+	}
 }

@@ -285,7 +285,7 @@ func (w *cgWalker) walk() []snapshot.CgroupGroup {
 		}
 	}
 	if w.denied > 0 {
-		w.c.AbsentReason("cgroups.groups", root, fmt.Sprintf("permission denied for %d cgroup files (run as root to read them)", w.denied))
+		w.c.AbsentReason("cgroups.groups", root, deniedReason(fmt.Sprintf("permission denied for %d cgroup files", w.denied), "them", runningAsRoot()))
 	}
 	if len(w.malformed) > 0 {
 		w.c.AbsentReason("cgroups.groups", root, fmt.Sprintf("%d cgroup files unreadable, first: %s", len(w.malformed), w.malformed[0]))

@@ -209,6 +209,25 @@ func (r Root) LinkBase(p string) (string, error) {
 	return filepath.Base(t), nil
 }
 
+// permissionReason says why a read was denied: not root, or, as root, what
+// still denies it (root in a container's user namespace, a security module,
+// or another process's /proc files under ptrace access rules: Yama's
+// ptrace_scope, a process in another user namespace or not dumpable).
+// Telling root to run as root helps nobody.
+func permissionReason(root bool) string { return deniedReason("permission denied", "it", root) }
+
+// runningAsRoot: dbhost runs with effective uid 0.
+func runningAsRoot() bool { return os.Geteuid() == 0 }
+
+// deniedReason completes "permission denied" (or "permission denied for N
+// files") with why: "(run as root to read it|them)" when not root.
+func deniedReason(what, it string, root bool) string {
+	if root {
+		return what + " even to root (a container's user namespace, a security module, or ptrace access rules for another process's /proc files)"
+	}
+	return what + " (run as root to read " + it + ")"
+}
+
 // Reason turns a read error into the human reason kept in Absent.
 func Reason(err error) string {
 	var pe *ParseError
@@ -218,7 +237,7 @@ func Reason(err error) string {
 	case errors.Is(err, fs.ErrNotExist):
 		return "not present on this host"
 	case errors.Is(err, fs.ErrPermission):
-		return "permission denied (run as root to read it)"
+		return permissionReason(runningAsRoot())
 	case errors.As(err, &pe):
 		return "malformed: " + pe.Error()
 	case errors.Is(err, confine.ErrEscape):

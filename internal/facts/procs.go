@@ -79,7 +79,7 @@ func (pp *procProblems) record(c *Collector) {
 	for kind, p := range pp.kinds {
 		var parts []string
 		if p.denied > 0 {
-			parts = append(parts, fmt.Sprintf("permission denied for %d process(es) (run as root to read them)", p.denied))
+			parts = append(parts, deniedReason(fmt.Sprintf("permission denied for %d process(es)", p.denied), "them", runningAsRoot()))
 		}
 		if p.other > 0 {
 			parts = append(parts, fmt.Sprintf("unreadable for %d process(es), first %s", p.other, p.first))

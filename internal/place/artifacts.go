@@ -312,7 +312,11 @@ func (r *Result) readme(cgroupVersion string) string {
 func (r *Result) Text() []byte {
 	var b strings.Builder
 	if r.Feasible {
-		fmt.Fprintf(&b, "Placement (%s): feasible on %d threads, %d nodes; hugepages of %d kB\n", r.Strategy, r.Threads, r.Nodes, r.HugepageSizeKB)
+		hidden := ""
+		if len(r.NUMAHidden) > 0 {
+			hidden = fmt.Sprintf(" (NUMA hidden: %s; see the warning below)", plural(r.Sockets, "socket", "sockets"))
+		}
+		fmt.Fprintf(&b, "Placement (%s): feasible on %s, %s%s; hugepages of %d kB\n", r.Strategy, plural(r.Threads, "thread", "threads"), plural(r.Nodes, "node", "nodes"), hidden, r.HugepageSizeKB)
 	} else {
 		fmt.Fprintf(&b, "Placement (%s): INFEASIBLE\n", r.Strategy)
 	}

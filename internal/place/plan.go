@@ -22,6 +22,10 @@ type Result struct {
 	HugepageSizeKB int64          `json:"hugepage_size_kb"`
 	Threads        int            `json:"threads"`
 	Nodes          int            `json:"nodes"`
+	// NUMAHidden is the evidence that the kernel hides the host's NUMA
+	// nodes (numa=off, fewer nodes than sockets), Sockets then its sockets.
+	Sockets    int      `json:"sockets,omitempty"`
+	NUMAHidden []string `json:"numa_hidden,omitempty"`
 
 	spec *Spec
 	topo *topo
@@ -83,6 +87,12 @@ func Plan(snap *snapshot.Snapshot, spec *Spec) *Result {
 	r.HugepageSizeKB = t.sizeKB
 	r.Threads = t.threads
 	r.Nodes = len(t.nodes)
+	r.NUMAHidden = snap.Topology.NUMADisabled
+	if len(r.NUMAHidden) > 0 {
+		r.Sockets = snap.Topology.Sockets
+		r.warn("", "NUMA is hidden on this host (%s): the kernel shows %s for %s, so no placement can keep an instance's memory on its CPUs' socket; remove the cause (rule numa.disabled-at-boot) and reboot to place on the real nodes",
+			strings.Join(r.NUMAHidden, "; "), plural(r.Nodes, "node", "nodes"), plural(r.Sockets, "socket", "sockets"))
+	}
 	for _, n := range t.notes {
 		r.warn("", "%s", n)
 	}
@@ -763,4 +773,12 @@ func (r *Result) bindGroup(who string, k int, p int64, nic int) (*alloc, []Hugep
 		n.avail = saved[i]
 	}
 	return a, nil
+}
+
+// plural is "1 node", "8 nodes".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

@@ -46,6 +46,9 @@ type Options struct {
 	// Only keeps the changes of these rules: a rule id ("memory.swappiness")
 	// or an area/prefix ("io" keeps io.*). Empty keeps all.
 	Only []string
+	// Skip leaves these rules out (rule ids or areas, as Only): they are
+	// not run, and the plan holds none of their changes.
+	Skip []string
 	// Now is the plan's creation time (zero: time.Now()); tests fix it.
 	Now time.Time
 	// TunedBootloader writes [bootloader] cmdline= into tuned.conf as an
@@ -131,7 +134,7 @@ func Build(snap *snapshot.Snapshot, in Options) (*Plan, error) {
 	} else if !contains(rules.DBs, db) {
 		return nil, fmt.Errorf("plan: db %q: expected one of %s", db, strings.Join(rules.DBs, ", "))
 	}
-	rep := rules.Run(&rules.Input{Snap: snap, Workload: wl, DB: db, Artifacts: in.Artifacts})
+	rep := rules.Run(&rules.Input{Snap: snap, Workload: wl, DB: db, Artifacts: in.Artifacts, Skip: in.Skip})
 	now := in.Now
 	if now.IsZero() {
 		now = time.Now()
@@ -223,16 +226,7 @@ func contains(list []string, s string) bool {
 // Selected reports whether rule id passes the --only filter (a rule id or
 // an area prefix such as "io").
 func Selected(id string, only []string) bool {
-	if len(only) == 0 {
-		return true
-	}
-	for _, o := range only {
-		o = strings.TrimSuffix(o, ".")
-		if id == o || strings.HasPrefix(id, o+".") {
-			return true
-		}
-	}
-	return false
+	return len(only) == 0 || rules.Matches(id, only)
 }
 
 // lowerIsStricter lists sysctls whose smaller value is the stricter one; for

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/dbhost/dbhost/internal/change"
+	"github.com/dbhost/dbhost/internal/cpulist"
 	"github.com/dbhost/dbhost/internal/outdir"
 )
 
@@ -459,28 +460,25 @@ func (p *Plan) Summary(dir string) []byte {
 		fmt.Fprintf(&b, " (%s)", p.TunedWhy)
 	}
 	b.WriteString("\n")
-	var kept []change.Change
-	n := 0
+	var kept, todo []change.Change
 	for _, c := range p.Changes {
 		if c.InPlace {
 			kept = append(kept, c)
 		} else {
-			n++
+			todo = append(todo, c)
 		}
 	}
-	fmt.Fprintf(&b, "\nChanges (%d):\n", n)
-	if n == 0 {
+	fmt.Fprintf(&b, "\nChanges (%d):\n", len(todo))
+	if len(todo) == 0 {
 		b.WriteString("  none\n")
 	}
-	for _, c := range p.Changes {
-		if c.InPlace {
-			continue
-		}
+	for _, g := range groupByCPU(todo) {
+		c := todo[g[0]]
 		cur := c.Current
 		if cur == "" {
 			cur = "(not read)"
 		}
-		fmt.Fprintf(&b, "  %-7s %s: %s → %s   [%s]\n", c.Kind, c.Key, oneLine(cur), oneLine(c.Value), c.Rule)
+		fmt.Fprintf(&b, "  %-7s %s: %s → %s   [%s]\n", c.Kind, cpuKey(todo, g), oneLine(cur), oneLine(c.Value), c.Rule)
 		if c.Risk != "" {
 			fmt.Fprintf(&b, "          RISK (apply needs --accept-risk): %s\n", oneLine(c.Risk))
 		}
@@ -495,7 +493,8 @@ func (p *Plan) Summary(dir string) []byte {
 	}
 	if len(kept) > 0 {
 		fmt.Fprintf(&b, "\nAlready in place, kept in the artifacts so that they survive a reboot (%d):\n", len(kept))
-		for _, c := range kept {
+		for _, g := range groupByCPU(kept) {
+			c := kept[g[0]]
 			v := c.Value
 			if c.Kind == change.BootArg {
 				v = bootArg(c)
@@ -503,7 +502,7 @@ func (p *Plan) Summary(dir string) []byte {
 					v = "(removed)"
 				}
 			}
-			fmt.Fprintf(&b, "  %-7s %s = %s   [%s]\n", c.Kind, c.Key, oneLine(v), c.Rule)
+			fmt.Fprintf(&b, "  %-7s %s = %s   [%s]\n", c.Kind, cpuKey(kept, g), oneLine(v), c.Rule)
 		}
 	}
 	if len(pending) > 0 {
@@ -544,4 +543,23 @@ func (p *Plan) Summary(dir string) []byte {
 		fmt.Fprintf(&b, "Nothing was changed on this host. Review with: dbhost apply --dry-run --plan %s%s\n", d, FileName)
 	}
 	return []byte(b.String())
+}
+
+// groupByCPU groups the changes that differ only in their CPU (the same
+// value from the same current value for the same rule on many CPUs): one
+// line for a 240-CPU host's governors instead of 240.
+func groupByCPU(cs []change.Change) [][]int {
+	return cpulist.GroupPerCPU(len(cs), func(i int) string { return cs[i].Key }, func(i int) string {
+		c := cs[i]
+		return strings.Join([]string{string(c.Kind), c.Current, c.Value, c.Rule, c.Risk}, "\x00")
+	})
+}
+
+// cpuKey names a group of changes (cpulist.GroupLabel).
+func cpuKey(cs []change.Change, g []int) string {
+	keys := make([]string, len(g))
+	for k, i := range g {
+		keys[k] = cs[i].Key
+	}
+	return cpulist.GroupLabel(keys)
 }

@@ -140,8 +140,12 @@ func hostText(b *bytes.Buffer, r rules.Report, o FindingsOptions, p painter) {
 	if r.DBSource != "" {
 		fmt.Fprintf(b, "Database: %s\n", r.DBSource)
 	}
-	fmt.Fprintf(b, "Rules: %d with findings, %d passed, %d could not check, %d not applicable\n",
+	fmt.Fprintf(b, "Rules: %d with findings, %d passed, %d could not check, %d not applicable",
 		rulesWithFindings(r), len(r.Passed), len(r.CannotCheck), len(r.NotApplicable))
+	if n := len(r.Skipped); n > 0 {
+		fmt.Fprintf(b, ", %d left out (--skip: %s)", n, resultIDs(r.Skipped))
+	}
+	b.WriteString("\n")
 	areas, groups := byArea(r.Findings)
 	for _, a := range areas {
 		fmt.Fprintf(b, "\n%s\n", p.paint(ansiBold, strings.ToUpper(a)))
@@ -156,6 +160,23 @@ func hostText(b *bytes.Buffer, r rules.Report, o FindingsOptions, p painter) {
 	} else if n := len(r.CannotCheck); n > 0 {
 		fmt.Fprintf(b, "\n%d rule(s) could not check (facts absent); --explain lists them with the reason.\n", n)
 	}
+}
+
+// resultIDs lists results' rule ids, the first five and "+N more".
+func resultIDs(rs []rules.Result) string {
+	ids := make([]string, len(rs))
+	for i, r := range rs {
+		ids[i] = r.ID
+	}
+	return firstFew(ids, 5)
+}
+
+// firstFew joins the first n items and says how many more there are.
+func firstFew(items []string, n int) string {
+	if len(items) <= n {
+		return strings.Join(items, ", ")
+	}
+	return fmt.Sprintf("%s +%d more", strings.Join(items[:n], ", "), len(items)-n)
 }
 
 func rulesWithFindings(r rules.Report) int {

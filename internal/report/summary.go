@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -202,13 +203,23 @@ func storageSummary(b *bytes.Buffer, s *snapshot.Snapshot) {
 	if len(s.Storage.Devices) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "\nBlock devices: %d\n", len(s.Storage.Devices))
-	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  device\tkind\tsize\tscheduler\tnr_req\tmax_sect_kb\trot\tra_kb\tqdepth")
+	var shown []snapshot.BlockDevice
+	hidden := map[string]int{}
 	for _, d := range s.Storage.Devices {
-		if d.Kind == "loop" || d.Kind == "ram" {
+		if d.Kind == "loop" || d.Kind == "ram" || d.Kind == "zram" {
+			hidden[d.Kind]++
 			continue
 		}
+		shown = append(shown, d)
+	}
+	sort.SliceStable(shown, func(i, j int) bool { return NaturalLess(shown[i].Name, shown[j].Name) })
+	fmt.Fprintf(b, "\nBlock devices: %d%s\n", len(shown), hiddenNote(hidden, "device", "devices"))
+	if len(shown) == 0 {
+		return
+	}
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  device\tkind\tsize\tscheduler\tnr_req\tmax_sect_kb\trot\tra_kb\tqdepth\tnode")
+	for _, d := range shown {
 		size := "-"
 		if d.SizeBytes != nil {
 			size = gib(*d.SizeBytes / 1024)
@@ -217,20 +228,94 @@ func storageSummary(b *bytes.Buffer, s *snapshot.Snapshot) {
 		if d.Rotational != nil {
 			rot = fmt.Sprint(*d.Rotational)
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.Name, d.Kind, size, optStr(d.Scheduler), optInt(d.NrRequests), optInt(d.MaxSectorsKB), rot, optInt(d.ReadAheadKB), optInt(d.QueueDepth))
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.Name, d.Kind, size, optStr(d.Scheduler), optInt(d.NrRequests), optInt(d.MaxSectorsKB), rot, optInt(d.ReadAheadKB), optInt(d.QueueDepth), optNode(d.NUMANode))
 	}
 	tw.Flush()
+}
+
+// hiddenNote says what a listing leaves out: " (8 loop devices not listed)".
+func hiddenNote(hidden map[string]int, one, many string) string {
+	if len(hidden) == 0 {
+		return ""
+	}
+	kinds := make([]string, 0, len(hidden))
+	for k := range hidden {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	var parts []string
+	for _, k := range kinds {
+		w := many
+		if hidden[k] == 1 {
+			w = one
+		}
+		parts = append(parts, fmt.Sprintf("%d %s %s", hidden[k], k, w))
+	}
+	return " (and " + strings.Join(parts, ", ") + ", not listed)"
+}
+
+func optNode(p *int) string {
+	if p == nil {
+		return "-"
+	}
+	return strconv.Itoa(*p)
+}
+
+// NaturalLess orders device names as people count them: nvme2n1 before
+// nvme10n1 (digit runs by value), sdz before sdaa (letter runs that start
+// alike by length, then by letters).
+func NaturalLess(a, b string) bool {
+	for a != "" && b != "" {
+		ra, rb := leadingRun(a), leadingRun(b)
+		if ra != rb {
+			da, db := isDigit(ra[0]), isDigit(rb[0])
+			switch {
+			case da && db:
+				na, nb := strings.TrimLeft(ra, "0"), strings.TrimLeft(rb, "0")
+				if len(na) != len(nb) {
+					return len(na) < len(nb)
+				}
+				if na != nb {
+					return na < nb
+				}
+			case !da && !db && len(ra) != len(rb) && len(ra) >= 2 && len(rb) >= 2 && ra[:2] == rb[:2]:
+				return len(ra) < len(rb)
+			default:
+				return ra < rb
+			}
+		}
+		a, b = a[len(ra):], b[len(rb):]
+	}
+	return len(a) < len(b)
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// leadingRun is s's first run of digits, or of non-digits.
+func leadingRun(s string) string {
+	d := isDigit(s[0])
+	i := 1
+	for i < len(s) && isDigit(s[i]) == d {
+		i++
+	}
+	return s[:i]
 }
 
 func networkSummary(b *bytes.Buffer, s *snapshot.Snapshot) {
 	if len(s.Network.Interfaces) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "\nNetwork interfaces: %d\n", len(s.Network.Interfaces))
+	var shown []snapshot.Interface
+	hidden := map[string]int{}
 	for _, i := range s.Network.Interfaces {
 		if i.Kind == "loopback" {
+			hidden[i.Kind]++
 			continue
 		}
+		shown = append(shown, i)
+	}
+	fmt.Fprintf(b, "\nNetwork interfaces: %d%s\n", len(shown), hiddenNote(hidden, "interface", "interfaces"))
+	for _, i := range shown {
 		node := "-"
 		if i.NUMANode != nil {
 			node = fmt.Sprint(*i.NUMANode)
@@ -260,11 +345,23 @@ func cgroupSummary(b *bytes.Buffer, s *snapshot.Snapshot) {
 		if g.CPUs == nil && g.Mems == nil {
 			continue
 		}
-		fmt.Fprintf(b, "  v%d %s cpus=%s mems=%s pids=%d\n", g.Version, g.Path, optStr(g.CPUs), optStr(g.Mems), len(g.PIDs))
+		fmt.Fprintf(b, "  v%d %s cpus=%s mems=%s pids=%d\n", g.Version, g.Path, cgList(g.CPUs), cgList(g.Mems), len(g.PIDs))
 	}
 	if p := s.Config.Tuned.ActiveProfile; p != nil {
 		fmt.Fprintf(b, "tuned active profile: %s\n", orDash(*p))
 	}
+}
+
+// cgList is a cpuset list as written in the group; an empty one is the
+// parent's (cgroup v2: the group does not restrict).
+func cgList(p *string) string {
+	switch {
+	case p == nil:
+		return "absent"
+	case *p == "":
+		return "(parent's)"
+	}
+	return *p
 }
 
 func countMap(m map[string]int) string {

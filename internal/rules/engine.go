@@ -31,6 +31,8 @@ type Report struct {
 	// Holds are the settings the rules want that already hold (Outcome.Holds),
 	// each with its rule id: the plan persists them. Not part of the audit.
 	Holds []change.Change `json:"-"`
+	// Skipped are the rules --skip left out (not run).
+	Skipped []Result `json:"skipped,omitempty"`
 }
 
 // Worst returns the highest severity among the findings ("" when none).
@@ -68,6 +70,11 @@ func RunRules(list []Rule, in *Input) Report {
 	}
 	for _, r := range list {
 		res := Result{ID: r.ID, Area: r.Area, Title: r.Title}
+		if Matches(r.ID, in.Skip) {
+			res.Reason = "left out with --skip"
+			rep.Skipped = append(rep.Skipped, res)
+			continue
+		}
 		out := runOne(r, in)
 		rep.Holds = append(rep.Holds, holds(r.ID, out)...)
 		switch {

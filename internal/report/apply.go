@@ -1,0 +1,244 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dbhost/dbhost/internal/apply"
+	"github.com/dbhost/dbhost/internal/cpulist"
+)
+
+// The renderers of dbhost apply, verify and rollback (and place --apply).
+// Standard output gets the changes and their outcome; warnings (a legacy
+// journal, a plan made for another host) are returned apart, for standard
+// error. Identical changes on many CPUs print as one line with the CPUs
+// as a range ("/sys/devices/system/cpu/cpu*/cpufreq/scaling_governor (240
+// CPUs: 0-239)").
+
+var applyMarks = map[string]string{
+	apply.StatusChange: "~", apply.StatusApplied: "+", apply.StatusUnchanged: "=", apply.StatusFailed: "x",
+	apply.StatusRefused: "!", apply.StatusPending: ">", apply.StatusManual: "?", apply.StatusAbsent: "-",
+}
+
+// perCPUGroups groups n lines whose setting (a path) differs only in its
+// CPU and whose other fields (rest) are equal.
+func perCPUGroups(n int, setting func(int) string, rest func(int) []string) [][]int {
+	return cpulist.GroupPerCPU(n, setting, func(i int) string { return strings.Join(rest(i), "\x00") })
+}
+
+// groupName names a group (cpulist.GroupLabel).
+func groupName(g []int, setting func(int) string) string {
+	paths := make([]string, len(g))
+	for k, i := range g {
+		paths[k] = setting(i)
+	}
+	return cpulist.GroupLabel(paths)
+}
+
+// ApplyText is the diff: one line per setting (or per group of CPUs),
+// "current → new", with its rule and why, then what happened. r.Warnings
+// are not in it: print them on standard error.
+func ApplyText(r *apply.Result) []byte {
+	var b strings.Builder
+	if r.DryRun {
+		b.WriteString("dbhost apply --dry-run: nothing is changed\n")
+	}
+	setting := func(i int) string { return r.Items[i].Setting }
+	groups := perCPUGroups(len(r.Items), setting, func(i int) []string {
+		it := r.Items[i]
+		side := make([]string, 0, 3*len(it.Side))
+		for _, s := range it.Side {
+			side = append(side, s.Path, s.Old, s.New)
+		}
+		return append([]string{it.Kind, it.Status, it.Current, it.New, it.Rule, it.Why, it.Message, it.Command}, side...)
+	})
+	for _, g := range groups {
+		it := r.Items[g[0]]
+		cur := it.Current
+		if cur == "" {
+			cur = "(unknown)"
+		}
+		fmt.Fprintf(&b, "%s %s: %s → %s  [%s]", applyMarks[it.Status], groupName(g, setting), cur, it.New, it.Rule)
+		if it.Why != "" {
+			fmt.Fprintf(&b, " %s", it.Why)
+		}
+		b.WriteString("\n")
+		switch it.Status {
+		case apply.StatusUnchanged:
+			b.WriteString("    already set: nothing written\n")
+		case apply.StatusPending:
+			fmt.Fprintf(&b, "    pending reboot: %s\n", it.Command)
+		}
+		if it.Message != "" && it.Status != apply.StatusPending {
+			fmt.Fprintf(&b, "    %s: %s\n", it.Status, it.Message)
+		}
+		for _, s := range it.Side {
+			fmt.Fprintf(&b, "    the kernel also changed %s: %s → %s (journaled; rollback restores it)\n", s.Path, s.Old, s.New)
+		}
+	}
+	var parts []string
+	for _, s := range []struct{ st, word string }{
+		{apply.StatusChange, "to change"}, {apply.StatusApplied, "applied"}, {apply.StatusUnchanged, "already set"},
+		{apply.StatusFailed, "failed"}, {apply.StatusRefused, "refused (risky)"}, {apply.StatusPending, "pending reboot"},
+		{apply.StatusManual, "manual"}, {apply.StatusAbsent, "not on this host"},
+	} {
+		if n := r.Count(s.st); n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, s.word))
+		}
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "no changes in the plan")
+	}
+	b.WriteString(strings.Join(parts, ", "))
+	switch {
+	case r.JournalID != "":
+		fmt.Fprintf(&b, "; journal %s ('dbhost rollback' restores every value)\n", r.JournalID)
+	case !r.DryRun && r.Count(apply.StatusUnchanged) > 0 && r.Count(apply.StatusFailed) == 0:
+		b.WriteString("; nothing written\n")
+	default:
+		b.WriteString("\n")
+	}
+	return []byte(b.String())
+}
+
+// RollbackWarnings are what rollback warns about (a journal in the legacy
+// format), for standard error.
+func RollbackWarnings(r *apply.RollbackResult) []string {
+	var out []string
+	for _, j := range r.Journals {
+		if j.Legacy {
+			out = append(out, fmt.Sprintf("journal %s is in the legacy format (written before checksums): its integrity cannot be verified", j.ID))
+		}
+	}
+	return out
+}
+
+// RollbackText is what rollback restored, per journal; warnings are apart
+// (RollbackWarnings).
+func RollbackText(r *apply.RollbackResult) []byte {
+	var b strings.Builder
+	for _, j := range r.Journals {
+		switch {
+		case j.Empty:
+			fmt.Fprintf(&b, "journal %s: empty (the apply stopped before its first entry), nothing to do\n", j.ID)
+			continue
+		case j.Already:
+			fmt.Fprintf(&b, "journal %s: already rolled back, nothing to do\n", j.ID)
+			continue
+		}
+		n := map[string]int{}
+		var shown []apply.Restore
+		for _, x := range j.Restores {
+			n[x.Status]++
+			if x.Status != apply.RestoreUnchanged {
+				shown = append(shown, x)
+			}
+		}
+		setting := func(i int) string { return shown[i].Path }
+		for _, g := range perCPUGroups(len(shown), setting, func(i int) []string {
+			x := shown[i]
+			return []string{x.Status, x.Live, x.Old, x.Message, strings.ReplaceAll(x.Setting, x.Path, "")}
+		}) {
+			x := shown[g[0]]
+			name := groupName(g, setting)
+			if x.Setting != "" && x.Setting != x.Path && len(g) == 1 {
+				name = x.Setting + " (" + x.Path + ")"
+			}
+			fmt.Fprintf(&b, "%s %s: %s → %s", map[string]string{apply.RestoreDone: "+", apply.RestoreRemoved: "-", apply.RestoreFailed: "x"}[x.Status], name, x.Live, x.Old)
+			if x.Status == apply.RestoreRemoved {
+				b.WriteString(" (file removed: apply had created it)")
+			}
+			b.WriteString("\n")
+			if x.Message != "" {
+				fmt.Fprintf(&b, "    %s\n", x.Message)
+			}
+		}
+		fmt.Fprintf(&b, "journal %s: %d value(s) restored, %d already at their old value", j.ID, n[apply.RestoreDone]+n[apply.RestoreRemoved], n[apply.RestoreUnchanged])
+		if n[apply.RestoreFailed] > 0 {
+			fmt.Fprintf(&b, ", %d NOT restored (the journal stays open)", n[apply.RestoreFailed])
+		}
+		b.WriteString("\n")
+		if len(j.Damage) > 0 {
+			b.Write(DamageText(j.ID, j.Damage))
+			fmt.Fprintf(&b, "rollback stopped at the damage: nothing was written for the entries at or before it, the journal is left as it is (not marked rolled back), older journals are not touched\n")
+			if len(j.NotRestored) > 0 || j.Lost {
+				fmt.Fprintf(&b, "NOT restored (restore them by hand; newest first):\n")
+			}
+			for _, u := range j.NotRestored {
+				if u.Unreadable {
+					fmt.Fprintf(&b, "  ! line %d cannot be read: whatever it recorded is unknown\n", u.Line)
+					continue
+				}
+				name := u.Path
+				if u.Setting != "" && u.Setting != u.Path {
+					name = u.Setting + " (" + u.Path + ")"
+				}
+				old := fmt.Sprintf("%q", u.Old)
+				if u.OldAbsent {
+					old = "(absent: apply created it)"
+				} else if u.Kind == "file" {
+					old = fmt.Sprintf("%d bytes (in the journal's line %d)", len(u.Old), u.Line)
+				}
+				note := ""
+				if !u.Verified {
+					note = "  (from a damaged line: unverified, may be wrong)"
+				}
+				fmt.Fprintf(&b, "  ! %s: recorded old value %s%s\n", name, old, note)
+				if len(u.Side) > 0 {
+					var ws []string
+					for _, w := range u.Side {
+						ws = append(ws, fmt.Sprintf("%s %q", w.Path, apply.Value(w.Old)))
+					}
+					fmt.Fprintf(&b, "      with it the kernel changed (or may have changed), old values: %s\n", strings.Join(ws, ", "))
+				}
+			}
+			if j.Lost {
+				fmt.Fprintf(&b, "  ! and whatever the lost entries at the end recorded: unknown\n")
+			}
+		}
+	}
+	return []byte(b.String())
+}
+
+// DamageText says where a journal is damaged (at most 10 places).
+func DamageText(id string, ds []apply.Damage) []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "journal %s is DAMAGED (%d place(s)):\n", id, len(ds))
+	for i, d := range ds {
+		if i == 10 {
+			fmt.Fprintf(&b, "  ... and %d more\n", len(ds)-i)
+			break
+		}
+		fmt.Fprintf(&b, "  %s\n", d)
+	}
+	return []byte(b.String())
+}
+
+// VerifyText is one line per setting checked (or per group of CPUs), its
+// live and applied value and, for a drift, the likely cause.
+func VerifyText(what string, checks []apply.Check) []byte {
+	var b strings.Builder
+	ok := 0
+	for _, ch := range checks {
+		if ch.Status == "ok" {
+			ok++
+		}
+	}
+	setting := func(i int) string { return checks[i].Setting }
+	for _, g := range perCPUGroups(len(checks), setting, func(i int) []string {
+		ch := checks[i]
+		return []string{ch.Kind, ch.Live, ch.Want, ch.Rule, ch.Status, ch.Cause}
+	}) {
+		ch := checks[g[0]]
+		mark := "x"
+		if ch.Status == "ok" {
+			mark = "="
+		}
+		fmt.Fprintf(&b, "%s %s: live %s, applied %s  [%s] %s\n", mark, groupName(g, setting), ch.Live, ch.Want, ch.Rule, ch.Status)
+		if ch.Cause != "" {
+			fmt.Fprintf(&b, "    cause: %s\n", ch.Cause)
+		}
+	}
+	fmt.Fprintf(&b, "verify %s: %d of %d setting(s) as applied\n", what, ok, len(checks))
+	return []byte(b.String())
+}
