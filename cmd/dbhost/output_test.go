@@ -5,13 +5,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/dbhost/dbhost/internal/fixture"
 )
 
 // copyFixture copies a committed fixture host tree for a test that writes.
 func copyFixture(t *testing.T, name string) string {
 	t.Helper()
 	dst := filepath.Join(t.TempDir(), name)
-	if err := os.CopyFS(dst, os.DirFS(filepath.Join("..", "..", "testdata", "hosts", name))); err != nil {
+	if err := fixture.CopyTree(filepath.Join("..", "..", "testdata", "hosts", name), dst, nil); err != nil {
 		t.Fatal(err)
 	}
 	return dst
