@@ -46,7 +46,9 @@ if pm["cpus_allowed"] != online: errors.append(f"cpus_allowed {pm['cpus_allowed'
 if not pm["mems_allowed"]: errors.append("mems_allowed empty")
 if not pm.get("numa"): errors.append("no numa_maps totals for the postmaster")
 elif sum(n["total_kb"] for n in pm["numa"]) <= 0: errors.append("numa totals are zero")
-backends = [p for p in procs if p["pid"] != pid]
+# Its children only: other PostgreSQL servers (another suite's, the host's own)
+# run beside it on a shared machine and are postmasters of their own.
+backends = [p for p in procs if p["ppid"] == pid]
 if not backends: errors.append("no postgres child processes found")
 if any(p["role"] == "postmaster" for p in backends): errors.append("a child was taken for a postmaster")
 if errors:
