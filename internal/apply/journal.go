@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbhost/dbhost/internal/confine"
 	"github.com/dbhost/dbhost/internal/facts"
 	"github.com/dbhost/dbhost/internal/input"
 )
@@ -551,7 +552,7 @@ func createJournal(stateDir string, now time.Time) (*journalFile, string, error)
 			f.Close()
 			return nil, "", err
 		}
-		if err := syncDir(dir); err != nil {
+		if err := confine.SyncDir(dir); err != nil {
 			f.Close()
 			h.Close()
 			return nil, "", err
@@ -644,13 +645,4 @@ func (j *journalFile) close() error {
 		j.head.Close()
 	}
 	return j.f.Close()
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }

@@ -334,8 +334,24 @@ func (d *Dir) MkdirAll(p string, perm os.FileMode) error {
 	return nil
 }
 
-// SyncDir fsyncs a directory (so that a rename or removal in it survives a
-// power loss).
+// SyncDir (the package function) fsyncs the directory named by the host
+// path dir, opened as is, NOT confined to any Dir, so that a file created,
+// renamed or removed in it survives a power loss. It is for directories
+// dbhost chose itself (its state directory, an -o output the operator
+// named); a path taken from a tree or a journal goes through Dir.SyncDir.
+func SyncDir(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
+}
+
+// SyncDir (the method) fsyncs the directory p, resolved under d like every
+// other path of d (no "..", no symlink out), so that a rename or removal in
+// it survives a power loss. The package function SyncDir is its unconfined
+// counterpart for paths dbhost chose itself.
 func (d *Dir) SyncDir(p string) error {
 	f, err := d.OpenFile(p, os.O_RDONLY|syscall.O_DIRECTORY, 0)
 	if err != nil {

@@ -23,6 +23,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/dbhost/dbhost/internal/confine"
 )
 
 // ManifestName is the manifest's file name inside an output directory.
@@ -88,7 +90,7 @@ func Write(dir string, s Spec) ([]string, error) {
 			os.RemoveAll(tmp)
 			return nil, err
 		}
-		return names, syncDir(filepath.Dir(real))
+		return names, confine.SyncDir(filepath.Dir(real))
 	case err != nil:
 		return nil, err
 	case !st.IsDir():
@@ -121,7 +123,7 @@ func Write(dir string, s Spec) ([]string, error) {
 		os.RemoveAll(tmp)
 		return nil, err
 	}
-	if err := syncDir(filepath.Dir(real)); err != nil {
+	if err := confine.SyncDir(filepath.Dir(real)); err != nil {
 		return nil, err
 	}
 	if left := removeOwn(aside, old); len(left) > 0 {
@@ -232,7 +234,7 @@ func (s Spec) build(dir string, names []string) (string, error) {
 		os.RemoveAll(tmp)
 		return "", err
 	}
-	return tmp, syncDir(tmp)
+	return tmp, confine.SyncDir(tmp)
 }
 
 // inPlace replaces the files one by one (each atomically, by rename), then
@@ -399,14 +401,5 @@ func replaceFile(p string, f File) error {
 		os.Remove(tmp)
 		return err
 	}
-	return syncDir(filepath.Dir(p))
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
+	return confine.SyncDir(filepath.Dir(p))
 }
