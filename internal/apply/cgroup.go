@@ -58,7 +58,8 @@ func (LiveSys) Rmdir(dir string) error {
 // Mkdir implements CgroupFS: creates the directory with the files the
 // kernel shows in a new group (v2 when the mount has cgroup.controllers):
 // empty cpuset.cpus/mems, effective lists inherited from the parent (v2) or
-// empty (v1), no processes.
+// empty (v1), no processes. A v1 group gets the optional files its parent
+// has (the kernel's own set: RHEL 6's 2.6.32 has no cpuset.effective_*).
 func (t TreeSys) Mkdir(dir string) error {
 	d, done, err := t.Root.Tree()
 	if err != nil {
@@ -80,9 +81,12 @@ func (t TreeSys) Mkdir(dir string) error {
 			files[x] = v
 		}
 	} else {
-		for k, v := range map[string]string{"tasks": "", "cpuset.effective_cpus": "\n", "cpuset.effective_mems": "\n",
+		files["tasks"] = ""
+		for k, v := range map[string]string{"cpuset.effective_cpus": "\n", "cpuset.effective_mems": "\n",
 			"cpuset.memory_migrate": "0\n", "cpuset.cpu_exclusive": "0\n", "cpuset.mem_exclusive": "0\n"} {
-			files[k] = v
+			if _, err := t.Read(parent + "/" + k); err == nil {
+				files[k] = v
+			}
 		}
 	}
 	for name, content := range files {
@@ -552,9 +556,10 @@ func editControllers(cur, edit string) string {
 }
 
 // cgroupWriteFile writes a cpuset file. A tree plays the kernel: v1 refuses
-// a list outside the parent's (EINVAL) and uses it as written; v2 uses the
-// list's intersection with the parent's effective list, falling back to the
-// parent's when it is empty.
+// a list outside the parent's (its cpuset.effective_X, or cpuset.X on
+// kernels without effective lists, before 3.19) with EINVAL and uses it as
+// written; v2 uses the list's intersection with the parent's effective
+// list, falling back to the parent's when it is empty.
 func cgroupWriteFile(sys Sys, p, value string) error {
 	ts, ok := sys.(TreeSys)
 	base := path.Base(p)
@@ -585,7 +590,10 @@ func cgroupWriteFile(sys Sys, p, value string) error {
 		c, _ := TreeContent(cur, cpulist.Format(eff))
 		return ts.put(p+".effective", c)
 	}
-	peff, _ := ts.Read(mount + "/cpuset.effective_" + what)
+	peff, err := ts.Read(mount + "/cpuset.effective_" + what)
+	if isNotExist(err) {
+		peff, _ = ts.Read(mount + "/" + base)
+	}
 	par, _ := cpulist.Parse(strings.TrimSpace(peff))
 	if len(intersect(want, par)) != len(want) {
 		return &os.PathError{Op: "write", Path: p, Err: syscall.EINVAL}
@@ -593,7 +601,10 @@ func cgroupWriteFile(sys Sys, p, value string) error {
 	if err := ts.Write(p, value); err != nil {
 		return err
 	}
-	cur, _ := ts.Read(dir + "/cpuset.effective_" + what)
+	cur, err := ts.Read(dir + "/cpuset.effective_" + what)
+	if isNotExist(err) {
+		return nil
+	}
 	c, _ := TreeContent(cur, cpulist.Format(want))
 	return ts.put(dir+"/cpuset.effective_"+what, c)
 }
@@ -637,6 +648,15 @@ func treeMove(ts TreeSys, mount, dir, pid string) error {
 	}
 	if !dirExists(ts, dir) {
 		return &os.PathError{Op: "write", Path: procs, Err: syscall.ENOENT}
+	}
+	if !v2 && dir != mount {
+		// v1 refuses a task in a cpuset without CPUs or memory nodes
+		// (cpuset_can_attach: ENOSPC).
+		for _, f := range []string{"/cpuset.cpus", "/cpuset.mems"} {
+			if v, err := ts.Read(dir + f); err == nil && strings.TrimSpace(v) == "" {
+				return &os.PathError{Op: "write", Path: procs, Err: syscall.ENOSPC}
+			}
+		}
 	}
 	files := []string{"cgroup.procs"}
 	if !v2 {

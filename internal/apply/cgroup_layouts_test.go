@@ -25,6 +25,9 @@ type cgroupLayout struct {
 var cgroupLayouts = []cgroupLayout{
 	{name: "systemd-v1", base: "cgroup-v1", mount: "/sys/fs/cgroup/cpuset", hier: "v1 /sys/fs/cgroup/cpuset"},
 	{name: "cgconfig-rhel6", base: "cgroup-v1", move: "/cgroup/cpuset", mount: "/cgroup/cpuset", hier: "v1 /cgroup/cpuset"},
+	// The RHEL 6.5 fixture as cgconfig mounts it: /cgroup/cpuset, /cgroup/cpu,
+	// /cgroup/memory, a 2.6.32 kernel without cpuset.effective_*.
+	{name: "rhel6", base: "rhel6", mount: "/cgroup/cpuset", hier: "v1 /cgroup/cpuset"},
 	{name: "custom-dev-cpuset", base: "cgroup-v1", move: "/dev/cpuset", mount: "/dev/cpuset", hier: "v1 /dev/cpuset"},
 	{name: "hybrid", base: "cgroup-v1", extra: "cgroup2 /sys/fs/cgroup/unified cgroup2 rw,nosuid,nodev,noexec,relatime,nsdelegate 0 0\n",
 		mount: "/sys/fs/cgroup/cpuset", hier: "v1 /sys/fs/cgroup/cpuset"},
@@ -93,6 +96,7 @@ func TestPlaceApplyEveryCgroupLayout(t *testing.T) {
 	specs := map[string]string{
 		"cgroup-v1": "strategy: binding\ninstances:\n  - name: CDB1\n    engine: oracle\n    cpus: 2\n    memory_gb: 0\n    class: guaranteed\n",
 		"cgroup-v2": "strategy: binding\ninstances:\n  - name: db\n    engine: postgres\n    cpus: 2\n    memory_gb: 0\n    class: guaranteed\n",
+		"rhel6":     "strategy: binding\ninstances:\n  - name: ORCL\n    engine: oracle\n    cpus: 4\n    memory_gb: 0\n    class: guaranteed\n",
 	}
 	for _, l := range cgroupLayouts {
 		t.Run(l.name, func(t *testing.T) {

@@ -387,3 +387,43 @@ func TestCLIPlaceApplyJSON(t *testing.T) {
 		t.Fatalf("dry run changed %v", d)
 	}
 }
+
+// TestCgroupV1TreePlaysOldKernels: on the RHEL 6.5 tree (cgconfig's
+// /cgroup/cpuset, a 2.6.32 kernel without cpuset.effective_*), a new group
+// gets the files its parent has, its lists are checked against the
+// parent's cpuset.cpus/mems, and a process cannot join a group without
+// CPUs (ENOSPC, as cpuset_can_attach): the move fails, nothing is moved.
+func TestCgroupV1TreePlaysOldKernels(t *testing.T) {
+	root := cgFixture(t, "rhel6")
+	o := opts(root)
+	g := "/cgroup/cpuset/dbhost_ORCL"
+	res, err := Apply([]change.Change{
+		cg(change.CgroupDir, g, "present"),
+		cg(change.CgroupProcs, g+"/cgroup.procs", "3101"),
+		cg(change.CgroupFile, g+"/cpuset.cpus", "6-7,18-19"),
+		cg(change.CgroupFile, g+"/cpuset.mems", "1"),
+		cg(change.CgroupFile, g+"/cpuset.cpus", "24"), // not the parent's
+		cg(change.CgroupProcs, g+"/cgroup.procs", "3117"),
+	}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := statuses(res); got != "applied failed applied applied failed applied" {
+		t.Fatalf("apply: %s\n%+v", got, res.Items)
+	}
+	if m := res.Items[1].Message; !strings.Contains(m, "no space left on device") {
+		t.Errorf("move into a group without CPUs: %q", m)
+	}
+	if _, err := os.Stat(filepath.Join(root, g, "cpuset.effective_cpus")); !os.IsNotExist(err) {
+		t.Errorf("a 2.6.32 group has no cpuset.effective_cpus: %v", err)
+	}
+	for p, want := range map[string]string{
+		"cgroup/cpuset/dbhost_ORCL/cpuset.cpus":  "6-7,18-19\n",
+		"cgroup/cpuset/dbhost_ORCL/cgroup.procs": "3117\n",
+		"cgroup/cpuset/db/tasks":                 strings.Replace(read(t, filepath.Join(hostsDir(t), "rhel6"), "cgroup/cpuset/db/tasks"), "3117\n", "", 1),
+	} {
+		if got := read(t, root, p); got != want {
+			t.Errorf("%s = %q, want %q", p, got, want)
+		}
+	}
+}
