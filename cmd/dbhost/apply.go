@@ -265,11 +265,11 @@ func loadChanges(c *cobra.Command, h *hostFlags, pf *planFlags, planPath string)
 		if len(errs) > 0 {
 			return nil, "", usageErr("%d problem(s) with --artifact files (listed above): nothing applied", len(errs))
 		}
-		snaps, err := hostsrc.Load(hostsrc.Spec{Root: h.root, Version: version})
+		s, err := hostsrc.One(hostsrc.Spec{Root: h.root, Version: version}, "apply")
 		if err != nil {
 			return nil, "", err
 		}
-		p, err = plan.Build(snaps[0], plan.Options{Workload: pf.workload, DB: pf.db, Artifacts: set, Only: pf.only, Skip: pf.skip})
+		p, err = plan.Build(s, plan.Options{Workload: pf.workload, DB: pf.db, Artifacts: set, Only: pf.only, Skip: pf.skip})
 		if err != nil {
 			return nil, "", usageErr("%v", err)
 		}
@@ -423,8 +423,8 @@ Exit codes: 0 every setting as applied, 3 drift found, 2 bad input or nothing to
 			}
 			defer l.Unlock()
 			vo := apply.VerifyOptions{Root: o.Root, Sys: o.Sys}
-			if snaps, err := hostsrc.Load(hostsrc.Spec{Root: h.root, Version: version}); err == nil && len(snaps) == 1 {
-				vo.Snap = snaps[0]
+			if s, err := hostsrc.One(hostsrc.Spec{Root: h.root, Version: version}, "verify"); err == nil {
+				vo.Snap = s
 			}
 			var checks []apply.Check
 			var damage []apply.Damage

@@ -1,10 +1,14 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
+	"io"
 	"os"
+	"time"
 
 	"github.com/dbhost/dbhost/internal/artifacts"
+	"github.com/dbhost/dbhost/internal/hostsrc"
 	"github.com/dbhost/dbhost/internal/report"
 	"github.com/dbhost/dbhost/internal/rules"
 	"github.com/dbhost/dbhost/internal/snapshot"
@@ -41,8 +45,11 @@ diagnosis joined with this host's facts; see 'dbhost awr') by content. A malform
 artifact is reported with its file and line and makes the exit code 2, but the audit
 still runs.
 
-Several snapshots (--snapshot 'fleet/*.json') give one table of which rule fails on which
-host. 'dbhost rules list' shows the whole catalog.`,
+Several snapshots (--snapshot 'fleet/*.json') are audited one at a time (memory does not
+grow with the fleet): per rule how many hosts fail it and which, the values they have, and
+the hosts that differ from the majority; no line wider than the terminal (200 characters
+when not a terminal). JSON keeps every host with its file (docs/fleet.md). 'dbhost rules
+list' shows the whole catalog.`,
 		Example: `  dbhost audit
   dbhost audit --workload oltp --db oracle --artifact alert_ORCL.log --artifact initORCL.ora
   dbhost audit --root tree/ --format json
@@ -82,57 +89,130 @@ func runAudit(c *cobra.Command, src *sourceFlags, out *outputFlags, f *auditFlag
 	// Artifacts first: a malformed one is reported (file:line) and makes the
 	// exit code 2 at the end, but the audit still runs with what was parsed.
 	set, artErrs := f.loadArtifacts(c)
-	snaps, err := src.load()
+	spec := src.spec()
+	hosts, err := hostsrc.Count(spec)
 	if err != nil {
 		return err
 	}
-	reps := auditSnapshots(snaps, f, set)
 	o := report.FindingsOptions{Explain: f.explain, Color: out.format == "text" && colorOK(c, out)}
-	var b []byte
-	switch out.format {
-	case "json":
-		b, err = report.FindingsJSON(reps, o)
-		if err != nil {
+	failing := 0
+	audit := func(s *snapshot.Snapshot, file string) rules.Report {
+		r := auditOne(s, file, f, set)
+		if f.failOn != "" {
+			failing += r.AtLeast(f.failOn)
+		}
+		return r
+	}
+	if hosts == 1 {
+		var rep rules.Report
+		if err := hostsrc.Each(spec, func(s *snapshot.Snapshot, file string) error { rep = audit(s, file); return nil }); err != nil {
 			return err
 		}
-	case "markdown":
-		b = report.FindingsMarkdown(reps, o)
-	default:
-		b = report.FindingsText(reps, o)
+		reps := []rules.Report{rep}
+		var b []byte
+		switch out.format {
+		case "json":
+			b, err = report.FindingsJSON(reps, o)
+		case "markdown":
+			b = report.FindingsMarkdown(reps, o)
+		default:
+			b = report.FindingsText(reps, o)
+		}
+		if err == nil {
+			err = out.write(c, b)
+		}
+	} else {
+		err = out.stream(c, func(w io.Writer) error {
+			return auditFleet(w, spec, out.format, o, termWidth(c, out), audit)
+		})
 	}
-	if err := out.write(c, b); err != nil {
+	if err != nil {
 		return err
 	}
 	if len(artErrs) > 0 {
 		return usageErr("%d problem(s) with --artifact files (listed above); the audit ran with the rest", len(artErrs))
 	}
-	if f.failOn != "" {
-		n := 0
-		for i := range reps {
-			n += reps[i].AtLeast(f.failOn)
-		}
-		if n > 0 {
-			return &exitError{code: exitFindings, err: fmt.Errorf("%d finding(s) at or above %s", n, f.failOn)}
-		}
+	if failing > 0 {
+		return &exitError{code: exitFindings, err: fmt.Errorf("%d finding(s) at or above %s", failing, f.failOn)}
 	}
 	return nil
 }
 
-// auditSnapshots runs the catalog on each snapshot, resolving --db auto per host.
-func auditSnapshots(snaps []*snapshot.Snapshot, f *auditFlags, set *artifacts.Set) []rules.Report {
-	reps := make([]rules.Report, 0, len(snaps))
-	for _, s := range snaps {
-		db, src := f.db, "--db "+f.db
-		if db == "auto" {
-			var ev string
-			db, ev = rules.DetectDB(s, set)
-			src = "detected: " + ev
+// auditFleet audits several hosts one snapshot at a time: JSON is written
+// host by host; text and Markdown aggregate (report.Fleet) and write the
+// per-host sections (Markdown's, text's under --explain) to a spill file
+// that follows the fleet summary, so memory does not grow with the fleet.
+func auditFleet(w io.Writer, spec hostsrc.Spec, format string, o report.FindingsOptions, width int,
+	audit func(*snapshot.Snapshot, string) rules.Report) error {
+	if format == "json" {
+		j := report.NewFindingsJSONWriter(w, o)
+		if err := hostsrc.Each(spec, func(s *snapshot.Snapshot, file string) error { return j.Add(audit(s, file)) }); err != nil {
+			return err
 		}
-		rep := rules.Run(&rules.Input{Snap: s, Workload: f.workload, DB: db, Artifacts: set, Skip: f.skip})
-		rep.DBSource = src
-		reps = append(reps, rep)
+		return j.Close()
 	}
-	return reps
+	fl := report.NewFleet()
+	var spill *os.File
+	var sw *bufio.Writer
+	if format == "markdown" || o.Explain {
+		var err error
+		if spill, err = os.CreateTemp("", "dbhost-audit-*"); err != nil {
+			return err
+		}
+		defer os.Remove(spill.Name())
+		defer spill.Close()
+		sw = bufio.NewWriter(spill)
+	}
+	err := hostsrc.Each(spec, func(s *snapshot.Snapshot, file string) error {
+		r := audit(s, file)
+		fl.Add(r, file)
+		switch {
+		case format == "markdown":
+			report.HostMarkdown(sw, r, true, o)
+		case o.Explain:
+			sw.WriteString("\n")
+			report.HostText(sw, r, o)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if format == "markdown" {
+		err = fl.Markdown(w)
+	} else {
+		err = fl.Text(w, report.FleetOptions{Width: width, Color: o.Color})
+	}
+	if err != nil || spill == nil {
+		return err
+	}
+	if err := sw.Flush(); err != nil {
+		return err
+	}
+	if _, err := spill.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	_, err = io.Copy(w, spill)
+	return err
+}
+
+// auditOne runs the catalog on one snapshot, resolving --db auto.
+func auditOne(s *snapshot.Snapshot, file string, f *auditFlags, set *artifacts.Set) rules.Report {
+	db, src := f.db, "--db "+f.db
+	if db == "auto" {
+		var ev string
+		db, ev = rules.DetectDB(s, set)
+		src = "detected: " + ev
+	}
+	rep := rules.Run(&rules.Input{Snap: s, Workload: f.workload, DB: db, Artifacts: set, Skip: f.skip})
+	rep.DBSource = src
+	if file != "" {
+		rep.File = file
+		if !s.CollectedAt.IsZero() {
+			rep.CollectedAt = s.CollectedAt.UTC().Format(time.RFC3339)
+		}
+	}
+	return rep
 }
 
 // colorOK: colour only when writing to a terminal, and never with NO_COLOR or TERM=dumb.

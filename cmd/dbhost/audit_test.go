@@ -76,19 +76,48 @@ func TestCLIAuditFleetAndArtifacts(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	wantContains(t, "fleet table", out, "Audit of 2 hosts", "clihost", "otherhost")
-	row := false
-	for _, l := range strings.Split(out, "\n") {
-		if strings.HasPrefix(l, "memory.swappiness ") {
-			row = true
-			if f := strings.Fields(l); len(f) != 3 || f[1] != "warning" || f[2] != "ok" {
-				t.Fatalf("row %q", l)
-			}
+	wantContains(t, "fleet view", out, "Audit of 2 hosts",
+		"[WARNING] memory.swappiness — vm.swappiness is above the database profiles' 10\n    fails on 1 of 2 hosts: clihost\n",
+		"  1 host does not fail memory.swappiness\n      otherhost\n")
+	// A second snapshot of one host: JSON keeps every host with its file,
+	// the text tells the two apart by file; --fail-on counts over the fleet.
+	c := filepath.Join(dir, "c.json")
+	if err := os.WriteFile(c, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs = cliRun(t, "audit", "--snapshot", filepath.Join(dir, "*.json"), "--format", "json", "--fail-on", "warning")
+	if code != exitFindings || !strings.Contains(errs, "2 finding(s) at or above warning") {
+		t.Fatalf("fleet --fail-on: exit %d: %s", code, errs)
+	}
+	var doc struct {
+		Hosts []struct {
+			Host, File  string
+			CollectedAt string `json:"collected_at"`
 		}
 	}
-	if !row {
-		t.Fatalf("no memory.swappiness row:\n%s", out)
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Hosts) != 3 {
+		t.Fatalf("json: %v\n%s", err, out)
 	}
+	for i, want := range []string{"a.json", "b.json", "c.json"} {
+		if h := doc.Hosts[i]; h.File != filepath.Join(dir, want) || h.CollectedAt == "" {
+			t.Errorf("host %d: %+v, want file %s and its collected_at", i, h, want)
+		}
+	}
+	code, out, _ = cliRun(t, "audit", "--snapshot", filepath.Join(dir, "*.json"), "--explain")
+	wantContains(t, "two snapshots of one host", out, "fails on 2 of 3 hosts: clihost (a.json), clihost (c.json)\n", "\nAudit of otherhost")
+	md := filepath.Join(dir, "fleet.md")
+	if code, _, errs = cliRun(t, "audit", "--snapshot", filepath.Join(dir, "*.json"), "--format", "markdown", "-o", md); code != 0 {
+		t.Fatalf("markdown: %s", errs)
+	}
+	mb, _ := os.ReadFile(md)
+	wantContains(t, "fleet markdown", string(mb), "# Audit of 3 hosts", "| warning | `memory.swappiness` | 2 of 3 |", "## Audit of clihost ("+c+")")
+	// A bad snapshot in the glob: exit 2 naming it, and -o's file untouched.
+	os.WriteFile(filepath.Join(dir, "d.json"), []byte("{"), 0o644)
+	code, _, errs = cliRun(t, "audit", "--snapshot", filepath.Join(dir, "*.json"), "--format", "markdown", "-o", md)
+	if after, _ := os.ReadFile(md); code != exitUsage || !strings.Contains(errs, "d.json") || string(after) != string(mb) {
+		t.Fatalf("bad snapshot: exit %d, %s; -o changed: %v", code, errs, string(after) != string(mb))
+	}
+	os.Remove(filepath.Join(dir, "d.json"))
 	// A missing artifact: its error on stderr, the audit still printed, exit 2.
 	code, out, errs = cliRun(t, "audit", "--snapshot", a, "--artifact", filepath.Join(dir, "nope.log"))
 	if code != exitUsage || !strings.Contains(errs, "nope.log") || !strings.Contains(out, "Audit of clihost") {

@@ -27,19 +27,16 @@ every other command can read back with --snapshot (see docs/snapshot.md).`,
 			if err := out.validate(); err != nil {
 				return err
 			}
-			snaps, err := src.load()
+			s, err := src.one("collect")
 			if err != nil {
 				return err
-			}
-			if len(snaps) != 1 {
-				return usageErr("collect reads one host; %d snapshots matched", len(snaps))
 			}
 			var b []byte
 			switch out.format {
 			case "json":
-				b, err = snapshot.Marshal(snaps[0])
+				b, err = snapshot.Marshal(s)
 			default:
-				b = report.Summary(snaps[0])
+				b = report.Summary(s)
 			}
 			if err != nil {
 				return err

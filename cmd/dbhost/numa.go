@@ -51,14 +51,10 @@ spread or remote, with the memory-weighted distance ratio from the SLIT (seed 00
 				return usageErr("--pid %d: expected a process id", pid)
 			}
 			live := src.root == "" && src.sosreport == "" && src.snapshot == ""
-			snaps, err := src.load()
+			s, err := src.one("numa")
 			if err != nil {
 				return err
 			}
-			if len(snaps) != 1 {
-				return usageErr("numa reads one host; %d snapshots matched", len(snaps))
-			}
-			s := snaps[0]
 			var view any
 			var text []byte
 			if pid != 0 || db != "" {

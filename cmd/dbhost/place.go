@@ -93,23 +93,20 @@ failed (rollback restores), 6 (--apply) another dbhost apply/rollback holds the 
 				}
 				defer l.Unlock()
 			}
-			snaps, err := src.load()
+			s, err := src.one("place")
 			if err != nil {
 				return err
 			}
-			if len(snaps) != 1 {
-				return usageErr("place plans one host; %d snapshots matched", len(snaps))
-			}
-			r := place.Plan(snaps[0], spec)
+			r := place.Plan(s, spec)
 			if doApply && r.Feasible {
 				if outDir != "" {
-					names, err := r.WriteArtifacts(outDir, snaps[0].Cgroups.Version)
+					names, err := r.WriteArtifacts(outDir, s.Cgroups.Version)
 					if err != nil {
 						return outDirErr(err)
 					}
 					fmt.Fprintf(c.ErrOrStderr(), "wrote %d files to %s: %s\n", len(names), outDir, strings.Join(names, " "))
 				}
-				return placeApply(c, r, snaps[0], o, format, memoryMigrate)
+				return placeApply(c, r, s, o, format, memoryMigrate)
 			}
 			var b []byte
 			if format == "json" {
@@ -127,7 +124,7 @@ failed (rollback restores), 6 (--apply) another dbhost apply/rollback holds the 
 				return &exitError{code: exitInfeasible, err: infeasibleErr(r)}
 			}
 			if outDir != "" {
-				names, err := r.WriteArtifacts(outDir, snaps[0].Cgroups.Version)
+				names, err := r.WriteArtifacts(outDir, s.Cgroups.Version)
 				if err != nil {
 					return outDirErr(err)
 				}

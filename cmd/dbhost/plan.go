@@ -97,14 +97,10 @@ func runPlan(c *cobra.Command, src *sourceFlags, out *outputFlags, f *planFlags)
 		return usageErr("-o -: plan writes a directory; give its name")
 	}
 	set, artErrs := f.loadArtifacts(c)
-	snaps, err := src.load()
+	s, err := src.one("plan")
 	if err != nil {
 		return err
 	}
-	if len(snaps) != 1 {
-		return usageErr("plan needs exactly one host; --snapshot matched %d", len(snaps))
-	}
-	s := snaps[0]
 	db := f.db
 	if db == "auto" {
 		db, _ = rules.DetectDB(s, set)

@@ -1,15 +1,16 @@
 package main
 
 import (
-	"strings"
-
+	"bufio"
 	"fmt"
-	"github.com/dbhost/dbhost/internal/artifacts"
-	"github.com/dbhost/dbhost/internal/rules"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
+	"github.com/dbhost/dbhost/internal/artifacts"
 	"github.com/dbhost/dbhost/internal/hostsrc"
+	"github.com/dbhost/dbhost/internal/rules"
 	"github.com/dbhost/dbhost/internal/snapshot"
 	"github.com/spf13/cobra"
 )
@@ -26,8 +27,14 @@ func (f *sourceFlags) add(c *cobra.Command) {
 	_ = c.MarkFlagDirname("root")
 }
 
-func (f *sourceFlags) load() ([]*snapshot.Snapshot, error) {
-	return hostsrc.Load(hostsrc.Spec{Root: f.root, Sosreport: f.sosreport, Snapshot: f.snapshot, Version: version})
+func (f *sourceFlags) spec() hostsrc.Spec {
+	return hostsrc.Spec{Root: f.root, Sosreport: f.sosreport, Snapshot: f.snapshot, Version: version}
+}
+
+// one reads the one host a command works on (cmd names it in the error
+// when a --snapshot glob matches several).
+func (f *sourceFlags) one(cmd string) (*snapshot.Snapshot, error) {
+	return hostsrc.One(f.spec(), cmd)
 }
 
 // outputFlags choose the format and destination.
@@ -58,14 +65,33 @@ func (o *outputFlags) validate() error {
 // write sends b to the chosen file or stdout (writeOutput).
 func (o *outputFlags) write(c *cobra.Command, b []byte) error { return writeOutput(c, o.out, b) }
 
+// stream is write for output made piece by piece (streamOutput).
+func (o *outputFlags) stream(c *cobra.Command, fn func(io.Writer) error) error {
+	return streamOutput(c, o.out, fn)
+}
+
 // writeOutput is what -o FILE means for every single-file output: "" or
 // "-" is standard output; a device or FIFO (/dev/null) is written into; a
 // directory is refused (exit 2); otherwise the file is replaced atomically
 // (temp file + rename), so a reader never sees half of it.
 func writeOutput(c *cobra.Command, out string, b []byte) error {
-	if out == "" || out == "-" {
-		_, err := c.OutOrStdout().Write(b)
+	return streamOutput(c, out, func(w io.Writer) error {
+		_, err := w.Write(b)
 		return err
+	})
+}
+
+// streamOutput is writeOutput for output fn writes piece by piece: into a
+// file it goes to a temp file renamed over it only when fn succeeds (an
+// error leaves the old file as it was); standard output gets it as it comes.
+func streamOutput(c *cobra.Command, out string, fn func(io.Writer) error) error {
+	if out == "" || out == "-" {
+		w := bufio.NewWriterSize(c.OutOrStdout(), 64<<10)
+		if err := fn(w); err != nil {
+			w.Flush()
+			return err
+		}
+		return w.Flush()
 	}
 	if st, err := os.Stat(out); err == nil && !st.Mode().IsRegular() {
 		// /dev/null, a FIFO, /dev/stdout: write into it. Renaming a temp file
@@ -77,11 +103,15 @@ func writeOutput(c *cobra.Command, out string, b []byte) error {
 		if err != nil {
 			return usageErr("-o %s: cannot write there: %v", out, err)
 		}
-		if _, err := f.Write(b); err != nil {
-			f.Close()
-			return err
+		w := bufio.NewWriterSize(f, 64<<10)
+		err = fn(w)
+		if err == nil {
+			err = w.Flush()
 		}
-		return f.Close()
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		return err
 	}
 	dir := filepath.Dir(out)
 	tmp, err := os.CreateTemp(dir, ".dbhost-*")
@@ -89,14 +119,32 @@ func writeOutput(c *cobra.Command, out string, b []byte) error {
 		return usageErr("-o %s: cannot write there: %v", out, err)
 	}
 	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return err
+	w := bufio.NewWriterSize(tmp, 64<<10)
+	err = fn(w)
+	if err == nil {
+		err = w.Flush()
 	}
-	if err := tmp.Close(); err != nil {
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return err
 	}
 	return os.Rename(tmp.Name(), out)
+}
+
+// termWidth is how wide a line of text output may be: the terminal's width
+// when writing to one, else 200 (a file, a pipe, a CI log).
+func termWidth(c *cobra.Command, out *outputFlags) int {
+	if out.out != "" && out.out != "-" {
+		return 200
+	}
+	if fh, ok := c.OutOrStdout().(*os.File); ok {
+		if w := ttyWidth(fh); w > 0 {
+			return w
+		}
+	}
+	return 200
 }
 
 // scopeFlags say what the host runs: the workload, the database and its

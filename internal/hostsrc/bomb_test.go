@@ -2,6 +2,7 @@ package hostsrc
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,29 +57,48 @@ func TestOpenSosreportXZDictionary(t *testing.T) {
 	}
 }
 
-// The snapshots one --snapshot glob reads are bounded in total.
-func TestLoadSnapshotsTotalLimit(t *testing.T) {
+// The files one --snapshot glob names are bounded in number; each is read
+// one at a time, and one over its own size limit is refused before it is read.
+func TestSnapshotGlobLimit(t *testing.T) {
 	dir := t.TempDir()
 	one := &snapshot.Snapshot{SchemaVersion: snapshot.SchemaVersion, Sysctl: map[string]string{}, Absent: []snapshot.Absence{}, Processes: []snapshot.Process{}}
 	b, err := snapshot.Marshal(one)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, n := range []string{"a", "b", "c"} {
+	for _, n := range []string{"c", "a", "b"} {
 		os.WriteFile(filepath.Join(dir, n+".json"), b, 0o644)
 	}
-	old := snapshotsTotalBytes
-	t.Cleanup(func() { snapshotsTotalBytes = old })
-	snapshotsTotalBytes = int64(3 * len(b))
-	if got, err := loadSnapshots(filepath.Join(dir, "*.json")); err != nil || len(got) != 3 {
-		t.Fatalf("at the limit: %d snapshots, %v", len(got), err)
+	old := snapshotFiles
+	t.Cleanup(func() { snapshotFiles = old })
+	snapshotFiles = 3
+	var read []string
+	err = Each(Spec{Snapshot: filepath.Join(dir, "*.json")}, func(_ *snapshot.Snapshot, f string) error {
+		read = append(read, filepath.Base(f))
+		return nil
+	})
+	if err != nil || strings.Join(read, " ") != "a.json b.json c.json" {
+		t.Fatalf("at the limit: read %v, %v", read, err)
 	}
-	snapshotsTotalBytes = int64(3*len(b)) - 1
-	_, err = loadSnapshots(filepath.Join(dir, "*.json"))
-	inputError(t, err, "the limit for one --snapshot glob")
+	snapshotFiles = 2
+	_, err = Count(Spec{Snapshot: filepath.Join(dir, "*.json")})
+	inputError(t, err, "3 files match, more than 2", "the limit for one --snapshot glob")
+	// One reads one host only, and says so before reading any.
+	snapshotFiles = old
+	_, err = One(Spec{Snapshot: filepath.Join(dir, "*.json")}, "collect")
+	inputError(t, err, "collect reads one host; 3 snapshots matched")
+	if s, err := One(Spec{Snapshot: filepath.Join(dir, "a.json")}, "collect"); err != nil || s == nil {
+		t.Fatalf("one file: %v", err)
+	}
+	// An error of fn stops the walk.
+	n := 0
+	stop := errors.New("stop")
+	if err := Each(Spec{Snapshot: filepath.Join(dir, "*.json")}, func(*snapshot.Snapshot, string) error { n++; return stop }); err != stop || n != 1 {
+		t.Fatalf("fn's error: %v after %d", err, n)
+	}
 	// One snapshot over its own limit is refused by its size, before it is read.
 	big := filepath.Join(t.TempDir(), "big.json")
 	os.WriteFile(big, append(b, bytes.Repeat([]byte(" "), 65<<20)...), 0o644)
-	_, err = loadSnapshots(big)
+	_, err = One(Spec{Snapshot: big}, "audit")
 	inputError(t, err, big, "65.0 MiB", "the limit for a snapshot (64 MiB")
 }

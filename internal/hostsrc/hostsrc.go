@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/dbhost/dbhost/internal/confine"
 	"github.com/dbhost/dbhost/internal/facts"
 	"github.com/dbhost/dbhost/internal/input"
 	"github.com/dbhost/dbhost/internal/snapshot"
@@ -26,8 +25,39 @@ type Spec struct {
 // InputError is bad input: exit code 2.
 type InputError = snapshot.InputError
 
-// Load returns one snapshot per host.
-func Load(spec Spec) ([]*snapshot.Snapshot, error) {
+// One reads the one host spec names. A --snapshot glob matching several
+// files is bad input naming cmd ("collect reads one host; 3 snapshots
+// matched"), refused before any is read.
+func One(spec Spec, cmd string) (*snapshot.Snapshot, error) {
+	n, err := Count(spec)
+	if err != nil {
+		return nil, err
+	}
+	if n != 1 {
+		return nil, &InputError{File: spec.Snapshot, Msg: fmt.Sprintf("%s reads one host; %d snapshots matched (several hosts are audited with dbhost audit --snapshot)", cmd, n)}
+	}
+	var out *snapshot.Snapshot
+	err = Each(spec, func(s *snapshot.Snapshot, _ string) error {
+		out = s
+		return nil
+	})
+	return out, err
+}
+
+// Count is the number of hosts spec names, without reading any: 1, or the
+// number of --snapshot files.
+func Count(spec Spec) (int, error) {
+	if err := checkOne(spec); err != nil {
+		return 0, err
+	}
+	if spec.Snapshot == "" {
+		return 1, nil
+	}
+	files, err := SnapshotFiles(spec.Snapshot)
+	return len(files), err
+}
+
+func checkOne(spec Spec) error {
 	set := 0
 	for _, v := range []string{spec.Root, spec.Sosreport, spec.Snapshot} {
 		if v != "" {
@@ -35,31 +65,53 @@ func Load(spec Spec) ([]*snapshot.Snapshot, error) {
 		}
 	}
 	if set > 1 {
-		return nil, &InputError{File: "flags", Msg: "use only one of --root, --sosreport, --snapshot"}
+		return &InputError{File: "flags", Msg: "use only one of --root, --sosreport, --snapshot"}
+	}
+	return nil
+}
+
+// Each reads the hosts spec names one at a time and calls fn with each
+// snapshot and the file it was read from ("" for the live host, a --root
+// tree or a sosreport, whose path is in the snapshot's source). Nothing is
+// kept between calls: a fleet of any size is read in the memory of one
+// snapshot. An error of fn stops the walk and is returned.
+func Each(spec Spec, fn func(s *snapshot.Snapshot, file string) error) error {
+	if err := checkOne(spec); err != nil {
+		return err
 	}
 	switch {
 	case spec.Snapshot != "":
-		return loadSnapshots(spec.Snapshot)
+		files, err := SnapshotFiles(spec.Snapshot)
+		if err != nil {
+			return err
+		}
+		for _, f := range files {
+			s, err := snapshot.Load(f)
+			if err != nil {
+				return err
+			}
+			if err := fn(s, f); err != nil {
+				return err
+			}
+		}
+		return nil
 	case spec.Root != "":
 		root, err := OpenTree(spec.Root)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		defer root.Close()
-		s := facts.Collect(root, facts.Options{Version: spec.Version, Path: spec.Root})
-		return []*snapshot.Snapshot{s}, nil
+		return fn(facts.Collect(root, facts.Options{Version: spec.Version, Path: spec.Root}), "")
 	case spec.Sosreport != "":
 		dir, cleanup, err := OpenSosreport(spec.Sosreport)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		defer cleanup()
 		taken, _ := SosTakenAt(dir) // zero when unknown: the time of reading
-		s := facts.Collect(facts.Root{Dir: dir, Sos: true}, facts.Options{Version: spec.Version, Path: spec.Sosreport, Now: taken})
-		return []*snapshot.Snapshot{s}, nil
+		return fn(facts.Collect(facts.Root{Dir: dir, Sos: true}, facts.Options{Version: spec.Version, Path: spec.Sosreport, Now: taken}), "")
 	default:
-		s := facts.Collect(facts.Root{Dir: "/", Live: true}, facts.Options{Version: spec.Version})
-		return []*snapshot.Snapshot{s}, nil
+		return fn(facts.Collect(facts.Root{Dir: "/", Live: true}, facts.Options{Version: spec.Version}), "")
 	}
 }
 
@@ -106,11 +158,13 @@ func hasHostDirs(root facts.Root, dirs ...string) bool {
 	return false
 }
 
-// snapshotsTotalBytes bounds one --snapshot glob (input.SnapshotsTotalBytes;
-// a variable for tests).
-var snapshotsTotalBytes = input.SnapshotsTotalBytes
+// snapshotFiles bounds one --snapshot glob (input.SnapshotFiles; a
+// variable for tests).
+var snapshotFiles = input.SnapshotFiles
 
-func loadSnapshots(pattern string) ([]*snapshot.Snapshot, error) {
+// SnapshotFiles expands a --snapshot file or glob into its files, sorted:
+// a name that is no glob (or matches nothing as one) must exist itself.
+func SnapshotFiles(pattern string) ([]string, error) {
 	files, err := filepath.Glob(pattern)
 	if err != nil {
 		return nil, &InputError{File: pattern, Msg: "bad glob pattern: " + err.Error()}
@@ -121,25 +175,9 @@ func loadSnapshots(pattern string) ([]*snapshot.Snapshot, error) {
 		}
 		files = []string{pattern}
 	}
+	if len(files) > snapshotFiles {
+		return nil, &InputError{File: pattern, Msg: fmt.Sprintf("%d files match, more than %d, the limit for one --snapshot glob (see docs/limits.md); audit the fleet in parts", len(files), snapshotFiles)}
+	}
 	sort.Strings(files)
-	var out []*snapshot.Snapshot
-	var total int64
-	for _, f := range files {
-		b, err := snapshot.Read(f)
-		if err != nil {
-			return nil, err
-		}
-		if total += int64(len(b)); total > snapshotsTotalBytes {
-			return nil, &InputError{File: pattern, Msg: fmt.Sprintf("the %d snapshots matched so far hold more than %s, the limit for one --snapshot glob (see docs/limits.md); audit the fleet in parts", len(out)+1, confine.Bytes(snapshotsTotalBytes))}
-		}
-		s, err := snapshot.Parse(f, b)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	if len(out) == 0 {
-		return nil, &InputError{File: pattern, Msg: fmt.Sprintf("no snapshot matched %q", pattern)}
-	}
-	return out, nil
+	return files, nil
 }

@@ -463,11 +463,10 @@ func TestSymlinkTarget(t *testing.T) {
 func TestLoadSosreport(t *testing.T) {
 	tmp := isolateTemp(t)
 	p := writeArchive(t, "sosreport-db1.tar.xz", compress(t, "xz", tarBytes(t, sosEntries())))
-	snaps, err := Load(Spec{Sosreport: p, Version: "test"})
+	s, err := One(Spec{Sosreport: p, Version: "test"}, "collect")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := snaps[0]
 	if s.Source.Kind != "sosreport" || s.Source.Path != p {
 		t.Errorf("source = %+v", s.Source)
 	}
@@ -608,15 +607,14 @@ func TestSosreportArchiveEqualsDirectory(t *testing.T) {
 		}
 	}
 
-	fromArchive, err := Load(Spec{Sosreport: p, Version: "test"})
+	a, err := One(Spec{Sosreport: p, Version: "test"}, "collect")
 	if err != nil {
 		t.Fatal(err)
 	}
-	fromDir, err := Load(Spec{Sosreport: parent, Version: "test"})
+	b, err := One(Spec{Sosreport: parent, Version: "test"}, "collect")
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, b := fromArchive[0], fromDir[0]
 	a.Source.Path, b.Source.Path = "", ""
 	b.CollectedAt = a.CollectedAt
 	ja, _ := snapshot.Marshal(a)
@@ -653,17 +651,17 @@ func TestLoadSosreportCollectedAt(t *testing.T) {
 	isolateTemp(t)
 	ents := append(sosEntries(), entry{name: top + "sos_commands/date/date_--utc", body: "Sun Nov 22 06:13:59 UTC 2026\n"})
 	p := writeArchive(t, "sos.tar.gz", compress(t, "gz", tarBytes(t, ents)))
-	snaps, err := Load(Spec{Sosreport: p})
+	s, err := One(Spec{Sosreport: p}, "collect")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := time.Date(2026, 11, 22, 6, 13, 59, 0, time.UTC); !snaps[0].CollectedAt.Equal(want) {
-		t.Errorf("collected_at = %v, want %v", snaps[0].CollectedAt, want)
+	if want := time.Date(2026, 11, 22, 6, 13, 59, 0, time.UTC); !s.CollectedAt.Equal(want) {
+		t.Errorf("collected_at = %v, want %v", s.CollectedAt, want)
 	}
 	// Without it, collected_at is the time of reading (not asserted: only that it is set).
 	p = writeArchive(t, "sos2.tar.gz", compress(t, "gz", tarBytes(t, sosEntries())))
-	if snaps, err = Load(Spec{Sosreport: p}); err != nil || snaps[0].CollectedAt.IsZero() {
-		t.Errorf("collected_at = %v, %v", snaps[0].CollectedAt, err)
+	if s, err = One(Spec{Sosreport: p}, "collect"); err != nil || s.CollectedAt.IsZero() {
+		t.Errorf("collected_at = %v, %v", s.CollectedAt, err)
 	}
 }
 

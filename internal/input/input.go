@@ -28,9 +28,10 @@ const (
 	// SnapshotBytes bounds one --snapshot file. A 240-CPU, 8-node host's
 	// snapshot is about 1 MiB; decoding takes about 6 times the file's size.
 	SnapshotBytes int64 = 64 << 20
-	// SnapshotsTotalBytes bounds the files one --snapshot glob reads (a
-	// fleet): every snapshot is held in memory for the fleet table.
-	SnapshotsTotalBytes int64 = 256 << 20
+	// SnapshotFiles bounds the files one --snapshot glob reads (a fleet).
+	// They are read one at a time (memory does not grow with their number);
+	// the bound keeps a glob of a whole file system from running for hours.
+	SnapshotFiles = 100_000
 	// PlanBytes bounds a plan.json (--plan).
 	PlanBytes int64 = 16 << 20
 	// SpecBytes bounds a placement spec (--spec, also on standard input).

@@ -2,8 +2,8 @@ package report
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -30,21 +30,15 @@ type findingsDoc struct {
 // {"schema_version":N,"hosts":[{"host":...,"findings":[...]}]}; passed,
 // cannot_check and not_applicable lists appear only with Explain.
 func FindingsJSON(reps []rules.Report, o FindingsOptions) ([]byte, error) {
-	doc := findingsDoc{SchemaVersion: FindingsSchemaVersion, Hosts: make([]rules.Report, len(reps))}
-	for i, r := range reps {
-		if r.Findings == nil {
-			r.Findings = []rules.Finding{}
-		}
-		if !o.Explain {
-			r.Passed, r.CannotCheck, r.NotApplicable = nil, nil, nil
-		}
-		doc.Hosts[i] = r
+	var b bytes.Buffer
+	j := NewFindingsJSONWriter(&b, o)
+	for _, r := range reps {
+		j.Add(r)
 	}
-	b, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
+	if err := j.Close(); err != nil {
 		return nil, err
 	}
-	return append(b, '\n'), nil
+	return b.Bytes(), nil
 }
 
 const (
@@ -85,11 +79,15 @@ func FindingsText(reps []rules.Report, o FindingsOptions) []byte {
 		hostText(&b, reps[0], o, p)
 		return b.Bytes()
 	}
-	fleetText(&b, reps, p)
+	fl := NewFleet()
+	for _, r := range reps {
+		fl.Add(r, r.File)
+	}
+	fl.Text(&b, FleetOptions{Color: o.Color})
 	if o.Explain {
 		for _, r := range reps {
 			b.WriteString("\n")
-			hostText(&b, r, o, p)
+			HostText(&b, r, o)
 		}
 	}
 	return b.Bytes()
@@ -132,6 +130,13 @@ func byArea(fs []rules.Finding) (areas []string, groups map[string][]rules.Findi
 		return areas[i] < areas[j]
 	})
 	return areas, groups
+}
+
+// HostText writes one host's audit for people (FindingsText of one host).
+func HostText(w io.Writer, r rules.Report, o FindingsOptions) {
+	var b bytes.Buffer
+	hostText(&b, r, o, painter(o.Color))
+	w.Write(b.Bytes())
 }
 
 func hostText(b *bytes.Buffer, r rules.Report, o FindingsOptions, p painter) {
@@ -292,184 +297,72 @@ func resultsText(b *bytes.Buffer, title string, rs []rules.Result, p painter) {
 	tw.Flush()
 }
 
-// fleetRow is one rule that fails on at least one host.
-type fleetRow struct {
-	id, title, sev string
-	cells          []string // per host: severity, "ok", "?" (could not check), "n/a"
-	current        []string // per host: current values of the findings
-}
-
-func fleet(reps []rules.Report) []fleetRow {
-	rows := map[string]*fleetRow{}
-	var order []string
-	for hi, r := range reps {
-		for _, f := range r.Findings {
-			row, ok := rows[f.ID]
-			if !ok {
-				row = &fleetRow{id: f.ID, title: f.Title, cells: make([]string, len(reps)), current: make([]string, len(reps))}
-				rows[f.ID] = row
-				order = append(order, f.ID)
-			}
-			if rules.SeverityRank(f.Severity) > rules.SeverityRank(row.cells[hi]) {
-				row.cells[hi] = f.Severity
-			}
-			if rules.SeverityRank(f.Severity) > rules.SeverityRank(row.sev) {
-				row.sev = f.Severity
-			}
-			cur := f.Current
-			if f.Setting != "" {
-				cur = f.Setting + "=" + cur
-			}
-			if row.current[hi] == "" {
-				row.current[hi] = cur
-			} else {
-				row.current[hi] += "; " + cur
-			}
-		}
-	}
-	for hi, r := range reps {
-		mark := func(rs []rules.Result, m string) {
-			for _, x := range rs {
-				if row, ok := rows[x.ID]; ok && row.cells[hi] == "" {
-					row.cells[hi] = m
-				}
-			}
-		}
-		mark(r.Passed, "ok")
-		mark(r.CannotCheck, "?")
-		mark(r.NotApplicable, "n/a")
-	}
-	out := make([]fleetRow, 0, len(order))
-	for _, id := range order {
-		out = append(out, *rows[id])
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if a, b := rules.SeverityRank(out[i].sev), rules.SeverityRank(out[j].sev); a != b {
-			return a > b
-		}
-		return out[i].id < out[j].id
-	})
-	return out
-}
-
-func fleetText(b *bytes.Buffer, reps []rules.Report, p painter) {
-	fmt.Fprintf(b, "%s of %d hosts\n\n", p.paint(ansiBold, "Audit"), len(reps))
-	rows := fleet(reps)
-	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-	fmt.Fprint(tw, "RULE")
-	for _, r := range reps {
-		fmt.Fprintf(tw, "\t%s", orDash(r.Host))
-	}
-	fmt.Fprintln(tw)
-	fmt.Fprint(tw, "(findings)")
-	for _, r := range reps {
-		fmt.Fprintf(tw, "\t%s", countsShort(r))
-	}
-	fmt.Fprintln(tw)
-	for _, row := range rows {
-		fmt.Fprint(tw, row.id)
-		for _, c := range row.cells {
-			if c == "" {
-				c = "-"
-			}
-			fmt.Fprintf(tw, "\t%s", c)
-		}
-		fmt.Fprintln(tw)
-	}
-	tw.Flush()
-	if len(rows) == 0 {
-		b.WriteString("\nNo findings on any host.\n")
-		return
-	}
-	b.WriteString("\nok = passed, ? = could not check (facts absent), n/a = not applicable, - = not run\n")
-	for _, row := range rows {
-		fmt.Fprintf(b, "\n%s %s — %s\n", p.paint(sevColor(row.sev), "["+strings.ToUpper(row.sev)+"]"), row.title, row.id)
-		for hi, r := range reps {
-			if row.current[hi] != "" {
-				fmt.Fprintf(b, "    %s: %s\n", orDash(r.Host), row.current[hi])
-			}
-		}
-	}
-	b.WriteString("\nDetails per host: dbhost audit --snapshot FILE (one host), or --format json.\n")
-}
-
-func countsShort(r rules.Report) string {
-	n := map[string]int{}
-	for _, f := range r.Findings {
-		n[f.Severity]++
-	}
-	return fmt.Sprintf("%dC %dW %dI", n[rules.SevCritical], n[rules.SevWarning], n[rules.SevInfo])
-}
-
 // FindingsMarkdown renders the audit as Markdown (for tickets and wikis).
 func FindingsMarkdown(reps []rules.Report, o FindingsOptions) []byte {
 	var b bytes.Buffer
 	if len(reps) > 1 {
-		fmt.Fprintf(&b, "# Audit of %d hosts\n\n| rule |", len(reps))
+		fl := NewFleet()
 		for _, r := range reps {
-			fmt.Fprintf(&b, " %s |", mdCell(orDash(r.Host)))
+			fl.Add(r, r.File)
 		}
-		b.WriteString("\n|---|")
-		for range reps {
-			b.WriteString("---|")
-		}
-		b.WriteString("\n")
-		for _, row := range fleet(reps) {
-			fmt.Fprintf(&b, "| `%s` |", row.id)
-			for _, c := range row.cells {
-				if c == "" {
-					c = "-"
-				}
-				fmt.Fprintf(&b, " %s |", c)
-			}
-			b.WriteString("\n")
-		}
-		b.WriteString("\n")
+		fl.Markdown(&b)
 	}
 	for _, r := range reps {
-		level := "#"
-		if len(reps) > 1 {
-			level = "##"
-		}
-		fmt.Fprintf(&b, "%s Audit of %s\n\nWorkload %s, database %s: %s.\n\n", level, mdCell(orDash(r.Host)), r.Workload, r.DB, counts(r))
-		if len(r.Findings) > 0 {
-			b.WriteString("| severity | rule | setting | current | recommended |\n|---|---|---|---|---|\n")
-			for _, f := range r.Findings {
-				fmt.Fprintf(&b, "| %s | `%s` | `%s` | %s | %s |\n", f.Severity, f.ID, mdCell(f.Setting), mdCell(f.Current), mdCell(f.Recommended))
-			}
-			b.WriteString("\n")
-		}
-		for _, f := range r.Findings {
-			fmt.Fprintf(&b, "%s# %s: %s\n\n", level, strings.ToUpper(f.Severity), f.Title)
-			fmt.Fprintf(&b, "- **rule**: `%s` (area %s)\n", f.ID, f.Area)
-			mdItem(&b, "setting", "`"+f.Setting+"`")
-			mdItem(&b, "current", f.Current)
-			mdItem(&b, "recommended", f.Recommended)
-			mdItem(&b, "evidence", f.Evidence)
-			mdItem(&b, "why", f.Why)
-			if f.RebootRequired {
-				mdItem(&b, "reboot", "required")
-			}
-			mdItem(&b, "risk", f.Risk)
-			mdItem(&b, "scope", scopeText(f.Scope))
-			for _, s := range f.Sources {
-				fmt.Fprintf(&b, "- **source**: %s\n", mdCell(s.Cite()))
-			}
-			if len(f.Fix.Runtime) > 0 {
-				b.WriteString("\nNow:\n```sh\n" + strings.Join(f.Fix.Runtime, "\n") + "\n```\n")
-			}
-			if len(f.Fix.Persistent) > 0 {
-				b.WriteString("\nPersistent:\n```\n" + strings.Join(f.Fix.Persistent, "\n") + "\n```\n")
-			}
-			b.WriteString("\n")
-		}
-		if o.Explain {
-			mdResults(&b, "Passed", r.Passed)
-			mdResults(&b, "Could not check", r.CannotCheck)
-			mdResults(&b, "Not applicable", r.NotApplicable)
-		}
+		HostMarkdown(&b, r, len(reps) > 1, o)
 	}
 	return b.Bytes()
+}
+
+// HostMarkdown writes one host's audit in Markdown; in a fleet its
+// headings are one level down.
+func HostMarkdown(w io.Writer, r rules.Report, inFleet bool, o FindingsOptions) {
+	var b bytes.Buffer
+	level := "#"
+	if inFleet {
+		level = "##"
+	}
+	name := orDash(r.Host)
+	if inFleet && r.File != "" {
+		name += " (" + r.File + ")"
+	}
+	fmt.Fprintf(&b, "%s Audit of %s\n\nWorkload %s, database %s: %s.\n\n", level, mdCell(name), r.Workload, r.DB, counts(r))
+	if len(r.Findings) > 0 {
+		b.WriteString("| severity | rule | setting | current | recommended |\n|---|---|---|---|---|\n")
+		for _, f := range r.Findings {
+			fmt.Fprintf(&b, "| %s | `%s` | `%s` | %s | %s |\n", f.Severity, f.ID, mdCell(f.Setting), mdCell(f.Current), mdCell(f.Recommended))
+		}
+		b.WriteString("\n")
+	}
+	for _, f := range r.Findings {
+		fmt.Fprintf(&b, "%s# %s: %s\n\n", level, strings.ToUpper(f.Severity), f.Title)
+		fmt.Fprintf(&b, "- **rule**: `%s` (area %s)\n", f.ID, f.Area)
+		mdItem(&b, "setting", "`"+f.Setting+"`")
+		mdItem(&b, "current", f.Current)
+		mdItem(&b, "recommended", f.Recommended)
+		mdItem(&b, "evidence", f.Evidence)
+		mdItem(&b, "why", f.Why)
+		if f.RebootRequired {
+			mdItem(&b, "reboot", "required")
+		}
+		mdItem(&b, "risk", f.Risk)
+		mdItem(&b, "scope", scopeText(f.Scope))
+		for _, s := range f.Sources {
+			fmt.Fprintf(&b, "- **source**: %s\n", mdCell(s.Cite()))
+		}
+		if len(f.Fix.Runtime) > 0 {
+			b.WriteString("\nNow:\n```sh\n" + strings.Join(f.Fix.Runtime, "\n") + "\n```\n")
+		}
+		if len(f.Fix.Persistent) > 0 {
+			b.WriteString("\nPersistent:\n```\n" + strings.Join(f.Fix.Persistent, "\n") + "\n```\n")
+		}
+		b.WriteString("\n")
+	}
+	if o.Explain {
+		mdResults(&b, "Passed", r.Passed)
+		mdResults(&b, "Could not check", r.CannotCheck)
+		mdResults(&b, "Not applicable", r.NotApplicable)
+	}
+	w.Write(b.Bytes())
 }
 
 func mdItem(b *bytes.Buffer, k, v string) {

@@ -18,9 +18,14 @@ type Result struct {
 
 // Report is one host's audit.
 type Report struct {
-	Host     string `json:"host"`
-	Workload string `json:"workload"`
-	DB       string `json:"db"`
+	Host string `json:"host"`
+	// File is the snapshot file the host was read from (--snapshot) and
+	// CollectedAt when that snapshot was taken: two snapshots of one host
+	// are told apart.
+	File        string `json:"file,omitempty"`
+	CollectedAt string `json:"collected_at,omitempty"`
+	Workload    string `json:"workload"`
+	DB          string `json:"db"`
 	// DBSource says how DB was chosen: "--db oracle", or what --db auto found.
 	DBSource string    `json:"db_source,omitempty"`
 	Findings []Finding `json:"findings"`
