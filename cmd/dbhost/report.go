@@ -1,0 +1,100 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"time"
+
+	"github.com/dbhost/dbhost/internal/bench"
+	"github.com/dbhost/dbhost/internal/input"
+	"github.com/dbhost/dbhost/internal/outdir"
+	"github.com/dbhost/dbhost/internal/report"
+	"github.com/spf13/cobra"
+)
+
+// reportMaxBytes bounds the existing file -o reads to tell whether dbhost
+// wrote it: a 240-CPU, 8-node host's report is well under 1 MiB.
+const reportMaxBytes = 64 << 20
+
+func newReportCmd() *cobra.Command {
+	var src sourceFlags
+	var f scopeFlags
+	var benches []string
+	var out string
+	c := &cobra.Command{
+		Use:   "report",
+		Short: "Write one self-contained HTML report of this host: findings, NUMA picture, benchmarks",
+		Long: `Report audits the host (this host, --root, --sosreport or --snapshot; --workload, --db and
+--artifact as for audit) and writes one HTML file a DBA reads in a minute and can hand on:
+the summary (host, workload, database, findings by severity, the three that matter most),
+the findings by area with their evidence, fix commands (with a copy button), risk and
+sources, the NUMA picture (nodes with their CPUs, the distance heatmap, per-node memory
+and hugepage bars, CPU busy and interrupt share, NICs and disks on their node, database
+processes and where their memory is), and charts of the --bench results given (bench
+numa's matrix as a heatmap, compare and experiment results as before/after with their
+confidence intervals). Filters by severity and area; prints cleanly.
+
+The file is self-contained (inline CSS, JS and SVG): it loads nothing when opened.
+-o replaces only a report dbhost wrote and nobody changed since (its last line carries
+its checksum); any other existing file is refused (exit 2). '-o -' writes to standard output.`,
+		Example: `  dbhost report -o report.html
+  dbhost report --snapshot db1.json --artifact alert_ORCL.log -o db1.html
+  dbhost report --root tree/ --bench numa.json --bench experiment.json -o tree.html`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if err := f.validate(); err != nil {
+				return err
+			}
+			if out == "" {
+				return usageErr("-o FILE is required: the report is one HTML file ('-o -' writes it to standard output)")
+			}
+			var files []report.BenchFile
+			for _, p := range benches {
+				data, err := input.ReadFile(p, bench.MaxResultBytes, "a bench result")
+				if err != nil {
+					if errors.Is(err, os.ErrNotExist) {
+						return usageErr("--bench %s: no such file", p)
+					}
+					return usageErr("--bench %v", err)
+				}
+				bf, err := report.ParseBenchFile(p, data)
+				if err != nil {
+					return usageErr("--bench %v", err)
+				}
+				files = append(files, bf)
+			}
+			set, artErrs := f.loadArtifacts(c)
+			s, err := src.one("report")
+			if err != nil {
+				return err
+			}
+			rep := auditOne(s, "", &auditFlags{scopeFlags: f}, set)
+			b, err := report.HTML(report.HTMLInput{Snap: s, Report: rep, Artifacts: f.artifacts, Bench: files,
+				Version: version, Generated: time.Now()})
+			if err != nil {
+				return err
+			}
+			if out == "-" {
+				if _, err := c.OutOrStdout().Write(b); err != nil {
+					return err
+				}
+			} else if err := outdir.WriteOwnFile(out, b, reportMaxBytes, report.IsOwnHTML); err != nil {
+				var re *outdir.RefusedError
+				if errors.As(err, &re) {
+					return usageErr("-o %v", err)
+				}
+				return err
+			}
+			if len(artErrs) > 0 {
+				return usageErr("%d problem(s) with --artifact files (listed above); the report was written with the rest", len(artErrs))
+			}
+			return nil
+		},
+	}
+	src.add(c)
+	f.add(c)
+	fl := c.Flags()
+	fl.StringArrayVar(&benches, "bench", nil, "a result of dbhost bench, compare or experiment (--format json) to chart (repeatable)")
+	fl.StringVarP(&out, "output", "o", "", "the HTML file to write (required; '-' for standard output)")
+	return c
+}

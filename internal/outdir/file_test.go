@@ -1,0 +1,85 @@
+package outdir
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestWriteOwnFile(t *testing.T) {
+	own := func(b []byte) bool { return bytes.HasPrefix(b, []byte("OWN ")) }
+	dir := t.TempDir()
+	p := filepath.Join(dir, "report.html")
+	write := func(path, data string) error { return WriteOwnFile(path, []byte(data), 1<<10, own) }
+	refused := func(err error) bool {
+		var re *RefusedError
+		return errors.As(err, &re)
+	}
+	read := func(path string) string {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	// New, then replaced (its own, unchanged).
+	if err := write(p, "OWN 1"); err != nil || read(p) != "OWN 1" {
+		t.Fatalf("new file: %v", err)
+	}
+	if err := write(p, "OWN 2"); err != nil || read(p) != "OWN 2" {
+		t.Fatalf("own file: %v", err)
+	}
+	// Someone else's (or edited) file: refused, untouched.
+	if err := os.WriteFile(p, []byte("my notes"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := write(p, "OWN 3"); !refused(err) || read(p) != "my notes" {
+		t.Fatalf("foreign file: %v, now %q", err, read(p))
+	}
+	// Larger than the limit: not dbhost's.
+	big := "OWN " + string(bytes.Repeat([]byte("x"), 2<<10))
+	if err := os.WriteFile(p, []byte(big), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := write(p, "OWN 4"); !refused(err) || read(p) != big {
+		t.Fatalf("larger than the limit: %v", err)
+	}
+	// An empty file (mktemp) holds nothing to lose.
+	empty := filepath.Join(dir, "empty.html")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := write(empty, "OWN 5"); err != nil || read(empty) != "OWN 5" {
+		t.Fatalf("empty file: %v", err)
+	}
+	// A directory is refused; a symlink's target is replaced, the link kept.
+	if err := write(dir, "OWN"); !refused(err) {
+		t.Fatalf("directory: %v", err)
+	}
+	link := filepath.Join(dir, "link.html")
+	if err := os.Symlink("empty.html", link); err != nil {
+		t.Fatal(err)
+	}
+	if err := write(link, "OWN 6"); err != nil || read(empty) != "OWN 6" {
+		t.Fatalf("symlink: %v", err)
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Fatal("the symlink was replaced")
+	}
+	// A device is written into (/dev/null).
+	if err := write(os.DevNull, "OWN"); err != nil {
+		t.Fatalf("/dev/null: %v", err)
+	}
+	// No temporary file is left behind.
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if isTemp(e.Name()) || filepath.Ext(e.Name()) == tempSuffix {
+			t.Errorf("left %s", e.Name())
+		}
+	}
+	if len(ents) != 3 {
+		t.Errorf("%d entries in the directory, want 3", len(ents))
+	}
+}
