@@ -41,8 +41,8 @@ spread or remote, with the memory-weighted distance ratio from the SLIT (seed 00
 			if err := out.validate(); err != nil {
 				return err
 			}
-			if interval < 0 || interval > time.Hour {
-				return usageErr("--interval %v: expected 0 (no sample) to 1h", interval)
+			if err := checkInterval(interval); err != nil {
+				return err
 			}
 			if pid != 0 && db != "" {
 				return usageErr("--pid and --db: give one")
@@ -50,7 +50,7 @@ spread or remote, with the memory-weighted distance ratio from the SLIT (seed 00
 			if pid < 0 {
 				return usageErr("--pid %d: expected a process id", pid)
 			}
-			live := src.root == "" && src.sosreport == "" && src.snapshot == ""
+			live := src.live()
 			s, err := src.one("numa")
 			if err != nil {
 				return err
@@ -65,21 +65,7 @@ spread or remote, with the memory-weighted distance ratio from the SLIT (seed 00
 				view, text = ps, report.ProcText(ps)
 			} else {
 				v := report.NUMANodes(s)
-				if live && interval > 0 {
-					root := facts.Root{Dir: "/", Live: true}
-					st0, err0 := facts.ReadCPUStat(root)
-					q0, _ := facts.ReadInterrupts(root)
-					time.Sleep(interval)
-					st1, err1 := facts.ReadCPUStat(root)
-					q1, _ := facts.ReadInterrupts(root)
-					if err0 == nil && err1 == nil {
-						v.AddSample(interval.String()+" sample", st0, st1, q0, q1)
-					} else {
-						v.Absent = append(v.Absent, snapshot.Absence{Fact: "cpu_load", Path: "/proc/stat", Reason: facts.Reason(firstErr(err0, err1))})
-					}
-				} else if s.CPULoad.Total != nil || len(s.IRQs.IRQs) > 0 {
-					v.AddSample("since boot (counters of the snapshot)", snapshot.CPULoad{}, s.CPULoad, snapshot.IRQs{}, s.IRQs)
-				}
+				addNUMASample(v, s, live, interval)
 				view, text = v, v.Text()
 			}
 			if out.format == "json" {
@@ -99,6 +85,35 @@ spread or remote, with the memory-weighted distance ratio from the SLIT (seed 00
 	fl.IntVar(&pid, "pid", 0, "show this process's pages per node and a locality verdict")
 	fl.StringVar(&db, "db", "", "show the main processes of this database instance (ORACLE_SID, PostgreSQL data dir, ...)")
 	return c
+}
+
+// checkInterval validates --interval (numa, report).
+func checkInterval(d time.Duration) error {
+	if d < 0 || d > time.Hour {
+		return usageErr("--interval %v: expected 0 (no sample) to 1h", d)
+	}
+	return nil
+}
+
+// addNUMASample sets each node's CPU busy % and interrupt share: over a
+// sample of interval on the live host, else since boot from the snapshot's
+// counters (a tree, a sosreport, a saved snapshot). numa and report share it.
+func addNUMASample(v *report.NUMAView, s *snapshot.Snapshot, live bool, interval time.Duration) {
+	if live && interval > 0 {
+		root := facts.Root{Dir: "/", Live: true}
+		st0, err0 := facts.ReadCPUStat(root)
+		q0, _ := facts.ReadInterrupts(root)
+		time.Sleep(interval)
+		st1, err1 := facts.ReadCPUStat(root)
+		q1, _ := facts.ReadInterrupts(root)
+		if err0 == nil && err1 == nil {
+			v.AddSample(interval.String()+" sample", st0, st1, q0, q1)
+		} else {
+			v.Absent = append(v.Absent, snapshot.Absence{Fact: "cpu_load", Path: "/proc/stat", Reason: facts.Reason(firstErr(err0, err1))})
+		}
+	} else if s.CPULoad.Total != nil || len(s.IRQs.IRQs) > 0 {
+		v.AddSample("since boot (counters of the snapshot)", snapshot.CPULoad{}, s.CPULoad, snapshot.IRQs{}, s.IRQs)
+	}
 }
 
 func firstErr(errs ...error) error {

@@ -21,6 +21,7 @@ func newReportCmd() *cobra.Command {
 	var f scopeFlags
 	var benches []string
 	var out string
+	var interval time.Duration
 	c := &cobra.Command{
 		Use:   "report",
 		Short: "Write one self-contained HTML report of this host: findings, NUMA picture, benchmarks",
@@ -32,7 +33,9 @@ sources, the NUMA picture (nodes with their CPUs, the distance heatmap, per-node
 and hugepage bars, CPU busy and interrupt share, NICs and disks on their node, database
 processes and where their memory is), and charts of the --bench results given (bench
 numa's matrix as a heatmap, compare and experiment results as before/after with their
-confidence intervals). Filters by severity and area; prints cleanly.
+confidence intervals). Filters by severity and area; prints cleanly. On the live host
+CPU busy and interrupt share are sampled over --interval (as dbhost numa does); from a
+tree, sosreport or snapshot they are the counters since boot.
 
 The file is self-contained (inline CSS, JS and SVG): it loads nothing when opened.
 -o replaces only a report dbhost wrote and nobody changed since (its last line carries
@@ -43,6 +46,9 @@ its checksum); any other existing file is refused (exit 2). '-o -' writes to sta
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if err := f.validate(); err != nil {
+				return err
+			}
+			if err := checkInterval(interval); err != nil {
 				return err
 			}
 			if out == "" {
@@ -69,8 +75,10 @@ its checksum); any other existing file is refused (exit 2). '-o -' writes to sta
 				return err
 			}
 			rep := auditOne(s, "", &auditFlags{scopeFlags: f}, set)
+			nv := report.NUMANodes(s)
+			addNUMASample(nv, s, src.live(), interval)
 			b, err := report.HTML(report.HTMLInput{Snap: s, Report: rep, Artifacts: f.artifacts, Bench: files,
-				Version: version, Generated: time.Now()})
+				NUMA: nv, Version: version, Generated: time.Now()})
 			if err != nil {
 				return err
 			}
@@ -94,6 +102,7 @@ its checksum); any other existing file is refused (exit 2). '-o -' writes to sta
 	src.add(c)
 	f.add(c)
 	fl := c.Flags()
+	fl.DurationVar(&interval, "interval", time.Second, "CPU busy and interrupt sample length on the live host (0: since boot)")
 	fl.StringArrayVar(&benches, "bench", nil, "a result of dbhost bench, compare or experiment (--format json) to chart (repeatable)")
 	fl.StringVarP(&out, "output", "o", "", "the HTML file to write (required; '-' for standard output)")
 	return c

@@ -37,6 +37,9 @@ func (f *sourceFlags) one(cmd string) (*snapshot.Snapshot, error) {
 	return hostsrc.One(f.spec(), cmd)
 }
 
+// live: no source flag, this host.
+func (f *sourceFlags) live() bool { return f.root == "" && f.sosreport == "" && f.snapshot == "" }
+
 // outputFlags choose the format and destination.
 type outputFlags struct {
 	format  string

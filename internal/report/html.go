@@ -24,6 +24,9 @@ type HTMLInput struct {
 	// Artifacts are the --artifact files the audit read (names as given).
 	Artifacts []string
 	Bench     []BenchFile
+	// NUMA is the per-node view with its CPU and interrupt sample (dbhost
+	// numa's); nil: built from the snapshot, busy and interrupts since boot.
+	NUMA      *NUMAView
 	Version   string // dbhost's version
 	Generated time.Time
 }
@@ -195,7 +198,7 @@ func buildPage(in HTMLInput) *page {
 	}
 	sort.Strings(p.Documents)
 	if s != nil {
-		p.NUMA = buildNUMA(s)
+		p.NUMA = buildNUMA(s, in.NUMA)
 		p.Absent = s.Absent
 	}
 	for i := range in.Bench {
@@ -340,8 +343,6 @@ type htmlNode struct {
 	BusySeg, IRQSeg        []barSeg
 	NICs, Disks, DBs       []string
 	Shmem, FilePages       string
-	MemTotalKB, MemUsedKB  int64
-	HugeKB, BusyP, IRQP    float64
 	HasBusy, HasIRQ, NoCPU bool
 }
 
@@ -395,10 +396,12 @@ func width(part, whole float64) template.CSS {
 	return template.CSS(fmt.Sprintf("width:%.2f%%", min(100, 100*part/whole)))
 }
 
-func buildNUMA(s *snapshot.Snapshot) *htmlNUMA {
-	v := NUMANodes(s)
-	if s.CPULoad.Total != nil || len(s.IRQs.IRQs) > 0 {
-		v.AddSample("since boot (the snapshot's counters)", snapshot.CPULoad{}, s.CPULoad, snapshot.IRQs{}, s.IRQs)
+func buildNUMA(s *snapshot.Snapshot, v *NUMAView) *htmlNUMA {
+	if v == nil {
+		v = NUMANodes(s)
+		if s.CPULoad.Total != nil || len(s.IRQs.IRQs) > 0 {
+			v.AddSample("since boot (counters of the snapshot)", snapshot.CPULoad{}, s.CPULoad, snapshot.IRQs{}, s.IRQs)
+		}
 	}
 	n := &htmlNUMA{Enabled: s.Topology.NUMAEnabled, Hidden: s.Topology.NUMADisabled, Sample: v.Sample}
 	pos := map[int]int{}
@@ -422,14 +425,13 @@ func buildNUMA(s *snapshot.Snapshot) *htmlNUMA {
 		}
 		if row.MemTotalKB != nil && *row.MemTotalKB > 0 {
 			tot := float64(*row.MemTotalKB)
-			hn.HasMem, hn.MemTotalKB, hn.HugeKB = true, *row.MemTotalKB, float64(hugeKB)
+			hn.HasMem = true
 			hn.MemTotal = gib(*row.MemTotalKB)
 			hn.MemHuge = gib(hugeKB)
 			var used int64
 			if row.MemUsedKB != nil {
 				used = *row.MemUsedKB
 				hn.MemUsed = gib(used)
-				hn.MemUsedKB = used
 			}
 			if row.MemFreeKB != nil {
 				hn.MemFree = gib(*row.MemFreeKB)
@@ -447,12 +449,12 @@ func buildNUMA(s *snapshot.Snapshot) *htmlNUMA {
 			hn.FilePages = gib(*row.FilePagesKB)
 		}
 		if row.BusyPct != nil {
-			hn.HasBusy, hn.BusyP = true, *row.BusyPct
+			hn.HasBusy = true
 			hn.Busy = fmt.Sprintf("%.1f%%", *row.BusyPct)
 			hn.BusySeg = []barSeg{{Class: "seg-busy", Width: width(*row.BusyPct, 100), Title: "busy " + hn.Busy}}
 		}
 		if row.IRQSharePct != nil {
-			hn.HasIRQ, hn.IRQP = true, *row.IRQSharePct
+			hn.HasIRQ = true
 			hn.IRQ = fmt.Sprintf("%.1f%%", *row.IRQSharePct)
 			hn.IRQSeg = []barSeg{{Class: "seg-irq", Width: width(*row.IRQSharePct, 100), Title: "interrupt share " + hn.IRQ}}
 		}
@@ -513,8 +515,41 @@ func buildNUMA(s *snapshot.Snapshot) *htmlNUMA {
 			n.Unplaced = append(n.Unplaced, "disk "+d.Name)
 		}
 	}
+	for _, nd := range n.Nodes {
+		sort.SliceStable(nd.Disks, func(i, j int) bool { return naturalLess(nd.Disks[i], nd.Disks[j]) })
+	}
 	buildProcs(n, s, pos)
 	return n
+}
+
+// naturalLess orders names with their numbers as numbers: nvme2n1 before nvme10n1.
+func naturalLess(a, b string) bool {
+	for a != "" && b != "" {
+		da, db := digitsPrefix(a), digitsPrefix(b)
+		switch {
+		case da != "" && db != "":
+			if len(strings.TrimLeft(da, "0")) != len(strings.TrimLeft(db, "0")) {
+				return len(strings.TrimLeft(da, "0")) < len(strings.TrimLeft(db, "0"))
+			}
+			if da != db {
+				return strings.TrimLeft(da, "0") < strings.TrimLeft(db, "0")
+			}
+			a, b = a[len(da):], b[len(db):]
+		case a[0] != b[0]:
+			return a[0] < b[0]
+		default:
+			a, b = a[1:], b[1:]
+		}
+	}
+	return len(a) < len(b)
+}
+
+func digitsPrefix(s string) string {
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	return s[:i]
 }
 
 func speed(mbps int64) string {

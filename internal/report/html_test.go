@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -513,4 +514,12 @@ func TestHTMLBig240Size(t *testing.T) {
 		t.Errorf("%d disks drawn on their nodes, want the 64", disks)
 	}
 	t.Logf("240-CPU report: %d bytes, %d findings", len(b), len(rep.Findings))
+}
+
+func TestNaturalLess(t *testing.T) {
+	names := []string{"nvme10n1", "sdaa", "nvme2n1", "sdb", "nvme2n10", "sda", "nvme2n2", "sd01"}
+	sort.SliceStable(names, func(i, j int) bool { return naturalLess(names[i], names[j]) })
+	if got := strings.Join(names, " "); got != "nvme2n1 nvme2n2 nvme2n10 nvme10n1 sd01 sda sdaa sdb" {
+		t.Errorf("%s", got)
+	}
 }

@@ -74,12 +74,14 @@ check() {
 		--disable-extensions --disable-background-networking --disable-component-update --disable-sync \
 		--user-data-dir="$work/profile-$1"
 }
+# Chromium itself aborts now and then on this shared machine (exit 3 from
+# the checker, not a check): up to three attempts, each with a fresh profile.
 rc=0
-check 1 || rc=$?
-if [[ $rc -eq 3 ]]; then
-	echo "Chromium itself failed (not a check); once more with a fresh profile"
+for attempt in 1 2 3; do
 	rc=0
-	check 2 || rc=$?
-fi
+	check "$attempt" || rc=$?
+	[[ $rc -eq 3 ]] || break
+	echo "Chromium itself failed (attempt $attempt, not a check of the page)"
+done
 [[ $rc -eq 0 ]] || exit 1
 echo "screenshots: $out/report.png, $out/report-filtered.png; printed: $out/report.pdf"
