@@ -92,3 +92,24 @@ func mustRead(t *testing.T, p string) []byte {
 	}
 	return b
 }
+
+// On the live host the per-node CPU busy and interrupt share are a sample
+// of --interval (numa's), not the counters since boot.
+func TestCLIReportLiveSample(t *testing.T) {
+	if testing.Short() {
+		t.Skip("collects this host; skipped with -short")
+	}
+	if _, err := os.Stat("/sys/devices/system/node/node0"); err != nil {
+		t.Skip("no NUMA node information on this machine")
+	}
+	out := filepath.Join(t.TempDir(), "live.html")
+	if code, _, stderr := cliRun(t, "report", "--interval", "200ms", "-o", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	wantContains(t, "live report", string(mustRead(t, out)), "(200ms sample)", "Facts from</dt><dd>live")
+	for _, bad := range []string{"-1s", "2h"} {
+		if code, _, stderr := cliRun(t, "report", "--interval", bad, "-o", out); code != 2 || !strings.Contains(stderr, "--interval") {
+			t.Errorf("--interval %s: exit %d %q", bad, code, stderr)
+		}
+	}
+}
