@@ -338,7 +338,7 @@ type htmlNode struct {
 	MemFree, MemHuge       string
 	MemSegs                []barSeg
 	HasMem                 bool
-	Huge                   []hugeRow
+	Huge, HugeAll          []hugeRow // pools in use (drawn), every pool read (the table)
 	Busy, IRQ              string
 	BusySeg, IRQSeg        []barSeg
 	NICs, Disks, DBs       []string
@@ -411,9 +411,6 @@ func buildNUMA(s *snapshot.Snapshot, v *NUMAView) *htmlNUMA {
 		var hugeKB int64
 		for _, h := range row.Hugepages {
 			hugeKB += h.SizeKB * h.Total
-			if h.Total == 0 && h.Surplus == 0 {
-				continue // an empty pool: in the table, not drawn
-			}
 			used := h.Total - h.Free
 			hr := hugeRow{Size: sizeName(h.SizeKB),
 				Text: fmt.Sprintf("%d of %d in use", used, h.Total)}
@@ -421,13 +418,18 @@ func buildNUMA(s *snapshot.Snapshot, v *NUMAView) *htmlNUMA {
 				hr.Text += fmt.Sprintf(", %d surplus", h.Surplus)
 			}
 			hr.Segs = []barSeg{{Class: "seg-huge", Width: width(float64(used), float64(h.Total)), Title: hr.Text}}
-			hn.Huge = append(hn.Huge, hr)
+			hn.HugeAll = append(hn.HugeAll, hr)
+			if h.Total > 0 || h.Surplus > 0 {
+				hn.Huge = append(hn.Huge, hr) // an empty pool is in the table, not drawn
+			}
 		}
 		if row.MemTotalKB != nil && *row.MemTotalKB > 0 {
 			tot := float64(*row.MemTotalKB)
 			hn.HasMem = true
 			hn.MemTotal = gib(*row.MemTotalKB)
-			hn.MemHuge = gib(hugeKB)
+			if len(row.Hugepages) > 0 { // not read (a sosreport without node sysfs) is not 0
+				hn.MemHuge = gib(hugeKB)
+			}
 			var used int64
 			if row.MemUsedKB != nil {
 				used = *row.MemUsedKB

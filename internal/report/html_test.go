@@ -18,6 +18,7 @@ import (
 	"github.com/dbhost/dbhost/internal/experiment"
 	"github.com/dbhost/dbhost/internal/facts"
 	"github.com/dbhost/dbhost/internal/fixture"
+	"github.com/dbhost/dbhost/internal/hostsrc"
 	"github.com/dbhost/dbhost/internal/rules"
 	"github.com/dbhost/dbhost/internal/snapshot"
 )
@@ -439,6 +440,37 @@ func TestHTMLNoFindingsNoBench(t *testing.T) {
 	}
 	if !strings.Contains(doc.one(t, "section#numa").text(), "NUMA is hidden") {
 		t.Error("numa=off must be said in the NUMA picture")
+	}
+}
+
+// A sosreport without node sysfs: hugepages per node were not read, which
+// the page says instead of drawing a pool of 0.
+func TestHTMLHugepagesNotRead(t *testing.T) {
+	s, err := hostsrc.One(hostsrc.Spec{Sosreport: filepath.Join("..", "..", "testdata", "hosts", "sosreport-db1", "sosreport-db1-2026-11-01"), Version: "test"}, "report")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range s.Topology.Nodes {
+		if len(n.Hugepages) > 0 {
+			t.Skip("the sosreport fixture now has hugepages per node")
+		}
+	}
+	if len(s.Topology.Nodes) == 0 {
+		t.Skip("no nodes read from the sosreport fixture")
+	}
+	b, err := HTML(HTMLInput{Snap: s, Report: rules.Report{Host: "db1"}, Version: "test", Generated: time.Unix(0, 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := parseDOM(t, b)
+	for _, tr := range doc.one(t, "table#node-table").sel("tbody")[0].sel("tr") {
+		td := tr.sel("td")
+		if td[5].text() != "not read" || td[6].text() != "not read" {
+			t.Errorf("hugepage cells %q %q, want not read", td[5].text(), td[6].text())
+		}
+	}
+	if !strings.Contains(doc.one(t, "#nodes").text(), "hugepages per node: not read") {
+		t.Error("the node cards do not say hugepages were not read")
 	}
 }
 
