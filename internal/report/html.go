@@ -200,6 +200,19 @@ func buildPage(in HTMLInput) *page {
 	if s != nil {
 		p.NUMA = buildNUMA(s, in.NUMA)
 		p.Absent = s.Absent
+		if in.NUMA != nil {
+			// What the live sample could not read (its view also repeats
+			// the snapshot's node absences: those are listed once).
+			seen := map[snapshot.Absence]bool{}
+			for _, a := range s.Absent {
+				seen[a] = true
+			}
+			for _, a := range in.NUMA.Absent {
+				if !seen[a] {
+					p.Absent = append(append([]snapshot.Absence(nil), p.Absent...), a)
+				}
+			}
+		}
 	}
 	for i := range in.Bench {
 		p.Bench = append(p.Bench, buildBench(&in.Bench[i], i))

@@ -422,6 +422,18 @@ func TestHTMLReportDOM(t *testing.T) {
 	if !IsOwnHTML(b) {
 		t.Error("the report does not carry a valid trailer")
 	}
+
+	// A live sample that could not be read is listed with the absent facts.
+	v := NUMANodes(s)
+	v.Absent = append(v.Absent, snapshot.Absence{Fact: "cpu_load", Path: "/proc/stat", Reason: "permission denied"})
+	b, err = HTML(HTMLInput{Snap: s, Report: rep, NUMA: v, Version: "test", Generated: time.Unix(0, 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	absentRows := parseDOM(t, b).one(t, "details#absent").sel("tbody")[0].sel("tr")
+	if len(absentRows) != len(s.Absent)+1 || !strings.Contains(absentRows[len(absentRows)-1].text(), "permission denied") {
+		t.Errorf("%d absent rows for %d absences and the sample's", len(absentRows), len(s.Absent))
+	}
 }
 
 func TestHTMLNoFindingsNoBench(t *testing.T) {
