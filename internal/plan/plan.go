@@ -96,22 +96,23 @@ type Plan struct {
 // TunedProfileFor chooses the tuned base profile for a workload on a host:
 // rules.TunedProfileFor, the profile cpu.tuned-profile recommends.
 func TunedProfileFor(s *snapshot.Snapshot, workload, db string) (profile, why string) {
-	guest, ev := false, ""
-	if s != nil && s.Host.Virt.Guest {
-		guest, ev = true, s.Host.Virt.Type
+	role := rules.HostRole(s)
+	if workload == "" {
+		workload = rules.WorkloadMixed
+	}
+	c := rules.TunedProfileFor(workload, role, db)
+	switch role {
+	case rules.RoleGuest:
+		ev := s.Host.Virt.Type
 		if ev == "" {
 			ev = s.Host.Virt.Evidence
 		}
 		if ev == "" {
 			ev = "virtualization detected"
 		}
-	}
-	if workload == "" {
-		workload = rules.WorkloadMixed
-	}
-	c := rules.TunedProfileFor(workload, guest, db)
-	if guest {
 		c.Why += " (guest: " + ev + ")"
+	case rules.RoleHypervisor:
+		c.Why += fmt.Sprintf(" (%d QEMU/KVM guest processes running)", *s.Host.Virt.KVMGuests)
 	}
 	return c.Want, c.Why
 }

@@ -56,11 +56,14 @@ func conflicting(fs []Finding) string {
 // tunedHost is a bare-metal or guest host whose settings are what a stock
 // tuned profile (plus dbhost's pins over it) leaves, with tuned running it:
 // every knob the profile sets at the profile's value, the rest healthy.
-func tunedHost(profile string, guest bool) *snapshot.Snapshot {
+func tunedHost(profile, role string) *snapshot.Snapshot {
 	s := host()
-	s.Host.Virt = snapshot.Virt{Guest: guest}
-	if guest {
+	s.Host.Virt = snapshot.Virt{Guest: role == RoleGuest, KVMGuests: ptr(0)}
+	switch role {
+	case RoleGuest:
 		s.Host.Virt.Type = "kvm"
+	case RoleHypervisor:
+		s.Host.Virt.KVMGuests = ptr(3)
 	}
 	s.Memory.Meminfo = map[string]int64{"MemTotal": 128 << 20, "SwapTotal": 8 << 20}
 	s.Memory.THP.Enabled, s.Memory.THP.ShmemEnabled = ptr("madvise"), ptr("never")
@@ -114,32 +117,32 @@ func tunedHost(profile string, guest bool) *snapshot.Snapshot {
 // profile, so that settles too.
 func TestTunedProfilesAccepted(t *testing.T) {
 	for _, w := range Workloads {
-		for _, guest := range []bool{false, true} {
+		for _, role := range []string{RoleBareMetal, RoleGuest, RoleHypervisor} {
 			for _, db := range DBs {
-				c := TunedProfileFor(w, guest, db)
+				c := TunedProfileFor(w, role, db)
 				if _, _, ok := tunedstock.Settings(c.Want); !ok {
-					t.Fatalf("%s guest=%v %s: %s is not a stock profile dbhost knows", w, guest, db, c.Want)
+					t.Fatalf("%s role %s %s: %s is not a stock profile dbhost knows", w, role, db, c.Want)
 				}
 				for _, p := range c.Fit {
 					if _, _, ok := tunedstock.Settings(p); !ok {
 						continue // a stock profile whose values are not in tunedstock
 					}
-					s := tunedHost(p, guest)
+					s := tunedHost(p, role)
 					set, _, _ := tunedstock.Settings(p)
 					rep := Run(&Input{Snap: s, Workload: w, DB: db})
 					for _, f := range rep.Findings {
 						if f.ID == "cpu.tuned-profile" {
-							t.Errorf("%s guest=%v %s: profile %s: cpu.tuned-profile fires: %s", w, guest, db, p, f.Recommended)
+							t.Errorf("%s role %s %s: profile %s: cpu.tuned-profile fires: %s", w, role, db, p, f.Recommended)
 						}
 						for _, ch := range f.Changes {
 							if k := profileKey(ch); k != "" && set[k] != "" && (p == c.Want || ch.Kind != change.Sysctl) {
-								t.Errorf("%s guest=%v %s: profile %s sets %s = %s, %s wants %s", w, guest, db, p, k, set[k], f.ID, ch.Value)
+								t.Errorf("%s role %s %s: profile %s sets %s = %s, %s wants %s", w, role, db, p, k, set[k], f.ID, ch.Value)
 							}
 						}
 						switch f.ID {
 						case "cpu.deep-cstates-latency", "cpu.governor-not-performance", "cpu.intel-pstate-min-perf", "cpu.energy-perf-bias",
 							"memory.dirty-ratios", "memory.swappiness":
-							t.Errorf("%s guest=%v %s: profile %s: %s fires: %s → %s (%s)", w, guest, db, p, f.ID, f.Current, f.Recommended, f.Evidence)
+							t.Errorf("%s role %s %s: profile %s: %s fires: %s → %s (%s)", w, role, db, p, f.ID, f.Current, f.Recommended, f.Evidence)
 						}
 					}
 				}

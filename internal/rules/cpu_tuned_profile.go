@@ -50,7 +50,7 @@ func init() {
 func checkTunedProfile(in *Input) Outcome {
 	s := in.Snap
 	t := s.Config.Tuned
-	c := TunedProfileFor(in.Workload, s.Host.Virt.Guest, in.DB)
+	c := TunedProfileFor(in.Workload, HostRole(s), in.DB)
 	want, fit, why := c.Want, c.Fit, c.Why
 	absentWhy := AbsentReason(s, "config.tuned.active_profile")
 	tchange := []change.Change{{Kind: change.TunedProfile, Key: "profile", Value: want, Rule: "cpu.tuned-profile", Why: why}}
@@ -111,8 +111,11 @@ func checkTunedProfile(in *Input) Outcome {
 		ev += fmt.Sprintf("; tuned daemon running: %t", *t.Running)
 	}
 	ev += "; workload " + in.Workload
-	if s.Host.Virt.Guest {
+	switch HostRole(s) {
+	case RoleGuest:
 		ev += "; virtual guest (" + s.Host.Virt.Type + ")"
+	case RoleHypervisor:
+		ev += fmt.Sprintf("; KVM host: %d QEMU guest processes running", *s.Host.Virt.KVMGuests)
 	}
 	risk := "Switching profiles changes many settings at once (governor, C-states, THP, dirty ratios, read-ahead): switch in a maintenance window and compare."
 	if active == "" {

@@ -34,7 +34,7 @@ func TestTunedProfile(t *testing.T) {
 	fires(t, id, mk("postgresql", true), WorkloadOLTP, DBOracle)
 	quiet(t, id, mk("throughput-performance oracle", true), WorkloadDSS, DBOracle)
 	quiet(t, id, mk("oracle", true), WorkloadMixed, DBOracle)
-	if f := fires(t, id, mk("oracle", true), WorkloadDSS, DBPostgres); !strings.HasPrefix(f.Recommended, "throughput-performance (or network-throughput, postgresql)") {
+	if f := fires(t, id, mk("oracle", true), WorkloadDSS, DBPostgres); !strings.HasPrefix(f.Recommended, "throughput-performance (or network-throughput, virtual-host, postgresql)") {
 		t.Fatalf("%+v", f)
 	}
 	// A custom profile is judged by what it includes (read from its files).
@@ -62,6 +62,15 @@ func TestTunedProfile(t *testing.T) {
 	} else {
 		wantChange(t, f, change.Sysctl, "vm.swappiness", "10", "10")
 	}
+	// A KVM host running guests wants virtual-host for dss; OLTP keeps latency-performance.
+	kvm := mk("throughput-performance", true)
+	kvm.Host.Virt.KVMGuests = ptr(3)
+	if f := fires(t, id, kvm, WorkloadDSS, DBNone); f.Changes[0].Value != "virtual-host" || !strings.Contains(f.Evidence, "KVM host: 3 QEMU guest processes") {
+		t.Fatalf("%+v", f)
+	}
+	// virtual-host without guests running (stopped when the snapshot was taken) fits dss too: it is throughput-performance
+	// with background writeback earlier.
+	quiet(t, id, mk("virtual-host", true), WorkloadDSS, DBNone)
 	// virtual-guest on bare metal is the wrong profile.
 	if f := fires(t, id, mk("virtual-guest", true), WorkloadOLTP, DBOracle); f.Changes[0].Current != "virtual-guest" {
 		t.Fatalf("%+v", f.Changes)

@@ -28,9 +28,16 @@ type TunedChoice struct {
 //     OLTP, fio and network tests (Tables 2, 5, 8, 13); 003 compares it with
 //     throughput-performance for OLTP. The postgresql profile also holds the
 //     C-states (force_latency=1) for PostgreSQL;
+//   - dss, mixed on a KVM host (QEMU guests running): virtual-host (003's
+//     virtualization table: throughput-performance with background
+//     writeback at 5 % and sched_migration_cost_ns 5 ms);
 //   - dss, mixed: throughput-performance (003's throughput table), or a
-//     database profile built on it for that database (oracle, postgresql).
-func TunedProfileFor(workload string, guest bool, db string) TunedChoice {
+//     database profile built on it for that database (oracle, postgresql),
+//     or virtual-host (a KVM host whose guests were not running).
+//
+// role is HostRole's: RoleBareMetal, RoleGuest or RoleHypervisor.
+func TunedProfileFor(workload, role, db string) TunedChoice {
+	guest := role == RoleGuest
 	dbProfile := func() []string {
 		switch db {
 		case DBOracle:
@@ -56,16 +63,41 @@ func TunedProfileFor(workload string, guest bool, db string) TunedChoice {
 		return TunedChoice{"latency-performance", fit,
 			"OLTP: latency-performance, which 000 recommends (Table 13, § tuned-adm) and used for its Oracle OLTP, I/O and network tests; " +
 				"003 compares it with throughput-performance for OLTP. It keeps C-states at C1 and the clock at full speed"}
+	case role == RoleHypervisor:
+		return TunedChoice{"virtual-host", []string{"virtual-host"},
+			"KVM host running guests, workload " + workload + ": virtual-host (003 virtualization profiles: throughput-performance " +
+				"with dirty_background_ratio 5 and sched_migration_cost_ns 5000000)"}
 	}
-	return TunedChoice{"throughput-performance", append([]string{"throughput-performance", "network-throughput"}, dbProfile()...),
+	return TunedChoice{"throughput-performance", append([]string{"throughput-performance", "network-throughput", "virtual-host"}, dbProfile()...),
 		"workload " + workload + ": throughput-performance (003 throughput profiles: performance governor, energy_perf_bias performance, " +
 			"min_perf_pct 100, swappiness 10, dirty 40/10), or a database profile built on it"}
+}
+
+// Host roles for TunedProfileFor.
+const (
+	RoleBareMetal  = "bare metal"
+	RoleGuest      = "guest"
+	RoleHypervisor = "hypervisor"
+)
+
+// HostRole says whether s is a virtual guest, a KVM host running guests
+// (host.virt.kvm_guests above 0), or neither.
+func HostRole(s *snapshot.Snapshot) string {
+	switch {
+	case s == nil:
+		return RoleBareMetal
+	case s.Host.Virt.Guest:
+		return RoleGuest
+	case s.Host.Virt.KVMGuests != nil && *s.Host.Virt.KVMGuests > 0:
+		return RoleHypervisor
+	}
+	return RoleBareMetal
 }
 
 // TunedFix is the persistent fix line that makes the recommended tuned
 // profile carry a setting: "tuned-adm profile latency-performance   (sets X)".
 func (in *Input) TunedFix(sets string) string {
-	c := TunedProfileFor(in.Workload, in.Snap.Host.Virt.Guest, in.DB)
+	c := TunedProfileFor(in.Workload, HostRole(in.Snap), in.DB)
 	return "tuned-adm profile " + c.Want + "   (the profile for workload " + in.Workload + "; it sets " + sets + ")"
 }
 

@@ -14,7 +14,7 @@ import (
 // vm.dirty_ratio). The tuned profile dbhost recommends for the workload
 // (TunedProfileFor) gives the bounds: the background threshold at most its
 // value, the synchronous one at least its value (throughput-performance
-// 40/10, latency-performance 10/3, virtual-guest 30/10). A background
+// 40/10, latency-performance 10/3, virtual-guest 30/10, virtual-host 40/5). A background
 // threshold at or above the synchronous one is always wrong: the kernel then
 // uses half of the synchronous one. PostgreSQL writes through the page cache
 // and fsyncs at each checkpoint: for it the synchronous threshold is not
@@ -51,7 +51,7 @@ func init() {
 			Kernels: "all; vm.dirty_bytes / vm.dirty_background_bytes replace the ratios when non-zero (compared here as a share of MemTotal)",
 			Distros: "RHEL 7 tuned profiles; the same values on any distribution",
 			Note: "bounds from the recommended tuned profile: oltp and latency latency-performance (background ≤ 3, dirty ≥ 10), dss and mixed " +
-				"throughput-performance (≤ 10, ≥ 40), a guest virtual-guest (≤ 10, ≥ 30); 003's virtualization table also prints 30 in the " +
+				"throughput-performance (≤ 10, ≥ 40), a guest virtual-guest (≤ 10, ≥ 30), a KVM host (dss, mixed) virtual-host (≤ 5, ≥ 40); 003's virtualization table also prints 30 in the " +
 				"virtual-guest dirty_background_ratio row, which tuned's virtual-guest does not set (it inherits 10)",
 		},
 		Check: checkDirtyRatios,
@@ -66,7 +66,7 @@ type dirtyBounds struct {
 
 // dirtyBoundsFor reads them from the stock profile TunedProfileFor picks.
 func dirtyBoundsFor(in *Input) dirtyBounds {
-	want := TunedProfileFor(in.Workload, in.Snap.Host.Virt.Guest, in.DB).Want
+	want := TunedProfileFor(in.Workload, HostRole(in.Snap), in.DB).Want
 	st, _, _ := tunedstock.Settings(want)
 	b := dirtyBounds{profile: want}
 	b.ratio, _ = strconv.ParseInt(st["sysctl.vm.dirty_ratio"], 10, 64)

@@ -73,6 +73,15 @@ func TestDirtyRatios(t *testing.T) {
 	if f := fires(t, id, vm, WorkloadOLTP, DBNone); f.Setting != "vm.dirty_ratio" || !strings.HasPrefix(f.Recommended, "≥ 30 (tuned virtual-guest") {
 		t.Fatalf("guest: %+v", f)
 	}
+	// A KVM host running guests (dss): virtual-host's 40 / 5; OLTP keeps latency-performance's bounds.
+	kvm := host()
+	kvm.Host.Virt.KVMGuests = ptr(4)
+	kvm.Sysctl["vm.dirty_ratio"], kvm.Sysctl["vm.dirty_background_ratio"] = "40", "10"
+	if f := fires(t, id, kvm, WorkloadDSS, DBNone); f.Setting != "vm.dirty_background_ratio" || !strings.HasPrefix(f.Recommended, "≤ 5 (tuned virtual-host") {
+		t.Fatalf("kvm host: %+v", f)
+	}
+	kvm.Sysctl["vm.dirty_background_ratio"] = "5"
+	quiet(t, id, kvm, WorkloadDSS, DBNone)
 	// Bytes in use but MemTotal unknown; a ratio absent.
 	nomem := host()
 	nomem.Sysctl["vm.dirty_bytes"] = "1073741824"
