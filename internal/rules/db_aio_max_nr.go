@@ -49,9 +49,12 @@ func checkAIOMaxNr(in *Input) Outcome {
 		return CannotCheck("%s", why)
 	}
 	used, usedWhy := in.SysctlInt("fs.aio-nr")
-	minimum := int64(0)
+	minimum, formula := int64(0), aioFormula{}
 	if in.DB == DBOracle {
 		minimum = AIOMin
+		if formula = in.aioDiskFormula(); formula.ok && formula.n > minimum {
+			minimum = formula.n
+		}
 	}
 	pct := 0.0
 	if usedWhy == "" && max > 0 {
@@ -62,7 +65,7 @@ func checkAIOMaxNr(in *Input) Outcome {
 	if !low && !full {
 		msg := fmt.Sprintf("fs.aio-max-nr = %d", max)
 		if minimum > 0 {
-			msg += fmt.Sprintf(" (Oracle minimum %d)", minimum)
+			msg += fmt.Sprintf(" (Oracle minimum %d; %s)", minimum, formula.how)
 		}
 		if usedWhy == "" {
 			msg += fmt.Sprintf(", fs.aio-nr = %d (%.0f %% in use)", used, pct)
@@ -85,8 +88,8 @@ func checkAIOMaxNr(in *Input) Outcome {
 			target = t
 		}
 	}
-	if target < AIOMin && in.DB == DBOracle {
-		target = AIOMin
+	if target < minimum {
+		target = minimum
 	}
 	ev := in.SysctlEvidence("fs.aio-max-nr", fmt.Sprint(max))
 	cur := fmt.Sprint(max)
@@ -99,6 +102,9 @@ func checkAIOMaxNr(in *Input) Outcome {
 	if in.DB != DBNone {
 		ev += "; database " + in.DB
 	}
+	if in.DB == DBOracle {
+		ev += "; " + formula.how
+	}
 	f := Finding{
 		Setting:     "fs.aio-max-nr",
 		Current:     cur,
@@ -109,6 +115,9 @@ func checkAIOMaxNr(in *Input) Outcome {
 		Risk:        "None for performance: the limit only bounds the kernel memory that AIO contexts may pin, used only when requested.",
 	}
 	switch {
+	case low && minimum > AIOMin:
+		f.Why = fmt.Sprintf("004's rule of thumb sizes the AIO queue above 4 × disks × queue_depth: %s, more than the %d of Oracle's "+
+			"installation guides, so the disks' queues can be kept full by asynchronous I/O: ", formula.how, AIOMin)
 	case low && full:
 		f.Why = fmt.Sprintf("Oracle's installation guides and preinstall RPM require fs.aio-max-nr ≥ %d, and %.0f %% of this host's limit is already reserved: ", AIOMin, pct)
 	case low:
@@ -121,4 +130,47 @@ func checkAIOMaxNr(in *Input) Outcome {
 		f.Severity = SevCritical
 	}
 	return Found(f)
+}
+
+// aioFormula is 004's "maxreqs (= a multiple of 4096) should be > 4 *
+// #disks * queue_depth" on this host's devices.
+type aioFormula struct {
+	n   int64
+	how string
+	ok  bool
+}
+
+// aioDiskFormula adds up the queue depth of every disk the kernel queues
+// I/O to (a SCSI device's queue_depth at the value io.scsi-queue-depth sets,
+// an NVMe or virtio disk's nr_requests; dm and md devices pass their I/O
+// down to those), times 4, rounded up to a multiple of 4096.
+func (in *Input) aioDiskFormula() aioFormula {
+	v, why := in.blockDevices()
+	if why != "" {
+		return aioFormula{how: "004's 4 × disks × queue_depth not computed: " + why}
+	}
+	targets, _ := v.queueDepthTargets(in.Snap)
+	sum, n := int64(0), 0
+	for i := range v.devs {
+		d := &v.devs[i]
+		switch {
+		case d.Kind == "disk" && d.QueueDepth != nil:
+			q := *d.QueueDepth
+			if t, ok := targets[d.Name]; ok && t > q {
+				q = t
+			}
+			sum += q
+		case (d.Kind == "nvme" || d.Kind == "virtio") && d.NrRequests != nil:
+			sum += *d.NrRequests
+		default:
+			continue
+		}
+		n++
+	}
+	if n == 0 {
+		return aioFormula{how: "004's 4 × disks × queue_depth not computed: no disk with a known queue depth"}
+	}
+	f := (4*sum/4096 + 1) * 4096 // above 4 × the sum: "should be >"
+	return aioFormula{n: f, ok: true,
+		how: fmt.Sprintf("004's 4 × disks × queue_depth: 4 × %d (the queue depths of %d disks) = %d; the next multiple of 4096 above it is %d", sum, n, 4*sum, f)}
 }
