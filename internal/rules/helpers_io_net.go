@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"net/netip"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -433,4 +434,62 @@ func deviceOutcome(v *blockView, fs []Finding, fdevs, ok, cannot []string, none 
 		return none
 	}
 	return Passed("%s: %s", passed, strings.Join(ok, ", "))
+}
+
+// fileDevice finds where a file lives: the mount whose mount point is the
+// longest prefix of path, and the block device it is mounted from; why says
+// what is missing when either is unknown.
+func fileDevice(s *snapshot.Snapshot, v *blockView, path string) (snapshot.Mount, *snapshot.BlockDevice, string) {
+	best := -1
+	for i, m := range s.Storage.Mounts {
+		mp := strings.TrimSuffix(m.Path, "/")
+		if path == m.Path || strings.HasPrefix(path, mp+"/") {
+			if best < 0 || len(m.Path) > len(s.Storage.Mounts[best].Path) {
+				best = i
+			}
+		}
+	}
+	if best < 0 {
+		if r := AbsentReason(s, "storage.mounts"); r != "" {
+			return snapshot.Mount{}, nil, r
+		}
+		return snapshot.Mount{}, nil, "no mount of the snapshot holds " + path
+	}
+	m := s.Storage.Mounts[best]
+	byDM := map[string]string{}
+	for _, d := range v.devs {
+		if d.DMName != "" {
+			byDM[d.DMName] = d.Name
+		}
+	}
+	name := mountDeviceName(m.Device, byDM, v)
+	if d := v.byName[name]; d != nil {
+		return m, d, ""
+	}
+	return m, nil, fmt.Sprintf("%s is on %s (%s, %s), which matches no block device of the snapshot", path, m.Path, m.Device, m.FSType)
+}
+
+// storageUnits are the devices that hold d's data, as an operator separates
+// them: d itself when it is a disk, an NVMe namespace or a multipath LUN,
+// else the units below its slaves (LVM, md, dm-crypt over them).
+func (v *blockView) storageUnits(d *snapshot.BlockDevice) []string {
+	seen := map[string]bool{}
+	var out []string
+	var walk func(d *snapshot.BlockDevice, depth int)
+	walk = func(d *snapshot.BlockDevice, depth int) {
+		if d == nil || depth > 16 || seen[d.Name] {
+			return
+		}
+		seen[d.Name] = true
+		if len(d.Slaves) == 0 || d.Kind == "dm" && d.Multipath {
+			out = append(out, d.Name)
+			return
+		}
+		for _, sl := range d.Slaves {
+			walk(v.byName[baseDevice(sl, v)], depth+1)
+		}
+	}
+	walk(d, 0)
+	sort.Strings(out)
+	return out
 }
