@@ -11,6 +11,7 @@ func TestLazyPatternsCompile(t *testing.T) {
 	for i, re := range []func() *regexp.Regexp{
 		reInitFileSID,
 		reAlertFileSID,
+		reArchLocation,
 	} {
 		if re() == nil {
 			t.Errorf("pattern %d did not compile", i)
