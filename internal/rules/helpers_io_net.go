@@ -493,3 +493,33 @@ func (v *blockView) storageUnits(d *snapshot.BlockDevice) []string {
 	sort.Strings(out)
 	return out
 }
+
+// ipv4Subnets maps each IPv4 subnet to the interfaces (upInterfaces) with an
+// address in it, or returns nil and the outcome when no address is known:
+// could not check (addresses are read on the live host only), or not
+// applicable (no interface has one).
+func (in *Input) ipv4Subnets() (map[string][]string, Outcome) {
+	if why := in.netAbsent(); why != "" {
+		return nil, CannotCheck("%s", why)
+	}
+	bySubnet := map[string][]string{}
+	for _, it := range upInterfaces(in.Snap) {
+		seen := map[string]bool{}
+		for _, a := range it.IPv4 {
+			if n, ok := subnetOf(a); ok && !seen[n] {
+				seen[n] = true
+				bySubnet[n] = append(bySubnet[n], it.Name)
+			}
+		}
+	}
+	if len(bySubnet) > 0 {
+		return bySubnet, Outcome{}
+	}
+	if r := AbsentReason(in.Snap, "network.interfaces.ipv4"); r != "" {
+		return nil, CannotCheck("%s", r)
+	}
+	if in.Snap.Source.Kind != "live" {
+		return nil, CannotCheck("network.interfaces.ipv4: addresses are read on the live host only; this snapshot's source is %q", in.Snap.Source.Kind)
+	}
+	return nil, NotApplicable("no interface with an IPv4 address")
+}

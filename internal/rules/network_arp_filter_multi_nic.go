@@ -30,34 +30,9 @@ func init() {
 }
 
 func checkArpFilter(in *Input) Outcome {
-	if why := in.netAbsent(); why != "" {
-		return CannotCheck("%s", why)
-	}
-	ifs := upInterfaces(in.Snap)
-	have := false
-	for _, it := range ifs {
-		if len(it.IPv4) > 0 {
-			have = true
-		}
-	}
-	if !have {
-		if r := AbsentReason(in.Snap, "network.interfaces.ipv4"); r != "" {
-			return CannotCheck("%s", r)
-		}
-		if in.Snap.Source.Kind != "live" {
-			return CannotCheck("network.interfaces.ipv4: addresses are read on the live host only; this snapshot's source is %q", in.Snap.Source.Kind)
-		}
-		return NotApplicable("no interface with an IPv4 address")
-	}
-	bySubnet := map[string][]string{}
-	for _, it := range ifs {
-		seen := map[string]bool{}
-		for _, a := range it.IPv4 {
-			if n, ok := subnetOf(a); ok && !seen[n] {
-				seen[n] = true
-				bySubnet[n] = append(bySubnet[n], it.Name)
-			}
-		}
+	bySubnet, none := in.ipv4Subnets()
+	if bySubnet == nil {
+		return none
 	}
 	all, allWhy := in.SysctlInt("net.ipv4.conf.all.arp_filter")
 	byName := map[string]*int64{}
