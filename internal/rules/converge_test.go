@@ -80,6 +80,14 @@ func tunedHost(profile, role string) *snapshot.Snapshot {
 		"net.core.busy_poll": "0", "net.ipv4.tcp_fastopen": "1", "vm.swappiness": "60", "vm.dirty_ratio": "20", "vm.dirty_background_ratio": "10"} {
 		s.Sysctl[k] = v
 	}
+	runStockProfile(s, profile)
+	return s
+}
+
+// runStockProfile makes s a host where tuned runs the stock profile: each
+// setting the profile sets at its value, then dbhost's pins over it
+// (sysctl.d, which tuned reapplies after the profile).
+func runStockProfile(s *snapshot.Snapshot, profile string) {
 	s.Config.Tuned = snapshot.Tuned{Installed: true, ActiveProfile: ptr(profile), Running: ptr(true)}
 	settings, _, _ := tunedstock.Settings(profile)
 	for k, v := range settings {
@@ -93,7 +101,7 @@ func tunedHost(profile, role string) *snapshot.Snapshot {
 			}
 		case k == "cpu.energy_perf_bias" && v == "performance":
 			s.CPUPower.EnergyPerfBias = ptr("0")
-		case k == "cpu.min_perf_pct":
+		case k == "cpu.min_perf_pct" && s.CPUPower.IntelPstate != nil:
 			n := int64(100)
 			s.CPUPower.IntelPstate.MinPerfPct = &n
 		case k == "vm.transparent_hugepages":
@@ -103,7 +111,6 @@ func tunedHost(profile, role string) *snapshot.Snapshot {
 	for k, v := range TunedPins(profile, s) {
 		s.Sysctl[k] = v // dbhost's sysctl.d, reapplied after the profile
 	}
-	return s
 }
 
 // TestTunedProfilesAccepted: each rule's recommended value is accepted by
