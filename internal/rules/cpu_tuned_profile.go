@@ -187,7 +187,7 @@ func checkTunedProfile(in *Input) Outcome {
 }
 
 // sortedStringKeys returns a map's keys in order.
-func sortedStringKeys(m map[string]string) []string {
+func sortedStringKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)

@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/dbhost/dbhost/internal/snapshot"
@@ -89,13 +88,8 @@ func checkOracleRedoSectorSize(in *Input) Outcome {
 		byDev[d.Name] = append(byDev[d.Name], m.path+" ("+m.where+")")
 		desc[d.Name] = fmt.Sprintf("%s mounted on %s from %s (%s): logical_block_size %d, physical_block_size %d", m.path, mnt.Path, mnt.Device, d.Name, logical, physical)
 	}
-	devs := make([]string, 0, len(byDev))
-	for n := range byDev {
-		devs = append(devs, n)
-	}
-	sort.Strings(devs)
 	var fs []Finding
-	for _, n := range devs {
+	for _, n := range sortedStringKeys(byDev) {
 		fs = append(fs, Finding{
 			Setting:     "redo log BLOCKSIZE on " + n,
 			Current:     fmt.Sprintf("%d online redo member(s) on a 512e device; BLOCKSIZE 512 unless the groups were created with 4096", len(byDev[n])),

@@ -61,10 +61,7 @@ func TestOracleRedoSectorSize(t *testing.T) {
 		t.Fatalf("%+v", rep)
 	}
 	// ASM members and unknown sector sizes: could not check.
-	asm := &artifacts.Set{}
-	asm.Add("alert_ORCL.log", []byte(strings.ReplaceAll(strings.ReplaceAll(redoAlertLog, "/u02/oradata/ORCL/redo02a.log", "+REDO/ORCL/ONLINELOG/group_2.261.1"),
-		"/u03/oradata/ORCL/redo02b.log", "+REDO/ORCL/ONLINELOG/group_2.262.1")))
-	if rep := runArt(t, id, redoHost(), asm, DBOracle); len(rep.CannotCheck) != 1 || !strings.Contains(rep.CannotCheck[0].Reason, "ASM member") {
+	if rep := runArt(t, id, redoHost(), asmRedoArtifacts(), DBOracle); len(rep.CannotCheck) != 1 || !strings.Contains(rep.CannotCheck[0].Reason, "ASM member") {
 		t.Fatalf("%+v", rep)
 	}
 	s = redoHost()
@@ -83,4 +80,12 @@ func TestOracleRedoSectorSize(t *testing.T) {
 	if rep := runArt(t, id, redoHost(), bare, DBOracle); len(rep.CannotCheck) != 1 || !strings.Contains(rep.CannotCheck[0].Reason, "no online redo member") {
 		t.Fatalf("%+v", rep)
 	}
+}
+
+// asmRedoArtifacts is an alert log whose redo members are in ASM disk group REDO.
+func asmRedoArtifacts() *artifacts.Set {
+	set := &artifacts.Set{}
+	set.Add("alert_ORCL.log", []byte(strings.ReplaceAll(strings.ReplaceAll(redoAlertLog, "/u02/oradata/ORCL/redo02a.log", "+REDO/ORCL/ONLINELOG/group_2.261.1"),
+		"/u03/oradata/ORCL/redo02b.log", "+REDO/ORCL/ONLINELOG/group_2.262.1")))
+	return set
 }

@@ -74,10 +74,7 @@ func TestIODBFileLayout(t *testing.T) {
 		t.Fatalf("%+v", rep)
 	}
 	// ASM: could not check; no artifacts: not applicable; DSS: not applicable (temp files unknown).
-	asm := &artifacts.Set{}
-	asm.Add("alert_ORCL.log", []byte(strings.ReplaceAll(strings.ReplaceAll(redoAlertLog, "/u02/oradata/ORCL/redo02a.log", "+REDO/ORCL/ONLINELOG/group_2.261.1"),
-		"/u03/oradata/ORCL/redo02b.log", "+REDO/ORCL/ONLINELOG/group_2.262.1")))
-	if rep := runArt(t, id, layoutHost(), asm, DBOracle); len(rep.CannotCheck) != 1 || !strings.Contains(rep.CannotCheck[0].Reason, "ASM disk group REDO") {
+	if rep := runArt(t, id, layoutHost(), asmRedoArtifacts(), DBOracle); len(rep.CannotCheck) != 1 || !strings.Contains(rep.CannotCheck[0].Reason, "ASM disk group REDO") {
 		t.Fatalf("%+v", rep)
 	}
 	if rep := runArt(t, id, layoutHost(), nil, DBOracle); len(rep.NotApplicable) != 1 {

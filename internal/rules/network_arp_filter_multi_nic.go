@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/dbhost/dbhost/internal/change"
@@ -39,11 +38,7 @@ func checkArpFilter(in *Input) Outcome {
 	for _, it := range in.Snap.Network.Interfaces {
 		byName[it.Name] = it.ArpFilter
 	}
-	subnets := make([]string, 0, len(bySubnet))
-	for n := range bySubnet {
-		subnets = append(subnets, n)
-	}
-	sort.Strings(subnets)
+	subnets := sortedStringKeys(bySubnet)
 	var fs []Finding
 	var ok, cannot []string
 	var wants []change.Change

@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 )
 
@@ -42,11 +41,7 @@ func checkOneSubnetPerInterface(in *Input) Outcome {
 	if bySubnet == nil {
 		return none
 	}
-	subnets := make([]string, 0, len(bySubnet))
-	for n := range bySubnet {
-		subnets = append(subnets, n)
-	}
-	sort.Strings(subnets)
+	subnets := sortedStringKeys(bySubnet)
 	var fs []Finding
 	for _, n := range subnets {
 		names := bySubnet[n]
