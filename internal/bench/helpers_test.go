@@ -3,6 +3,7 @@ package bench
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -59,5 +60,20 @@ func wantIn(t *testing.T, what, got string, wants ...string) {
 		if !strings.Contains(got, w) {
 			t.Errorf("%s: missing %q in:\n%s", what, w, got)
 		}
+	}
+}
+
+// needLink skips a test that needs to create network namespaces and TUN
+// devices unless this is Linux and root.
+func needLink(t *testing.T) {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("emulated links need Linux")
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("emulated links need root (network namespaces, TUN devices); CI runs as root")
+	}
+	if _, err := os.Stat("/dev/net/tun"); err != nil {
+		t.Skip("no /dev/net/tun")
 	}
 }

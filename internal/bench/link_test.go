@@ -1,8 +1,6 @@
 package bench
 
 import (
-	"os"
-	"runtime"
 	"testing"
 )
 
@@ -17,20 +15,5 @@ func TestParseRate(t *testing.T) {
 		if _, err := ParseRate(bad); err == nil {
 			t.Errorf("ParseRate(%q): no error", bad)
 		}
-	}
-}
-
-// needLink skips a test that needs to create network namespaces and TUN
-// devices unless this is Linux and root.
-func needLink(t *testing.T) {
-	t.Helper()
-	if runtime.GOOS != "linux" {
-		t.Skip("emulated links need Linux")
-	}
-	if os.Geteuid() != 0 {
-		t.Skip("emulated links need root (network namespaces, TUN devices); CI runs as root")
-	}
-	if _, err := os.Stat("/dev/net/tun"); err != nil {
-		t.Skip("no /dev/net/tun")
 	}
 }
