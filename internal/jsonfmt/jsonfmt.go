@@ -5,6 +5,10 @@ package jsonfmt
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
 )
 
 // Marshal renders v (HTML characters unescaped) with Indent and a trailing newline.
@@ -108,4 +112,38 @@ func flatArray(in []byte, i int) (end int, flat bool) {
 		}
 	}
 	return 0, false
+}
+
+// DecodeError describes an error of decoding the JSON document b, with the
+// line it happened on: a syntax error or a value of the wrong type where the
+// decoder says, an unknown field where its key first appears, and a cut-off
+// document at its last line ("the file ends inside the JSON document"); an
+// empty one says so.
+func DecodeError(b []byte, err error) string {
+	var off int64 = -1
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset
+	case errors.As(err, &te):
+		off = te.Offset
+	case errors.Is(err, io.EOF) && len(bytes.TrimSpace(b)) == 0:
+		return "the file is empty: no JSON document"
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Sprintf("line %d: the file ends inside the JSON document (cut off?)", 1+bytes.Count(bytes.TrimRight(b, " \t\r\n"), []byte("\n")))
+	}
+	if off < 0 {
+		// Unknown fields carry no offset: find the first occurrence of the key.
+		if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			if i := bytes.Index(b, []byte(strings.Trim(name, `"`)+`":`)); i > 0 {
+				off = int64(i)
+			}
+		}
+	}
+	if off < 0 || off > int64(len(b)) {
+		return err.Error()
+	}
+	line := 1 + bytes.Count(b[:off], []byte("\n"))
+	return fmt.Sprintf("line %d: %v", line, err)
 }

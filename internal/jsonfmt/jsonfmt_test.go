@@ -3,6 +3,7 @@ package jsonfmt
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -51,4 +52,25 @@ func FuzzPretty(f *testing.F) {
 			t.Fatalf("pretty changed the value: %s vs %s", a, b)
 		}
 	})
+}
+
+func TestDecodeError(t *testing.T) {
+	type doc struct {
+		A int `json:"a"`
+	}
+	for in, want := range map[string]string{
+		"{\n\"a\": 1,\n}":         "line 3: invalid character '}'",
+		"{\n\n\"a\": \"x\"}":      "line 3: json: cannot unmarshal string",
+		"{\n\"a\": 1,\n\"b\": 2}": "line 3: json: unknown field \"b\"",
+		"{\n\"a\":\n":             "line 2: the file ends inside the JSON document",
+		"\n \n":                   "the file is empty",
+	} {
+		dec := json.NewDecoder(bytes.NewReader([]byte(in)))
+		dec.DisallowUnknownFields()
+		var d doc
+		err := dec.Decode(&d)
+		if got := DecodeError([]byte(in), err); err == nil || !strings.Contains(got, want) {
+			t.Errorf("%q: %q, want %q", in, got, want)
+		}
+	}
 }

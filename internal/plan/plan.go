@@ -21,6 +21,7 @@ import (
 	"github.com/dbhost/dbhost/internal/artifacts"
 	"github.com/dbhost/dbhost/internal/change"
 	"github.com/dbhost/dbhost/internal/input"
+	"github.com/dbhost/dbhost/internal/jsonfmt"
 	"github.com/dbhost/dbhost/internal/rules"
 	"github.com/dbhost/dbhost/internal/snapshot"
 )
@@ -380,22 +381,24 @@ func Parse(b []byte) (*Plan, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	var p Plan
 	if err := dec.Decode(&p); err != nil {
-		return nil, fmt.Errorf("plan.json: %w", err)
+		return nil, fmt.Errorf("not a dbhost plan: %s", jsonfmt.DecodeError(b, err))
 	}
 	if dec.More() {
-		return nil, errors.New("plan.json: trailing data after the plan")
+		off := int(dec.InputOffset())
+		off += len(b[off:]) - len(bytes.TrimLeft(b[off:], " \t\r\n"))
+		return nil, fmt.Errorf("line %d: data after the plan's JSON object", 1+bytes.Count(b[:off], []byte("\n")))
 	}
 	if p.SchemaVersion != SchemaVersion {
-		return nil, fmt.Errorf("plan.json: schema_version %d, this dbhost reads %d", p.SchemaVersion, SchemaVersion)
+		return nil, fmt.Errorf("schema_version %d: this dbhost reads plans of version %d (dbhost plan writes them)", p.SchemaVersion, SchemaVersion)
 	}
 	for i, c := range p.Changes {
 		if err := checkChange(c, false); err != nil {
-			return nil, fmt.Errorf("plan.json: changes[%d]: %w", i, err)
+			return nil, fmt.Errorf("changes[%d]: %w", i, err)
 		}
 	}
 	for i, c := range p.PendingReboot {
 		if err := checkChange(c, true); err != nil {
-			return nil, fmt.Errorf("plan.json: pending_reboot[%d]: %w", i, err)
+			return nil, fmt.Errorf("pending_reboot[%d]: %w", i, err)
 		}
 	}
 	p.CreatedAt = p.CreatedAt.UTC()

@@ -3,6 +3,7 @@ package plan
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -591,5 +592,31 @@ func TestRiskyChangesCommentedOut(t *testing.T) {
 	u := string(p.UdevRules())
 	if !strings.Contains(u, `RUN+="/bin/sh -c 'echo temporary write through > /sys$devpath/device/scsi_disk/*/cache_type'"`) || !strings.Contains(u, "RISK: data loss") {
 		t.Fatal(u)
+	}
+}
+
+// TestParseErrors: a damaged plan.json names the line and what was wrong.
+func TestParseErrors(t *testing.T) {
+	good, err := build(t, fixture(t, "laptop-2s"), Options{Workload: rules.WorkloadOLTP}).JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(good), "\n")
+	for _, c := range []struct{ name, in, want string }{
+		{"cut off", strings.Join(lines[:len(lines)/2], "\n") + "\n", fmt.Sprintf("line %d: the file ends inside the JSON document", len(lines)/2)},
+		{"syntax", strings.Replace(string(good), `"changes": [`, `"changes": [,`, 1), "line 7: invalid character ','"},
+		{"type", strings.Replace(string(good), `"schema_version": 1`, `"schema_version": "1"`, 1), "line 2: json: cannot unmarshal string into Go struct field Plan.schema_version of type int"},
+		{"trailing", string(good) + "\n\n{}\n", fmt.Sprintf("line %d: data after the plan's JSON object", len(lines)+2)},
+		{"schema", strings.Replace(string(good), `"schema_version": 1`, `"schema_version": 2`, 1), "schema_version 2: this dbhost reads plans of version 1"},
+		{"no key", `{"schema_version": 1, "changes": [{"kind": "sysctl", "value": "1"}]}`, "changes[0]: no key"},
+		{"empty", " \n", "not a dbhost plan: the file is empty"},
+	} {
+		if _, err := Parse([]byte(c.in)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+	dir := t.TempDir()
+	if _, err := Load(dir); !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), filepath.Join(dir, FileName)) {
+		t.Errorf("Load of a directory without plan.json: %v", err)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/dbhost/dbhost/internal/input"
 	"github.com/dbhost/dbhost/internal/jsonfmt"
@@ -56,7 +55,7 @@ func Parse(name string, b []byte) (*Snapshot, error) {
 		SchemaVersion *int `json:"schema_version"`
 	}
 	if err := json.Unmarshal(b, &head); err != nil {
-		return nil, &InputError{File: name, Msg: "not a dbhost snapshot: " + jsonErr(b, err)}
+		return nil, &InputError{File: name, Msg: "not a dbhost snapshot: " + jsonfmt.DecodeError(b, err)}
 	}
 	if head.SchemaVersion == nil {
 		return nil, &InputError{File: name, Msg: "not a dbhost snapshot: no schema_version field"}
@@ -68,7 +67,7 @@ func Parse(name string, b []byte) (*Snapshot, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&s); err != nil {
-		return nil, &InputError{File: name, Msg: "invalid snapshot: " + jsonErr(b, err)}
+		return nil, &InputError{File: name, Msg: "invalid snapshot: " + jsonfmt.DecodeError(b, err)}
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, &InputError{File: name, Msg: "invalid snapshot: data after the JSON object"}
@@ -77,30 +76,4 @@ func Parse(name string, b []byte) (*Snapshot, error) {
 	// same fields decode unchanged, so the snapshot is upgraded in place.
 	s.SchemaVersion = SchemaVersion
 	return &s, nil
-}
-
-// jsonErr adds a line number to JSON syntax and type errors.
-func jsonErr(b []byte, err error) string {
-	var off int64 = -1
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &se):
-		off = se.Offset
-	case errors.As(err, &te):
-		off = te.Offset
-	}
-	if off < 0 {
-		// Unknown fields carry no offset: find the first occurrence of the key.
-		if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-			if i := bytes.Index(b, []byte(strings.Trim(name, `"`)+`":`)); i > 0 {
-				off = int64(i)
-			}
-		}
-	}
-	if off < 0 || off > int64(len(b)) {
-		return err.Error()
-	}
-	line := 1 + bytes.Count(b[:off], []byte("\n"))
-	return fmt.Sprintf("line %d: %v", line, err)
 }
