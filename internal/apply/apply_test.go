@@ -362,7 +362,7 @@ type crash struct{}
 // the journal file is left as the step left it) and rolls back.
 func TestCrashAtEveryStep(t *testing.T) {
 	src := fixture(t, "laptop-2s")
-	for n := 1; ; n++ {
+	for n := 1; ; n += crashStride() {
 		root := t.TempDir()
 		copyTree(t, src, root)
 		o := opts(root)

@@ -299,7 +299,7 @@ func TestKill9PlaceApplyAtEveryStep(t *testing.T) {
 		if c.host == "cgroup-v2" {
 			os.WriteFile(filepath.Join(src, "sys/fs/cgroup/cgroup.subtree_control"), []byte("cpu memory\n"), 0o644)
 		}
-		for n := 1; ; n++ {
+		for n := 1; ; n += crashStride() {
 			root := t.TempDir()
 			copyFiltered(t, src, root, nil)
 			state := filepath.Join(root, "var/lib/dbhost")

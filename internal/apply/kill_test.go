@@ -38,6 +38,15 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// crashStride is how far the crash loops step: every journal step, or with
+// go test -short (./scripts/test --quick) every third one.
+func crashStride() int {
+	if testing.Short() {
+		return 3
+	}
+	return 1
+}
+
 // writePlan saves everyKind's plan-able changes as a plan.json.
 func writePlan(t *testing.T) string {
 	t.Helper()
@@ -93,7 +102,7 @@ func TestKill9AtEveryStep(t *testing.T) {
 	}
 	planPath := writePlan(t)
 	src := fixture(t, "laptop-2s")
-	for n := 1; ; n++ {
+	for n := 1; ; n += crashStride() {
 		root := t.TempDir()
 		copyTree(t, src, root)
 		state := filepath.Join(root, "var/lib/dbhost")

@@ -85,7 +85,9 @@ const (
 
 // initScript is the guest's /init (busybox ash). Sections: "collect" (the
 // snapshot JSON), "collect-stderr", and, when /lab/guest.sh exists, "guest"
-// (its output) and "out/<name>" for every file it left in $LAB_OUT (/lab/out).
+// (its output) and "out/<name>" for every file it left in $LAB_OUT (/lab/out);
+// last "cov/<name>" for every coverage file a dbhost built with -cover left in
+// $GOCOVERDIR (none otherwise).
 const initScript = `#!/bin/sh
 export PATH=/bin
 mount -t proc proc /proc
@@ -93,6 +95,8 @@ mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
 mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null
 mount -t tmpfs tmpfs /tmp
+export GOCOVERDIR=/tmp/cov
+mkdir -p $GOCOVERDIR
 out=/dev/ttyS1
 stty -F $out raw -echo 2>/dev/null
 section() { # name file rc
@@ -112,6 +116,9 @@ section() { # name file rc
 			[ -f "$f" ] && section "out/${f##*/}" "$f" 0
 		done
 	fi
+	for f in $GOCOVERDIR/*; do
+		[ -f "$f" ] && section "cov/${f##*/}" "$f" 0
+	done
 	echo "` + markDone + `"
 } >$out
 sync

@@ -46,6 +46,10 @@ type PrepareOptions struct {
 	RepoDir  string // module root, for building ./cmd/dbhost
 	Busybox  string // static busybox (default /bin/busybox from busybox-static)
 	Log      io.Writer
+	// CoverMode, when set ("set", "count", "atomic"), builds dbhost with
+	// -cover over the module: every run in a guest then leaves coverage
+	// counters that Run copies out (RunOptions.CoverDir).
+	CoverMode string
 }
 
 // Prepare finds QEMU and busybox, fetches and unpacks the current Debian
@@ -365,7 +369,11 @@ func unxz(ctx context.Context, in []byte) ([]byte, error) {
 // new, the base initramfs cache/initramfs-<sha>.cpio.gz (older ones removed).
 func prepareInitramfs(ctx context.Context, a *Assets, o PrepareOptions) error {
 	bin := filepath.Join(o.CacheDir, "dbhost")
-	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags=-s -w", "-o", bin, "./cmd/dbhost")
+	args := []string{"build", "-trimpath", "-ldflags=-s -w", "-o", bin}
+	if o.CoverMode != "" {
+		args = append(args, "-cover", "-covermode="+o.CoverMode, "-coverpkg=github.com/dbhost/dbhost/...")
+	}
+	cmd := exec.CommandContext(ctx, "go", append(args, "./cmd/dbhost")...)
 	cmd.Dir = o.RepoDir
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH=amd64")
 	if out, err := cmd.CombinedOutput(); err != nil {

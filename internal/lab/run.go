@@ -146,13 +146,16 @@ func (r *Result) OK() bool { return r.Err == nil && len(r.Mismatches) == 0 }
 // RunOptions tune one VM run.
 type RunOptions struct {
 	Keep bool // keep the run directory even when the scenario passes
+	// CoverDir receives the coverage files the guest's dbhost runs left
+	// (a dbhost built with PrepareOptions.CoverMode), for go tool covdata.
+	CoverDir string
 }
 
 // Run boots one scenario, collects, checks and always reaps QEMU (its whole
 // process group is killed on timeout or when ctx is cancelled).
 func Run(ctx context.Context, a *Assets, s *Scenario, o RunOptions) *Result {
 	r := &Result{Scenario: s, Dir: filepath.Join(a.CacheDir, "runs", s.Name)}
-	r.Err = run1(ctx, a, s, r)
+	r.Err = run1(ctx, a, s, r, o)
 	if r.Err != nil && r.Wall > 0 {
 		// The kernel's last words usually say why (panic, no init, OOM).
 		if tail := strings.TrimSpace(lastLines(readSmall(filepath.Join(r.Dir, "console.log")), 6)); tail != "" {
@@ -165,7 +168,7 @@ func Run(ctx context.Context, a *Assets, s *Scenario, o RunOptions) *Result {
 	return r
 }
 
-func run1(ctx context.Context, a *Assets, s *Scenario, r *Result) error {
+func run1(ctx context.Context, a *Assets, s *Scenario, r *Result, o RunOptions) error {
 	if err := s.Validate(); err != nil {
 		return err
 	}
@@ -231,6 +234,9 @@ func run1(ctx context.Context, a *Assets, s *Scenario, r *Result) error {
 	if col.RC != 0 {
 		stderr := ch.Sections["collect-stderr"].Data
 		return fmt.Errorf("dbhost collect exited %d in the guest: %s", col.RC, strings.TrimSpace(string(stderr)))
+	}
+	if err := copyCoverage(ch, o.CoverDir); err != nil {
+		return err
 	}
 	os.WriteFile(filepath.Join(r.Dir, "snapshot.json"), col.Data, 0o644)
 	snap, err := snapshot.Parse("guest snapshot", col.Data)
@@ -345,4 +351,25 @@ func shellQuote(args []string) string {
 		}
 	}
 	return strings.Join(q, " ")
+}
+
+// copyCoverage writes the channel's "cov/<name>" sections (Go coverage meta
+// and counter files) into dir; nothing when dir is "".
+func copyCoverage(ch *Channel, dir string) error {
+	if dir == "" {
+		return nil
+	}
+	for name, sec := range ch.Sections {
+		base, ok := strings.CutPrefix(name, "cov/")
+		if !ok {
+			continue
+		}
+		if !(strings.HasPrefix(base, "covmeta.") || strings.HasPrefix(base, "covcounters.")) || strings.ContainsAny(base, "/\x00") {
+			return fmt.Errorf("results channel: %q is not a coverage file", name)
+		}
+		if err := os.WriteFile(filepath.Join(dir, base), sec.Data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -4,4 +4,6 @@
 # 77 with the reason, the protocol of scripts/lib/suite.sh).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-exec scripts/lab
+# DBHOST_COVERDIR (set by ./scripts/test): the guests' dbhost is built with
+# -cover and its counters join the unit tests' in that directory.
+exec scripts/lab ${DBHOST_COVERDIR:+-coverdir "$DBHOST_COVERDIR"}

@@ -29,6 +29,7 @@ func main() {
 	runRe := flag.String("run", "", "run only scenarios whose name matches this regexp")
 	list := flag.Bool("list", false, "list the scenarios and exit")
 	keep := flag.Bool("keep", false, "keep every run directory (console log, snapshot), not only failed ones")
+	coverDir := flag.String("coverdir", "", "build dbhost with -cover and write the guests' coverage files here (go tool covdata)")
 	flag.Parse()
 
 	scen := lab.Scenarios()
@@ -68,7 +69,15 @@ func main() {
 	}
 	defer unlock()
 	t0 := time.Now()
-	a, err := lab.Prepare(ctx, lab.PrepareOptions{CacheDir: cacheDir, RepoDir: repo, Log: os.Stdout})
+	po := lab.PrepareOptions{CacheDir: cacheDir, RepoDir: repo, Log: os.Stdout}
+	if *coverDir != "" {
+		if err := os.MkdirAll(*coverDir, 0o755); err != nil {
+			fmt.Fprintln(os.Stderr, "lab: -coverdir:", err)
+			os.Exit(2)
+		}
+		po.CoverMode = "set" // go test -cover's mode: the counters merge with the unit tests'
+	}
+	a, err := lab.Prepare(ctx, po)
 	var un *lab.Unavailable
 	if errors.As(err, &un) {
 		fmt.Printf("SKIP: NUMA lab: %s\n", un.Reason)
@@ -90,7 +99,7 @@ func main() {
 		if ctx.Err() != nil {
 			break
 		}
-		r := lab.Run(ctx, a, s, lab.RunOptions{Keep: *keep})
+		r := lab.Run(ctx, a, s, lab.RunOptions{Keep: *keep, CoverDir: *coverDir})
 		if r.OK() {
 			passed++
 			fmt.Printf("PASS %-22s %5.1fs  %s\n", s.Name, r.Wall.Seconds(), s.Doc)
