@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/dbhost/dbhost/internal/apply"
 	"github.com/dbhost/dbhost/internal/change"
@@ -17,20 +15,6 @@ import (
 	"github.com/dbhost/dbhost/internal/report"
 	"github.com/dbhost/dbhost/internal/rules"
 	"github.com/spf13/cobra"
-)
-
-// Test hooks (documented in docs/apply.md), for the crash tests:
-// DBHOST_TEST_KILL_AT=N makes apply or rollback SIGKILL itself right after
-// its N-th journal step; DBHOST_TEST_SIMULATE=1 makes a --root tree play the
-// kernel's side effects (scheduler → nr_requests, THP → min_free_kbytes,
-// memoryless node pools keep 0).
-//
-// DBHOST_TEST_PAUSE_AT=N:FILE makes it stop after step N, create
-// FILE.paused and wait until FILE exists (the lock tests hold a run there).
-const (
-	envKillAt   = "DBHOST_TEST_KILL_AT"
-	envPauseAt  = "DBHOST_TEST_PAUSE_AT"
-	envSimulate = "DBHOST_TEST_SIMULATE"
 )
 
 // hostFlags choose the host apply, verify and rollback act on.
@@ -64,7 +48,7 @@ func (h *hostFlags) options() (apply.Options, error) {
 			return o, err
 		}
 		o.Root = root
-		o.Sys = apply.TreeSys{Root: o.Root, Simulate: os.Getenv(envSimulate) == "1"}
+		o.Sys = apply.TreeSys{Root: o.Root}
 	}
 	o.StateDir = h.stateDir
 	if o.StateDir == "" {
@@ -74,38 +58,9 @@ func (h *hostFlags) options() (apply.Options, error) {
 		}
 		o.StateDir = d
 	}
-	if v := os.Getenv(envKillAt); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return o, usageErr("%s=%q: expected a step number from 1", envKillAt, v)
-		}
-		o.Step = func(k int) {
-			if k == n {
-				if self, err := os.FindProcess(os.Getpid()); err == nil {
-					_ = self.Kill() // SIGKILL
-				}
-				select {}
-			}
-		}
-	}
-	if v := os.Getenv(envPauseAt); v != "" {
-		num, file, _ := strings.Cut(v, ":")
-		n, err := strconv.Atoi(num)
-		if err != nil || n < 1 || file == "" {
-			return o, usageErr("%s=%q: expected STEP:FILE", envPauseAt, v)
-		}
-		o.Step = func(k int) {
-			if k != n {
-				return
-			}
-			_ = os.WriteFile(file+".paused", nil, 0o600)
-			for {
-				if _, err := os.Stat(file); err == nil {
-					return
-				}
-				time.Sleep(5 * time.Millisecond)
-			}
-		}
+	// DBHOST_TEST_* (a -tags testhooks build only; a no-op otherwise).
+	if err := testHooks(&o); err != nil {
+		return o, err
 	}
 	return o, nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/dbhost/dbhost/internal/facts"
 	"github.com/dbhost/dbhost/internal/snapshot"
+	"github.com/dbhost/dbhost/internal/testhooks"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -147,10 +148,10 @@ or --snapshot FILE (a saved snapshot).
 
 // checkValues makes every command refuse an empty flag value before it
 // runs (checkEmptyFlags), and lets the tests of internal errors panic there
-// (DBHOST_TEST_PANIC=command).
+// (DBHOST_TEST_PANIC=command, in a -tags testhooks build).
 func checkValues(root *cobra.Command) {
 	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
-		if os.Getenv("DBHOST_TEST_PANIC") == "command" {
+		if testhooks.Enabled && testhooks.Getenv(testhooks.Panic) == "command" {
 			panic("test panic in the command (DBHOST_TEST_PANIC=command)")
 		}
 		return checkEmptyFlags(c)

@@ -47,7 +47,6 @@ func TestCLISkip(t *testing.T) {
 	}
 
 	tree := copyFixture(t, "laptop-2s")
-	t.Setenv("DBHOST_TEST_SIMULATE", "1")
 	code, out, errs = cliRun(t, "apply", "--root", tree)
 	if code != exitRefused {
 		t.Fatalf("apply with a risky change: exit %d\n%s\n%s", code, out, errs)

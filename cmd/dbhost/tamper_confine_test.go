@@ -36,6 +36,12 @@ func dbhostExec(t *testing.T, env []string, args ...string) execResult {
 	return runCommand(t, []string{dbhostBinary(t)}, testbin.Env(append(os.Environ(), env...)), args...)
 }
 
+// hooksExec runs the -tags testhooks binary: env may hold DBHOST_TEST_*.
+func hooksExec(t *testing.T, env []string, args ...string) execResult {
+	t.Helper()
+	return runCommand(t, []string{hooksBinary(t)}, testbin.Env(append(os.Environ(), env...)), args...)
+}
+
 // runCommand runs prefix (the binary, or a wrapper such as setpriv and the
 // binary) with args and the environment env.
 func runCommand(t *testing.T, prefix []string, env []string, args ...string) execResult {
@@ -217,7 +223,7 @@ func TestTamperSymlinksOutOfTreeAreNotRead(t *testing.T) {
 		os.Symlink(tree, filepath.Join(sos, "sosreport-x")) // the report's top directory
 		os.MkdirAll(filepath.Join(tree, "sos_commands"), 0o755)
 		for _, args := range [][]string{{"collect", "--root", tree, "--format", "json"}, {"collect", "--sosreport", filepath.Join(sos, "sosreport-x"), "--format", "json"}} {
-			r := dbhostExec(t, env, args...)
+			r := hooksExec(t, env, args...)
 			if r.code != 0 {
 				t.Fatalf("%v %v: exit %d: %s", env, args, r.code, r.stderr)
 			}
@@ -291,7 +297,7 @@ func TestTamperSymlinksOutOfTreeAreNotWritten(t *testing.T) {
 		os.Symlink(outside, filepath.Join(tree, "etc/security/limits.d"))
 		before := listTree(t, outside)
 
-		r := dbhostExec(t, env, "apply", "--root", tree, "--plan", planPath, "--state-dir", t.TempDir())
+		r := hooksExec(t, env, "apply", "--root", tree, "--plan", planPath, "--state-dir", t.TempDir())
 		if r.code == 0 {
 			t.Errorf("%v: apply exit 0 although the limits file could not be written:\n%s", env, r.stdout)
 		}
@@ -309,7 +315,7 @@ func TestTamperSymlinksOutOfTreeAreNotWritten(t *testing.T) {
 		os.Remove(filepath.Join(tree, "etc/security/limits.d"))
 		os.MkdirAll(filepath.Join(tree, "etc/limits-real"), 0o755)
 		os.Symlink("../limits-real", filepath.Join(tree, "etc/security/limits.d"))
-		r = dbhostExec(t, env, "apply", "--root", tree, "--plan", planPath, "--state-dir", t.TempDir())
+		r = hooksExec(t, env, "apply", "--root", tree, "--plan", planPath, "--state-dir", t.TempDir())
 		if b, err := os.ReadFile(filepath.Join(tree, "etc/limits-real/90-dbhost.conf")); err != nil || !strings.Contains(string(b), "postgres soft nofile 65536") {
 			t.Errorf("%v: limits through a link inside the tree: %q %v\n%s%s", env, b, err, r.stdout, r.stderr)
 		}
@@ -387,12 +393,12 @@ func TestTamperJournalPaths(t *testing.T) {
 // reason and the others are collected.
 func TestTamperInternalError(t *testing.T) {
 	tree := cliTree(t)
-	r := dbhostExec(t, []string{"DBHOST_TEST_PANIC=command"}, "collect", "--root", tree)
+	r := hooksExec(t, []string{"DBHOST_TEST_PANIC=command"}, "collect", "--root", tree)
 	if r.code != exitInternal {
 		t.Errorf("panic: exit %d, want 1", r.code)
 	}
 	wantContains(t, "stderr", r.stderr, "dbhost: internal error", "please report this at https://", "goroutine ")
-	r = dbhostExec(t, []string{"DBHOST_TEST_PANIC=reader:memory"}, "collect", "--root", tree, "--format", "json")
+	r = hooksExec(t, []string{"DBHOST_TEST_PANIC=reader:memory"}, "collect", "--root", tree, "--format", "json")
 	if r.code != 0 {
 		t.Fatalf("panic in a reader: exit %d: %s", r.code, r.stderr)
 	}

@@ -371,9 +371,7 @@ func watchList(p string, sys Sys) []string {
 		cands = append(cands, "/proc/sys/vm/min_free_kbytes")
 	default:
 		size := ""
-		if _, s, ok := nodePool(p); ok {
-			size = s
-		} else if s, ok := globalPool(p); ok {
+		if _, s, ok := facts.HugepagePool(p); ok {
 			size = s
 		}
 		if size == "" {

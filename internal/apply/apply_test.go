@@ -15,6 +15,7 @@ import (
 	"github.com/dbhost/dbhost/internal/change"
 	"github.com/dbhost/dbhost/internal/facts"
 	hosttree "github.com/dbhost/dbhost/internal/fixture"
+	"github.com/dbhost/dbhost/internal/kernelsim"
 )
 
 // hostsDir is the committed fixture trees.
@@ -133,7 +134,7 @@ func opts(root string) Options {
 	return Options{
 		Root:     facts.Root{Dir: root},
 		StateDir: filepath.Join(root, "var/lib/dbhost"),
-		Sys:      TreeSys{Root: facts.Root{Dir: root}, Simulate: true},
+		Sys:      TreeSys{Root: facts.Root{Dir: root}, Kernel: kernelsim.New(facts.Root{Dir: root})},
 		Version:  "test",
 	}
 }

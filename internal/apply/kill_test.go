@@ -16,7 +16,8 @@ import (
 	"github.com/dbhost/dbhost/internal/testbin"
 )
 
-// dbhostBin is the real dbhost binary, built once in TestMain.
+// dbhostBin is the real dbhost binary built with -tags testhooks (the
+// DBHOST_TEST_* hooks the crash tests use), once in TestMain.
 var dbhostBin string
 
 func TestMain(m *testing.M) {
@@ -27,7 +28,7 @@ func TestMain(m *testing.M) {
 				panic(err)
 			}
 			defer os.RemoveAll(dir)
-			bin, err := testbin.Build(dir, testbin.Module+"/cmd/dbhost")
+			bin, err := testbin.Build(dir, testbin.Module+"/cmd/dbhost", "-tags", "testhooks")
 			if err != nil {
 				panic("building dbhost: " + err.Error())
 			}

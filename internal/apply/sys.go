@@ -9,10 +9,8 @@ package apply
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"path"
-	"strconv"
 	"strings"
 	"syscall"
 
@@ -62,14 +60,22 @@ func (LiveSys) Write(p, value string) error {
 // ("none [mq-deadline]"), a word the file does not offer is refused with
 // EINVAL, and a file's trailing newline is kept.
 //
-// With Simulate, it also plays the kernel's own reactions that the journal
-// must catch (used by tests and by dbhost only under DBHOST_TEST_SIMULATE=1):
-// a block queue's scheduler change resets its nr_requests, a THP mode change
-// recomputes vm.min_free_kbytes, a hugepage pool write on a node without
-// memory keeps 0, and per-node and global hugepage pools stay summed.
+// With Kernel set, it also plays the kernel's own reactions to each write
+// (internal/kernelsim: the tests, and dbhost built with -tags testhooks).
 type TreeSys struct {
-	Root     facts.Root
-	Simulate bool
+	Root   facts.Root
+	Kernel Reactions
+}
+
+// Reactions are the changes a kernel makes on its own after a write, played
+// in a tree (internal/kernelsim is the one implementation).
+type Reactions interface {
+	// Keeps reports what p holds after a write when the kernel keeps
+	// something else than what was written.
+	Keeps(p string) (kept string, ok bool)
+	// After plays the kernel's reactions to p's change from old to now
+	// (whole file contents).
+	After(p, old, now string)
 }
 
 // Read implements Sys (confined to the tree, at most facts.MaxFileBytes).
@@ -96,16 +102,16 @@ func (t TreeSys) Write(p, value string) error {
 	if err != nil {
 		return &fs.PathError{Op: "write", Path: p, Err: err}
 	}
-	if t.Simulate {
-		if keep, ok := t.memorylessPool(p); ok {
+	if t.Kernel != nil {
+		if keep, ok := t.Kernel.Keeps(p); ok {
 			content, _ = TreeContent(old, keep)
 		}
 	}
 	if err := t.put(p, content); err != nil {
 		return err
 	}
-	if t.Simulate {
-		t.react(p, old, content)
+	if t.Kernel != nil {
+		t.Kernel.After(p, old, content)
 	}
 	return nil
 }
@@ -143,165 +149,6 @@ func TreeContent(old, value string) (string, error) {
 		return strings.Join(all, " ") + nl, nil
 	}
 	return value + nl, nil
-}
-
-// memorylessPool reports that p is a node's hugepage pool on a node whose
-// meminfo shows no memory: the kernel accepts the write and keeps 0.
-func (t TreeSys) memorylessPool(p string) (string, bool) {
-	node, _, ok := nodePool(p)
-	if !ok {
-		return "", false
-	}
-	mi, err := t.Read(fmt.Sprintf("/sys/devices/system/node/node%d/meminfo", node))
-	if err != nil {
-		return "", false
-	}
-	for _, line := range strings.Split(mi, "\n") {
-		f := strings.Fields(line)
-		if len(f) >= 4 && f[2] == "MemTotal:" {
-			return "0", f[3] == "0"
-		}
-	}
-	return "", false
-}
-
-// react plays the kernel's side effects of a write that changed old → content.
-func (t TreeSys) react(p, old, content string) {
-	if old == content {
-		return
-	}
-	switch {
-	case strings.HasPrefix(p, "/sys/block/") && strings.HasSuffix(p, "/queue/scheduler"):
-		nr := strings.TrimSuffix(p, "scheduler") + "nr_requests"
-		sel, _, _ := facts.Bracketed(content)
-		v := "256"
-		if sel == "none" {
-			v = "64"
-		}
-		if cur, err := t.Read(nr); err == nil {
-			c, _ := TreeContent(cur, v)
-			_ = t.put(nr, c)
-		}
-	case p == "/sys/kernel/mm/transparent_hugepage/enabled":
-		sel, _, _ := facts.Bracketed(content)
-		v := "67584"
-		if sel == "never" {
-			v = "45056"
-		}
-		if cur, err := t.Read("/proc/sys/vm/min_free_kbytes"); err == nil {
-			c, _ := TreeContent(cur, v)
-			_ = t.put("/proc/sys/vm/min_free_kbytes", c)
-		}
-	default:
-		if _, size, ok := nodePool(p); ok {
-			t.sumPools(size)
-		} else if size, ok := globalPool(p); ok {
-			t.spreadPool(size, strings.TrimSpace(content))
-			t.sumPools(size)
-		}
-	}
-}
-
-// nodePools lists the node pools of a hugepage size that exist in the tree.
-func (t TreeSys) nodePools(size string) []string {
-	names, _ := t.List("/sys/devices/system/node")
-	var out []string
-	for _, n := range names {
-		if _, err := strconv.Atoi(strings.TrimPrefix(n, "node")); err != nil || !strings.HasPrefix(n, "node") {
-			continue
-		}
-		p := "/sys/devices/system/node/" + n + "/hugepages/hugepages-" + size + "/nr_hugepages"
-		if t.Root.Exists(p) {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// sumPools sets the global pool of a size to the sum of the node pools.
-func (t TreeSys) sumPools(size string) {
-	var sum int64
-	for _, n := range t.nodePools(size) {
-		b, err := t.Read(n)
-		if err != nil {
-			return
-		}
-		v, _ := strconv.ParseInt(strings.TrimSpace(b), 10, 64)
-		sum += v
-	}
-	gs := []string{"/sys/kernel/mm/hugepages/hugepages-" + size + "/nr_hugepages"}
-	if size == "2048kB" {
-		gs = append(gs, "/proc/sys/vm/nr_hugepages")
-	}
-	for _, g := range gs {
-		if cur, err := t.Read(g); err == nil {
-			c, _ := TreeContent(cur, strconv.FormatInt(sum, 10))
-			_ = t.put(g, c)
-		}
-	}
-}
-
-// spreadPool spreads a global pool over the nodes with memory, as the kernel's
-// round-robin allocation does.
-func (t TreeSys) spreadPool(size, total string) {
-	n, err := strconv.ParseInt(total, 10, 64)
-	if err != nil || n < 0 {
-		return
-	}
-	var mem []string
-	for _, rel := range t.nodePools(size) {
-		if _, ok := t.memorylessPool(rel); !ok {
-			mem = append(mem, rel)
-		} else if cur, err := t.Read(rel); err == nil {
-			c, _ := TreeContent(cur, "0")
-			_ = t.put(rel, c)
-		}
-	}
-	for i, rel := range mem {
-		share := n / int64(len(mem))
-		if int64(i) < n%int64(len(mem)) {
-			share++
-		}
-		if cur, err := t.Read(rel); err == nil {
-			c, _ := TreeContent(cur, strconv.FormatInt(share, 10))
-			_ = t.put(rel, c)
-		}
-	}
-}
-
-// nodePool parses /sys/devices/system/node/nodeN/hugepages/hugepages-SIZE/nr_hugepages.
-func nodePool(p string) (node int, size string, ok bool) {
-	rest, found := strings.CutPrefix(p, "/sys/devices/system/node/node")
-	if !found {
-		return 0, "", false
-	}
-	num, rest, found := strings.Cut(rest, "/hugepages/hugepages-")
-	if !found {
-		return 0, "", false
-	}
-	size, found = strings.CutSuffix(rest, "/nr_hugepages")
-	if !found || strings.Contains(size, "/") {
-		return 0, "", false
-	}
-	n, err := strconv.Atoi(num)
-	if err != nil || n < 0 {
-		return 0, "", false
-	}
-	return n, size, true
-}
-
-// globalPool parses /sys/kernel/mm/hugepages/hugepages-SIZE/nr_hugepages
-// (and /proc/sys/vm/nr_hugepages, the default 2048kB size).
-func globalPool(p string) (size string, ok bool) {
-	if p == "/proc/sys/vm/nr_hugepages" {
-		return "2048kB", true
-	}
-	rest, found := strings.CutPrefix(p, "/sys/kernel/mm/hugepages/hugepages-")
-	if !found {
-		return "", false
-	}
-	size, found = strings.CutSuffix(rest, "/nr_hugepages")
-	return size, found && !strings.Contains(size, "/")
 }
 
 // Value is the value a kernel file shows, in the form compared and written

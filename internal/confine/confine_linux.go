@@ -6,12 +6,14 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/dbhost/dbhost/internal/testhooks"
 	"golang.org/x/sys/unix"
 )
 
 // noOpenat2 forces the os.Root fallback (tests, and DBHOST_TEST_NO_OPENAT2=1
-// in the binary, so that the path older kernels take is tested here too).
-var noOpenat2 = os.Getenv("DBHOST_TEST_NO_OPENAT2") == "1"
+// in a -tags testhooks binary, so that the path older kernels take is tested
+// here too).
+var noOpenat2 = testhooks.Getenv(testhooks.NoOpenat2) == "1"
 
 // haveOpenat2 reports whether openat2 can be used.
 func haveOpenat2() bool { return !noOpenat2 && kernelOpenat2() }

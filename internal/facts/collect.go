@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/dbhost/dbhost/internal/snapshot"
+	"github.com/dbhost/dbhost/internal/testhooks"
 )
 
 // A reader fills one part of the snapshot from one kernel source (or a few
@@ -189,9 +190,9 @@ func (c *Collector) recoverWorker(fact string) {
 }
 
 // testPanic panics where DBHOST_TEST_PANIC names the place (tests of the
-// recovery, through the real binary; see docs/apply.md's test hooks).
+// recovery, through a -tags testhooks binary; see docs/apply.md's test hooks).
 func testPanic(where string) {
-	if v := os.Getenv("DBHOST_TEST_PANIC"); v != "" && v == where {
+	if testhooks.Enabled && testhooks.Getenv(testhooks.Panic) == where {
 		panic("test panic at " + where + " (DBHOST_TEST_PANIC)")
 	}
 }

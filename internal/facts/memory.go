@@ -52,6 +52,41 @@ func readMemory(c *Collector) {
 	m.SysVShm = readSysvShm(c)
 }
 
+// HugepagePool parses the host path of a hugepage pool's nr_hugepages: a
+// node's (/sys/devices/system/node/nodeN/hugepages/hugepages-SIZE/nr_hugepages,
+// node N) or the global one (/sys/kernel/mm/hugepages/hugepages-SIZE/nr_hugepages,
+// and /proc/sys/vm/nr_hugepages for the 2048kB default size: node -1).
+// size is the directory's "2048kB".
+func HugepagePool(p string) (node int, size string, ok bool) {
+	if p == "/proc/sys/vm/nr_hugepages" {
+		return -1, "2048kB", true
+	}
+	if rest, found := strings.CutPrefix(p, "/sys/kernel/mm/hugepages/hugepages-"); found {
+		size, found = strings.CutSuffix(rest, "/nr_hugepages")
+		return -1, size, found && validPoolSize(size)
+	}
+	rest, found := strings.CutPrefix(p, "/sys/devices/system/node/node")
+	if !found {
+		return 0, "", false
+	}
+	num, rest, found := strings.Cut(rest, "/hugepages/hugepages-")
+	if !found {
+		return 0, "", false
+	}
+	size, found = strings.CutSuffix(rest, "/nr_hugepages")
+	n, err := strconv.Atoi(num)
+	if !found || !validPoolSize(size) || err != nil || n < 0 || strconv.Itoa(n) != num {
+		return 0, "", false
+	}
+	return n, size, true
+}
+
+// validPoolSize: "2048kB" as in a hugepages-SIZE directory name.
+func validPoolSize(size string) bool {
+	_, ok := hugepageSizeKB("hugepages-" + size)
+	return ok
+}
+
 // readHugepages reads every hugepages-<size>kB pool. defaultKB is meminfo's
 // Hugepagesize (0 when unknown: then no pool is marked Default).
 func readHugepages(c *Collector, defaultKB int64) []snapshot.Hugepages {

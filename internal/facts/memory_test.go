@@ -384,3 +384,27 @@ func FuzzParseTHPChoice(f *testing.F) {
 }
 
 func boolA(v bool) *bool { return &v }
+
+func TestHugepagePool(t *testing.T) {
+	for _, c := range []struct {
+		p    string
+		node int
+		size string
+		ok   bool
+	}{
+		{"/proc/sys/vm/nr_hugepages", -1, "2048kB", true},
+		{"/sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages", -1, "1048576kB", true},
+		{"/sys/devices/system/node/node12/hugepages/hugepages-2048kB/nr_hugepages", 12, "2048kB", true},
+		{"/sys/devices/system/node/node0/hugepages/hugepages-2048kB/free_hugepages", 0, "", false},
+		{"/sys/devices/system/node/node01/hugepages/hugepages-2048kB/nr_hugepages", 0, "", false},
+		{"/sys/devices/system/node/node-1/hugepages/hugepages-2048kB/nr_hugepages", 0, "", false},
+		{"/sys/devices/system/node/node0/hugepages/hugepages-2048/nr_hugepages", 0, "", false},
+		{"/sys/kernel/mm/hugepages/hugepages-2048kB/x/nr_hugepages", 0, "", false},
+		{"/proc/sys/vm/nr_overcommit_hugepages", 0, "", false},
+	} {
+		node, size, ok := HugepagePool(c.p)
+		if ok != c.ok || (ok && (node != c.node || size != c.size)) {
+			t.Errorf("HugepagePool(%s) = %d %q %v, want %d %q %v", c.p, node, size, ok, c.node, c.size, c.ok)
+		}
+	}
+}

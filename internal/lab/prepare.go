@@ -367,9 +367,11 @@ func unxz(ctx context.Context, in []byte) ([]byte, error) {
 
 // prepareInitramfs builds ./cmd/dbhost statically and, when that build is
 // new, the base initramfs cache/initramfs-<sha>.cpio.gz (older ones removed).
+// The build has -tags testhooks: the crash scenarios kill it at each journal
+// step (DBHOST_TEST_KILL_AT), a hook a plain build does not have.
 func prepareInitramfs(ctx context.Context, a *Assets, o PrepareOptions) error {
 	bin := filepath.Join(o.CacheDir, "dbhost")
-	args := []string{"build", "-trimpath", "-ldflags=-s -w", "-o", bin}
+	args := []string{"build", "-trimpath", "-tags", "testhooks", "-ldflags=-s -w", "-o", bin}
 	if o.CoverMode != "" {
 		args = append(args, "-cover", "-covermode="+o.CoverMode, "-coverpkg=github.com/dbhost/dbhost/...")
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/dbhost/dbhost/internal/cpulist"
 	"github.com/dbhost/dbhost/internal/facts"
 	fx "github.com/dbhost/dbhost/internal/fixture"
+	"github.com/dbhost/dbhost/internal/kernelsim"
 	"github.com/dbhost/dbhost/internal/rules"
 	"github.com/dbhost/dbhost/internal/snapshot"
 	"github.com/dbhost/dbhost/internal/tunedstock"
@@ -65,7 +66,7 @@ func fixpoint(t *testing.T, dir, state, workload string) {
 	before := facts.Collect(r, facts.Options{Now: epoch, Kind: "root"})
 	p := build(t, before, Options{Workload: workload})
 	audit1 := rules.Run(&rules.Input{Snap: before, Workload: workload, DB: p.DB})
-	sys := cpusetKernel{apply.TreeSys{Root: r, Simulate: true}}
+	sys := cpusetKernel{apply.TreeSys{Root: r, Kernel: kernelsim.New(r)}}
 	now := func() time.Time { return epoch }
 	res, err := apply.Apply(p.Changes, apply.Options{Root: r, StateDir: state, Sys: sys, AcceptRisk: true, Now: now})
 	if err != nil {
