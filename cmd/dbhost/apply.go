@@ -319,6 +319,13 @@ holds the lock (nothing was read or changed).`,
 				return err
 			}
 			res, err := apply.Rollback(to, o)
+			if err != nil && res != nil && len(res.Journals) > 0 {
+				// Stopped half-way (its journal could not be written):
+				// what was restored and what was not comes first.
+				if werr := writeOut(c, h.format, res, func() []byte { return report.RollbackText(res) }); werr != nil {
+					return werr
+				}
+			}
 			if errors.Is(err, apply.ErrNoJournal) {
 				return usageErr("%v in %s", err, o.StateDir)
 			}

@@ -8,6 +8,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/dbhost/dbhost/internal/change"
@@ -299,7 +300,13 @@ func prepareRuntime(c change.Change, sys Sys, it *Item) *todo {
 		it.Status = StatusUnchanged
 		return nil
 	}
-	return &todo{kind: string(c.Kind), key: c.Key, path: p, old: raw, value: c.Value, rule: c.Rule, watches: watchList(p, sys)}
+	watches, err := watchList(p, sys)
+	if err != nil {
+		// Its old value could not be journaled: rollback could not restore it.
+		it.Status, it.Message = StatusFailed, "not written: "+err.Error()
+		return nil
+	}
+	return &todo{kind: string(c.Kind), key: c.Key, path: p, old: raw, value: c.Value, rule: c.Rule, watches: watches}
 }
 
 // resolveWildcard resolves the "*" components of a sysfs key to the one
@@ -359,7 +366,9 @@ var blockQueueWatch = []string{"nr_requests", "read_ahead_kb", "nomerges", "max_
 // written, that exist: a block queue's other attributes after a scheduler
 // change, vm.min_free_kbytes after a THP change, every pool of a hugepage
 // size after one of them changes (node pools first, the global pool last).
-func watchList(p string, sys Sys) []string {
+// A file that exists but cannot be read (or a node directory that cannot be
+// listed) is an error: what the kernel changes there could not be journaled.
+func watchList(p string, sys Sys) ([]string, error) {
 	var cands []string
 	switch {
 	case strings.HasPrefix(p, "/sys/block/") && strings.HasSuffix(p, "/queue/scheduler"):
@@ -375,9 +384,12 @@ func watchList(p string, sys Sys) []string {
 			size = s
 		}
 		if size == "" {
-			return nil
+			return nil, nil
 		}
-		nodes, _ := sys.List("/sys/devices/system/node")
+		nodes, err := sys.List("/sys/devices/system/node")
+		if err != nil && !isNotExist(err) {
+			return nil, fmt.Errorf("the kernel may change the other nodes' pools with it, and /sys/devices/system/node cannot be listed (%s)", writeReason(err))
+		}
 		for _, n := range nodes {
 			if strings.HasPrefix(n, "node") {
 				cands = append(cands, "/sys/devices/system/node/"+n+"/hugepages/hugepages-"+size+"/nr_hugepages")
@@ -393,11 +405,18 @@ func watchList(p string, sys Sys) []string {
 		if c == p {
 			continue
 		}
-		if _, err := sys.Read(c); err == nil {
+		_, err := sys.Read(c)
+		switch {
+		case err == nil:
 			out = append(out, c)
+		case isNotExist(err) || errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENODEV) || errors.Is(err, syscall.EOPNOTSUPP):
+			// Absent, or an attribute that does not apply to this device
+			// (wbt_lat_usec without writeback throttling is EINVAL).
+		default:
+			return nil, fmt.Errorf("the kernel may change %s with it, and it cannot be read (%s)", c, writeReason(err))
 		}
 	}
-	return out
+	return out, nil
 }
 
 // run makes one journaled write.
@@ -405,9 +424,15 @@ func run(seq int, t *todo, sys Sys, opt Options, jf *journalFile, step func(), r
 	begin := Entry{Seq: seq, State: StateBegin, Time: stamp(opt.now()), Kind: t.kind, Key: t.key, Path: t.path,
 		Old: t.old, OldAbsent: t.absent, New: t.value, Rule: t.rule}
 	for _, w := range t.watches {
-		if v, err := sys.Read(w); err == nil {
-			begin.Watch = append(begin.Watch, Watched{Path: w, Old: v})
+		v, err := sys.Read(w)
+		if err != nil {
+			// Its old value cannot be journaled: nothing is written.
+			for _, i := range t.items {
+				res.Items[i].Status, res.Items[i].Message = StatusFailed, fmt.Sprintf("not written: the kernel may change %s with it, and it cannot be read (%s)", w, writeReason(err))
+			}
+			return nil
 		}
+		begin.Watch = append(begin.Watch, Watched{Path: w, Old: v})
 	}
 	if err := jf.append(begin); err != nil {
 		return err

@@ -528,6 +528,9 @@ type journalFile struct {
 // fsyncs its directory so the file survives a power loss.
 func createJournal(stateDir string, now time.Time) (*journalFile, string, error) {
 	dir := journalDir(stateDir)
+	if err := confine.CheckFault("mkdir", dir); err != nil {
+		return nil, "", err
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, "", err
 	}
@@ -540,6 +543,9 @@ func createJournal(stateDir string, now time.Time) (*journalFile, string, error)
 	for i := 0; ; i++ {
 		id := NewID(now.Add(time.Duration(i)))
 		p := filepath.Join(dir, id+journalExt)
+		if err := confine.CheckFault("create", p); err != nil {
+			return nil, "", err
+		}
 		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
 		if os.IsExist(err) && i < 1000 {
 			continue
@@ -547,7 +553,11 @@ func createJournal(stateDir string, now time.Time) (*journalFile, string, error)
 		if err != nil {
 			return nil, "", err
 		}
-		h, err := os.OpenFile(headPath(p), os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
+		err = confine.CheckFault("create", headPath(p))
+		var h *os.File
+		if err == nil {
+			h, err = os.OpenFile(headPath(p), os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
+		}
 		if err != nil {
 			f.Close()
 			return nil, "", err
@@ -569,8 +579,15 @@ func openJournal(j *Journal) (*journalFile, error) {
 	if j.Damaged() {
 		return nil, fmt.Errorf("journal %s is damaged: not written to", j.ID)
 	}
+	if err := confine.CheckFault("open", j.Path); err != nil {
+		return nil, err
+	}
 	f, err := os.OpenFile(j.Path, os.O_WRONLY, 0)
 	if err != nil {
+		return nil, err
+	}
+	if err := confine.CheckFault("truncate", j.Path); err != nil {
+		f.Close()
 		return nil, err
 	}
 	if err := f.Truncate(j.keep); err != nil {
@@ -616,7 +633,14 @@ func (j *journalFile) append(e Entry) error {
 		return err
 	}
 	b = append(b, '\n')
+	if err := confine.CheckFault("write", j.f.Name()); err != nil {
+		j.f.Write(b[:len(b)/2]) // a short write, as a full disk leaves it
+		return err
+	}
 	if _, err := j.f.Write(b); err != nil {
+		return err
+	}
+	if err := confine.CheckFault("fsync", j.f.Name()); err != nil {
 		return err
 	}
 	if err := j.f.Sync(); err != nil {
@@ -627,7 +651,13 @@ func (j *journalFile) append(e Entry) error {
 		// which the reader accepts.
 		j.prev = sum
 		j.lines++
+		if err := confine.CheckFault("write", j.head.Name()); err != nil {
+			return err
+		}
 		if _, err := j.head.WriteAt(head{Lines: j.lines, Sum: sum}.record(), 0); err != nil {
+			return err
+		}
+		if err := confine.CheckFault("fsync", j.head.Name()); err != nil {
 			return err
 		}
 		if err := datasync(j.head); err != nil {

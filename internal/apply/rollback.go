@@ -168,14 +168,34 @@ func Rollback(to string, opt Options) (*RollbackResult, error) {
 			res.Journals = append(res.Journals, rb)
 			return res, nil // older journals wait until this one is dealt with
 		}
+		// A journal that cannot be written stops the rollback: the values
+		// of this journal and of the older ones still to undo are listed,
+		// each NOT restored, with the reason.
+		stop := func(w int, err error) (*RollbackResult, error) {
+			err = fmt.Errorf("journal %s: %w", j.ID, err)
+			for ; w >= 0; w-- {
+				rb.Restores = append(rb.Restores, notRestored(j.Writes[w], err)...)
+			}
+			res.Journals = append(res.Journals, rb)
+			for k--; k >= 0; k-- {
+				older := RolledBack{ID: targets[k]}
+				if oj, lerr := LoadJournal(opt.StateDir, targets[k]); lerr == nil && !oj.RolledBack {
+					for w := len(oj.Writes) - 1; w >= 0; w-- {
+						older.Restores = append(older.Restores, notRestored(oj.Writes[w], err)...)
+					}
+				}
+				res.Journals = append(res.Journals, older)
+			}
+			return res, err
+		}
 		jf, err := openJournal(j)
 		if err != nil {
-			return res, err
+			return stop(len(j.Writes)-1, err)
 		}
 		jf.hook = step
 		if err := jf.append(Entry{State: StateRollback, Time: stamp(opt.now())}); err != nil {
 			jf.close()
-			return res, err
+			return stop(len(j.Writes)-1, err)
 		}
 		failed := false
 		for w := len(j.Writes) - 1; w >= 0; w-- {
@@ -190,13 +210,13 @@ func Rollback(to string, opt Options) (*RollbackResult, error) {
 			rb.Restores = append(rb.Restores, rs...)
 			if err := jf.append(Entry{Seq: j.Writes[w].Begin.Seq, State: StateRestored, Time: stamp(opt.now()), Message: strings.Join(msg, "; ")}); err != nil {
 				jf.close()
-				return res, err
+				return stop(w-1, err)
 			}
 		}
 		if !failed {
 			if err := jf.append(Entry{State: StateRolledBack, Time: stamp(opt.now())}); err != nil {
 				jf.close()
-				return res, err
+				return stop(-1, err)
 			}
 		}
 		jf.close()
@@ -356,6 +376,25 @@ func restoreFile(b Entry, opt Options, step func()) Restore {
 	}
 	r.Status = RestoreDone
 	return r
+}
+
+// notRestored lists a write's values (its own and the ones the kernel
+// changed with it) as not restored, because of err.
+func notRestored(w *Write, err error) []Restore {
+	b := w.Begin
+	r := Restore{Path: b.Path, Setting: b.Key, Old: Value(b.Old), Live: "(not read)", Status: RestoreFailed,
+		Message: fmt.Sprintf("NOT restored: the rollback stopped (%v); run rollback again once that is fixed", err)}
+	if b.Kind == kindFile {
+		r.Old = fmt.Sprintf("%d bytes", len(b.Old))
+		if b.OldAbsent {
+			r.Old = "(absent)"
+		}
+	}
+	out := []Restore{r}
+	for _, x := range b.Watch {
+		out = append(out, Restore{Path: x.Path, Old: Value(x.Old), Live: "(not read)", Status: RestoreFailed, Message: r.Message})
+	}
+	return out
 }
 
 func rootName(dir string) string {

@@ -241,6 +241,9 @@ func (d *Dir) WriteFileAtomic(p string, data []byte, perm os.FileMode) error {
 	}
 	var f *os.File
 	var tmp string
+	if err := CheckFault("create", p); err != nil {
+		return err
+	}
 	for i := 0; ; i++ {
 		tmp = path.Join(dir, ".dbhost-"+base+"-"+randSuffix())
 		f, err = d.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
@@ -253,6 +256,11 @@ func (d *Dir) WriteFileAtomic(p string, data []byte, perm os.FileMode) error {
 		break
 	}
 	defer d.Remove(tmp)
+	if err := CheckFault("write", tmp); err != nil {
+		f.Write(data[:len(data)/2]) // a short write, as a full disk leaves it
+		f.Close()
+		return err
+	}
 	if _, err := f.Write(data); err != nil {
 		f.Close()
 		return err
@@ -261,11 +269,18 @@ func (d *Dir) WriteFileAtomic(p string, data []byte, perm os.FileMode) error {
 		f.Close()
 		return err
 	}
+	if err := CheckFault("fsync", tmp); err != nil {
+		f.Close()
+		return err
+	}
 	if err := f.Sync(); err != nil {
 		f.Close()
 		return err
 	}
 	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := CheckFault("rename", p); err != nil {
 		return err
 	}
 	if err := d.Rename(tmp, p); err != nil {
@@ -307,6 +322,9 @@ func (d *Dir) RemoveDurably(p string) error {
 	if st, err := d.Lstat(p); err == nil && st.IsDir() {
 		return &fs.PathError{Op: "remove", Path: p, Err: syscall.EISDIR}
 	}
+	if err := CheckFault("remove", p); err != nil {
+		return err
+	}
 	if err := d.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
@@ -340,6 +358,9 @@ func (d *Dir) MkdirAll(p string, perm os.FileMode) error {
 // dbhost chose itself (its state directory, an -o output the operator
 // named); a path taken from a tree or a journal goes through Dir.SyncDir.
 func SyncDir(dir string) error {
+	if err := CheckFault("fsync-dir", dir); err != nil {
+		return err
+	}
 	f, err := os.Open(dir)
 	if err != nil {
 		return err
@@ -353,6 +374,9 @@ func SyncDir(dir string) error {
 // it survives a power loss. The package function SyncDir is its unconfined
 // counterpart for paths dbhost chose itself.
 func (d *Dir) SyncDir(p string) error {
+	if err := CheckFault("fsync-dir", p); err != nil {
+		return err
+	}
 	f, err := d.OpenFile(p, os.O_RDONLY|syscall.O_DIRECTORY, 0)
 	if err != nil {
 		return err
