@@ -240,32 +240,23 @@ func checkCgroupPath(k change.Kind, p string, h cpusetHierarchies) error {
 	return nil
 }
 
-// ParseProcCgroup returns a process's group (relative to its hierarchy, "/"
-// for the root) from /proc/PID/cgroup: the v2 line "0::/path", or, for v1,
-// the line of the hierarchy holding the cpuset controller.
-func ParseProcCgroup(text string, v2 bool) (string, error) {
-	for _, line := range strings.Split(text, "\n") {
-		id, rest, ok := strings.Cut(line, ":")
-		if !ok {
-			continue
-		}
-		ctrls, rel, ok := strings.Cut(rest, ":")
-		if !ok || !strings.HasPrefix(rel, "/") {
-			continue
-		}
-		if v2 && id == "0" && ctrls == "" {
-			return rel, nil
-		}
-		if !v2 {
-			for _, c := range strings.Split(ctrls, ",") {
-				if c == "cpuset" {
-					return rel, nil
-				}
-			}
-		}
+// processGroup returns a process's group (relative to its hierarchy, "/"
+// for the root) from /proc/PID/cgroup (facts.ParsePIDCgroup): the v2 line
+// "0::/path", or, for v1, the line of the hierarchy holding the cpuset
+// controller.
+func processGroup(text string, v2 bool) (string, error) {
+	cg, err := facts.ParsePIDCgroup(strings.NewReader(text))
+	if err != nil {
+		return "", err
 	}
 	if v2 {
-		return "", errors.New(`no "0::/path" line (cgroup v2)`)
+		if !cg.HasV2 {
+			return "", errors.New(`no "0::/path" line (cgroup v2)`)
+		}
+		return cg.V2, nil
+	}
+	if g, ok := cg.V1["cpuset"]; ok {
+		return g, nil
 	}
 	return "", errors.New(`no line for the cpuset hierarchy (cgroup v1)`)
 }
@@ -297,7 +288,7 @@ func pidCgroup(sys Sys, mount, pid string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	rel, err := ParseProcCgroup(raw, cgroupV2(sys, mount))
+	rel, err := processGroup(raw, cgroupV2(sys, mount))
 	if err != nil {
 		return "", err
 	}

@@ -236,16 +236,16 @@ func TestCgroupRefusesOtherPaths(t *testing.T) {
 	}
 }
 
-func TestParseProcCgroup(t *testing.T) {
+func TestProcessGroup(t *testing.T) {
 	text := "12:cpu,cpuacct:/x\n6:cpuset:/oracle\n1:name=systemd:/system.slice/a.service\n0::/system.slice/a.service\n"
-	if g, err := ParseProcCgroup(text, false); err != nil || g != "/oracle" {
+	if g, err := processGroup(text, false); err != nil || g != "/oracle" {
 		t.Errorf("v1: %q %v", g, err)
 	}
-	if g, err := ParseProcCgroup(text, true); err != nil || g != "/system.slice/a.service" {
+	if g, err := processGroup(text, true); err != nil || g != "/system.slice/a.service" {
 		t.Errorf("v2: %q %v", g, err)
 	}
 	for _, bad := range []string{"", "0::relative\n", "6:cpuset\n", "6:cpusetx:/a\n"} {
-		if g, err := ParseProcCgroup(bad, false); err == nil {
+		if g, err := processGroup(bad, false); err == nil {
 			t.Errorf("v1 %q: %q, want an error", bad, g)
 		}
 	}
@@ -264,7 +264,7 @@ func FuzzParseProcCgroup(f *testing.F) {
 	f.Add("0::/\n", true)
 	f.Add("6:cpuset:/oracle\n0::/a\n", false)
 	f.Fuzz(func(t *testing.T, text string, v2 bool) {
-		g, err := ParseProcCgroup(text, v2)
+		g, err := processGroup(text, v2)
 		if err != nil {
 			return
 		}
@@ -272,7 +272,7 @@ func FuzzParseProcCgroup(f *testing.F) {
 			t.Fatalf("group %q from %q", g, text)
 		}
 		// Setting the group it has changes nothing it reads.
-		if g2, err := ParseProcCgroup(setProcCgroup(text, v2, g), v2); err != nil || g2 != g {
+		if g2, err := processGroup(setProcCgroup(text, v2, g), v2); err != nil || g2 != g {
 			t.Fatalf("set/parse %q: %q %v", text, g2, err)
 		}
 	})

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"reflect"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -200,71 +199,6 @@ func FuzzTreeContent(f *testing.F) {
 		if _, _, ok := facts.Bracketed(old); ok {
 			if Value(got) != strings.TrimSpace(value) {
 				t.Fatalf("%q after writing %q selects %q", got, value, Value(got))
-			}
-		}
-	})
-}
-
-// FuzzParseTunedConf: no panic; every key found is trimmed and non-empty.
-func FuzzParseTunedConf(f *testing.F) {
-	f.Add("[main]\ninclude=throughput-performance\n\n[sysctl]\nvm.swappiness=1\n[vm]\ntransparent_hugepages = never\n")
-	f.Add("# c\n; c\n[disk]\ndevices=!zram*\nelevator=mq-deadline\n=x\n[\n")
-	f.Fuzz(func(t *testing.T, text string) {
-		for sec, m := range ParseTunedConf(text) {
-			for k, v := range m {
-				if k == "" || k != strings.TrimSpace(k) || v != strings.TrimSpace(v) {
-					t.Fatalf("[%s] %q = %q", sec, k, v)
-				}
-			}
-		}
-	})
-}
-
-// FuzzUdevAssigns: no panic; lines are within the text; values hold no quote.
-func FuzzUdevAssigns(f *testing.F) {
-	f.Add("ACTION==\"add|change\", KERNEL==\"sd*\", ATTR{queue/scheduler}=\"mq-deadline\"\n", "queue/scheduler")
-	f.Add("# ATTR{queue/scheduler}=\"none\"\nKERNEL==\"nvme*\", \\\n ATTR{queue/read_ahead_kb}=\"4096\", ATTR{queue/scheduler}==\"none\"\n", "queue/read_ahead_kb")
-	f.Fuzz(func(t *testing.T, text, attr string) {
-		n := strings.Count(text, "\n") + 1
-		for _, a := range UdevAssigns(text, attr) {
-			if a.Line < 1 || a.Line > n || strings.Contains(a.Value, `"`) {
-				t.Fatalf("%+v (of %d lines)", a, n)
-			}
-		}
-	})
-}
-
-// FuzzParseBtime: a /proc/stat with the boot time the fuzzer chose on its
-// "btime" line, among any other lines (the fuzzed text without its own btime
-// lines), with LF or CRLF endings, gives that boot time; with no valid btime
-// line (0, negative, not a number) it gives 0, "not known".
-func FuzzParseBtime(f *testing.F) {
-	f.Add("cpu  1 2 3 4\nbtime 1793400000\nprocesses 5\n", int64(1793400000))
-	f.Add("btime -1\nbtime x\n", int64(0))
-	f.Fuzz(func(t *testing.T, s string, v int64) {
-		if got := ParseBtime(s); got < 0 {
-			t.Fatal(got)
-		}
-		var other []string
-		for _, line := range strings.Split(s, "\n") {
-			if f := strings.Fields(line); len(f) == 0 || f[0] != "btime" {
-				other = append(other, line)
-			}
-		}
-		if v <= 0 {
-			v = -(v+1)/2 + 1 // any positive value, without overflowing
-		}
-		half := len(other) / 2
-		for _, nl := range []string{"\n", "\r\n"} {
-			stat := strings.Join(append(append(append([]string{}, other[:half]...), fmt.Sprintf("btime %d", v)), other[half:]...), nl)
-			if got := ParseBtime(stat); got != v {
-				t.Fatalf("ParseBtime(%q) = %d, want %d", stat, got, v)
-			}
-			for _, bad := range []string{"0", "-" + strconv.FormatInt(v, 10), "x", ""} {
-				stat := strings.Join(append(append([]string{}, other...), "btime "+bad), nl)
-				if got := ParseBtime(stat); got != 0 {
-					t.Fatalf("ParseBtime(%q) = %d, want 0 (no valid btime)", stat, got)
-				}
 			}
 		}
 	})

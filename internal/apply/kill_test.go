@@ -190,6 +190,8 @@ func TestCLIDryRunAndVerify(t *testing.T) {
 	os.MkdirAll(filepath.Join(root, "etc/tuned/dbprof"), 0o755)
 	os.WriteFile(filepath.Join(root, "etc/tuned/active_profile"), []byte("dbprof\n"), 0o644)
 	os.WriteFile(filepath.Join(root, "etc/tuned/dbprof/tuned.conf"), []byte("[main]\ninclude=throughput-performance\n[vm]\ntransparent_hugepages=always\n"), 0o644)
+	os.MkdirAll(filepath.Join(root, "usr/lib/tuned/throughput-performance"), 0o755)
+	os.WriteFile(filepath.Join(root, "usr/lib/tuned/throughput-performance/tuned.conf"), []byte("[main]\nsummary=Broadly applicable tuning\n[vm]\ntransparent_hugepages=madvise\n"), 0o644)
 	os.WriteFile(filepath.Join(root, "sys/block/nvme0n1/queue/scheduler"), []byte("[none] mq-deadline kyber bfq\n"), 0o644)
 	os.MkdirAll(filepath.Join(root, "etc/udev/rules.d"), 0o755)
 	os.WriteFile(filepath.Join(root, "etc/udev/rules.d/61-io.rules"), []byte("ACTION==\"add|change\", KERNEL==\"nvme*\", ATTR{queue/scheduler}=\"none\"\n"), 0o644)
@@ -200,7 +202,7 @@ func TestCLIDryRunAndVerify(t *testing.T) {
 	}
 	for _, want := range []string{
 		"x vm.swappiness: live 30, applied 1  [memory.swappiness] drift\n    cause: /etc/sysctl.d/99-zz.conf line 1 sets vm.swappiness = 30",
-		"cause: tuned profile dbprof (/etc/tuned/dbprof/tuned.conf) sets [vm] transparent_hugepages = always",
+		"cause: tuned profile dbprof (/etc/tuned/dbprof/tuned.conf line 4) sets [vm] transparent_hugepages = always",
 		"cause: udev rule /etc/udev/rules.d/61-io.rules line 1 sets ATTR{queue/scheduler}=\"none\"",
 		"x /sys/block/nvme0n1/queue/read_ahead_kb: live 128, applied 4096  [io.read-ahead] drift\n    cause: changed by another agent",
 	} {

@@ -5,7 +5,6 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -31,8 +30,17 @@ type VerifyOptions struct {
 	Root facts.Root
 	Sys  Sys
 	// Snap is a snapshot of the host now (for sysctl.d files, tuned's
-	// profile and boot time); nil reads only what Verify needs itself.
+	// merged profile and boot time); nil: collected from Root at the first
+	// drift, with facts' readers (the one parser of each of those files).
 	Snap *snapshot.Snapshot
+}
+
+// snapshot returns o.Snap, collecting it from o.Root the first time.
+func (o *VerifyOptions) snapshot() *snapshot.Snapshot {
+	if o.Snap == nil {
+		o.Snap = facts.Collect(o.Root, facts.Options{})
+	}
+	return o.Snap
 }
 
 func (o VerifyOptions) sys() Sys { return (&Options{Root: o.Root, Sys: o.Sys}).sys() }
@@ -91,7 +99,7 @@ func VerifyJournal(j *Journal, opt VerifyOptions) []Check {
 				c.Status = "ok"
 			} else {
 				c.Status = "drift"
-				c.Cause = driftCause(change.Kind(b.Kind), b.Key, b.Path, c.Want, j.Time(), opt)
+				c.Cause = driftCause(change.Kind(b.Kind), b.Key, b.Path, c.Want, j.Time(), &opt)
 			}
 		}
 		out = append(out, c)
@@ -143,7 +151,7 @@ func VerifyChanges(cs []change.Change, opt VerifyOptions) []Check {
 				c.Status = "ok"
 			} else {
 				c.Status = "drift"
-				c.Cause = driftCause(ch.Kind, ch.Key, c.Path, c.Want, time.Time{}, opt)
+				c.Cause = driftCause(ch.Kind, ch.Key, c.Path, c.Want, time.Time{}, &opt)
 			}
 		case change.BootArg:
 			it := Item{}
@@ -172,17 +180,18 @@ func VerifyChanges(cs []change.Change, opt VerifyOptions) []Check {
 // driftCause names the likely reason a setting no longer has its applied
 // value: a sysctl.d file, tuned's active profile, a udev rule, a reboot
 // after the apply, else another agent.
-func driftCause(kind change.Kind, key, p, want string, applied time.Time, opt VerifyOptions) string {
+func driftCause(kind change.Kind, key, p, want string, applied time.Time, opt *VerifyOptions) string {
 	var causes []string
-	if kind == change.Sysctl && opt.Snap != nil {
+	snap := opt.snapshot()
+	if kind == change.Sysctl {
 		norm := strings.ReplaceAll(key, "/", ".")
-		for _, e := range opt.Snap.Config.SysctlFiles {
+		for _, e := range snap.Config.SysctlFiles {
 			if e.Effective && strings.ReplaceAll(e.Key, "/", ".") == norm && Value(e.Value) != want {
 				causes = append(causes, fmt.Sprintf("%s line %d sets %s = %s (applied at boot and by 'sysctl --system')", e.File, e.Line, e.Key, e.Value))
 			}
 		}
 	}
-	if c := tunedCause(kind, key, p, want, opt); c != "" {
+	if c := tunedCause(kind, key, p, want, snap); c != "" {
 		causes = append(causes, c)
 	}
 	if kind == change.Sysfs {
@@ -190,18 +199,9 @@ func driftCause(kind change.Kind, key, p, want string, applied time.Time, opt Ve
 			causes = append(causes, c)
 		}
 	}
-	if !applied.IsZero() {
-		bt := int64(0)
-		if opt.Snap != nil {
-			bt = opt.Snap.CPULoad.BootTime
-		}
-		if bt == 0 {
-			bt = readBtime(opt.Root)
-		}
-		if bt > 0 && time.Unix(bt, 0).After(applied) {
-			causes = append(causes, fmt.Sprintf("the host rebooted at %s, after the apply at %s: runtime values do not survive a reboot (persist them with the plan's sysctl.d, udev and tuned artifacts)",
-				time.Unix(bt, 0).UTC().Format(time.RFC3339), applied.UTC().Format(time.RFC3339)))
-		}
+	if bt := snap.CPULoad.BootTime; !applied.IsZero() && bt > 0 && time.Unix(bt, 0).After(applied) {
+		causes = append(causes, fmt.Sprintf("the host rebooted at %s, after the apply at %s: runtime values do not survive a reboot (persist them with the plan's sysctl.d, udev and tuned artifacts)",
+			time.Unix(bt, 0).UTC().Format(time.RFC3339), applied.UTC().Format(time.RFC3339)))
 	}
 	if len(causes) == 0 {
 		return "changed by another agent (no sysctl.d file, tuned profile or udev rule sets it)"
@@ -209,143 +209,74 @@ func driftCause(kind change.Kind, key, p, want string, applied time.Time, opt Ve
 	return strings.Join(causes, "; ")
 }
 
-func readBtime(root facts.Root) int64 {
-	b, err := root.ReadFile("/proc/stat")
-	if err != nil {
-		return 0
-	}
-	return ParseBtime(string(b))
-}
-
-// ParseBtime returns /proc/stat's btime (0 when absent or malformed).
-func ParseBtime(stat string) int64 {
-	for _, line := range strings.Split(stat, "\n") {
-		f := strings.Fields(line)
-		if len(f) == 2 && f[0] == "btime" {
-			v, err := strconv.ParseInt(f[1], 10, 64)
-			if err == nil && v > 0 {
-				return v
+// tunedCause reports the option of the active tuned profile (merged with
+// the profiles it includes, as facts reads it: config.tuned.profile) that
+// sets the value to something else.
+func tunedCause(kind change.Kind, key, p, want string, snap *snapshot.Snapshot) string {
+	t := snap.Config.Tuned
+	if len(t.Profile) == 0 {
+		for _, a := range snap.Absent {
+			if a.Fact == "config.tuned.profile" && t.ActiveProfile != nil {
+				return fmt.Sprintf("tuned's active profile %s could not be read (%s: %s): whether it sets this is unknown", *t.ActiveProfile, a.Path, a.Reason)
 			}
-		}
-	}
-	return 0
-}
-
-// tunedDirs are where tuned looks for profiles, in its order.
-var tunedDirs = []string{"/etc/tuned", "/usr/lib/tuned", "/usr/lib/tuned/profiles"}
-
-// tunedCause reports the active tuned profile (or a profile it includes)
-// setting the value to something else.
-func tunedCause(kind change.Kind, key, p, want string, opt VerifyOptions) string {
-	active := ""
-	if opt.Snap != nil && opt.Snap.Config.Tuned.ActiveProfile != nil {
-		active = *opt.Snap.Config.Tuned.ActiveProfile
-	} else if s, err := opt.Root.ReadString("/etc/tuned/active_profile"); err == nil {
-		active = s
-	}
-	seen := map[string]bool{}
-	var walk func(name string, depth int) string
-	walk = func(name string, depth int) string {
-		if name == "" || seen[name] || depth > 8 || strings.ContainsAny(name, "/\\") {
-			return ""
-		}
-		seen[name] = true
-		for _, d := range tunedDirs {
-			file := d + "/" + name + "/tuned.conf"
-			b, err := opt.Root.ReadFile(file)
-			if err != nil {
-				continue
-			}
-			conf := ParseTunedConf(string(b))
-			if sec, opt, v, ok := tunedSets(conf, kind, key, p); ok && Value(v) != want {
-				return fmt.Sprintf("tuned profile %s (%s) sets [%s] %s = %s", name, file, sec, opt, v)
-			}
-			// Included profiles are applied first: the including one wins, so look at them after.
-			for _, inc := range strings.Split(conf["main"]["include"], ",") {
-				if c := walk(strings.TrimSpace(inc), depth+1); c != "" {
-					return c
-				}
-			}
-			return ""
 		}
 		return ""
 	}
-	for _, name := range strings.Fields(active) { // tuned allows several active profiles
-		if c := walk(name, 0); c != "" {
-			return c
+	conf := map[string]map[string]snapshot.TunedSetting{}
+	for _, s := range t.Profile {
+		if conf[s.Unit] == nil {
+			conf[s.Unit] = map[string]snapshot.TunedSetting{}
 		}
+		conf[s.Unit][s.Option] = s
+	}
+	if s, ok := tunedSets(conf, kind, key, p); ok && Value(s.Value) != want {
+		active := ""
+		if t.ActiveProfile != nil {
+			active = *t.ActiveProfile
+		}
+		return fmt.Sprintf("tuned profile %s (%s line %d) sets [%s] %s = %s", active, s.File, s.Line, s.Unit, s.Option, s.Value)
 	}
 	return ""
 }
 
 // tunedSets finds the tuned option that sets a change's setting.
-func tunedSets(conf map[string]map[string]string, kind change.Kind, key, p string) (sec, opt, v string, ok bool) {
-	look := func(s, o string) bool {
-		if x, found := conf[s][o]; found {
-			sec, opt, v, ok = s, o, x, true
-		}
-		return ok
-	}
-	switch {
-	case kind == change.Sysctl:
-		if look("sysctl", key) || look("sysctl", strings.ReplaceAll(key, "/", ".")) {
-			return
-		}
-	case p == "/sys/kernel/mm/transparent_hugepage/enabled":
-		if look("vm", "transparent_hugepages") || look("vm", "transparent_hugepage") {
-			return
-		}
-	case strings.HasPrefix(p, "/sys/block/") && strings.HasSuffix(p, "/queue/scheduler"):
-		if look("disk", "elevator") {
-			return
-		}
-	case strings.HasPrefix(p, "/sys/block/") && strings.HasSuffix(p, "/queue/read_ahead_kb"):
-		if look("disk", "readahead") {
-			return
-		}
-	case strings.HasSuffix(p, "/cpufreq/scaling_governor"):
-		if look("cpu", "governor") {
-			return
-		}
-	}
-	if kind == change.Sysfs {
-		for o, x := range conf["sysfs"] {
-			if m, _ := path.Match(o, p); m || o == p {
-				return "sysfs", o, x, true
+func tunedSets(conf map[string]map[string]snapshot.TunedSetting, kind change.Kind, key, p string) (snapshot.TunedSetting, bool) {
+	look := func(unit string, opts ...string) (snapshot.TunedSetting, bool) {
+		for _, o := range opts {
+			if s, found := conf[unit][o]; found {
+				return s, true
 			}
 		}
+		return snapshot.TunedSetting{}, false
 	}
-	return "", "", "", false
-}
-
-// ParseTunedConf parses a tuned.conf (INI: [section], key = value, # and ;
-// comments) into section → key → value; the last occurrence wins.
-func ParseTunedConf(text string) map[string]map[string]string {
-	out := map[string]map[string]string{}
-	sec := ""
-	for _, line := range strings.Split(text, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || line[0] == '#' || line[0] == ';' {
-			continue
-		}
-		if strings.HasPrefix(line, "[") && strings.HasSuffix(line, "]") {
-			sec = strings.TrimSpace(line[1 : len(line)-1])
-			continue
-		}
-		k, v, ok := strings.Cut(line, "=")
-		if !ok {
-			continue
-		}
-		k = strings.TrimSpace(k)
-		if k == "" {
-			continue
-		}
-		if out[sec] == nil {
-			out[sec] = map[string]string{}
-		}
-		out[sec][k] = strings.TrimSpace(v)
+	var s snapshot.TunedSetting
+	ok := false
+	switch {
+	case kind == change.Sysctl:
+		s, ok = look("sysctl", key, strings.ReplaceAll(key, "/", "."))
+	case p == "/sys/kernel/mm/transparent_hugepage/enabled":
+		s, ok = look("vm", "transparent_hugepages", "transparent_hugepage")
+	case strings.HasPrefix(p, "/sys/block/") && strings.HasSuffix(p, "/queue/scheduler"):
+		s, ok = look("disk", "elevator")
+	case strings.HasPrefix(p, "/sys/block/") && strings.HasSuffix(p, "/queue/read_ahead_kb"):
+		s, ok = look("disk", "readahead")
+	case strings.HasSuffix(p, "/cpufreq/scaling_governor"):
+		s, ok = look("cpu", "governor")
 	}
-	return out
+	if ok || kind != change.Sysfs {
+		return s, ok
+	}
+	var names []string
+	for o := range conf["sysfs"] {
+		names = append(names, o)
+	}
+	sort.Strings(names)
+	for _, o := range names {
+		if m, _ := path.Match(o, p); m || o == p {
+			return conf["sysfs"][o], true
+		}
+	}
+	return snapshot.TunedSetting{}, false
 }
 
 // udevDirs are where udev rules live; a file in /etc overrides one of the same name in /usr/lib or /lib.
@@ -377,53 +308,11 @@ func udevCause(p, want string, root facts.Root) string {
 		if err != nil {
 			continue
 		}
-		for _, a := range UdevAssigns(string(b), attr) {
+		for _, a := range facts.ParseUdevAssigns(string(b), attr) {
 			if Value(a.Value) != want {
 				return fmt.Sprintf("udev rule %s line %d sets ATTR{%s}=\"%s\"", f, a.Line, attr, a.Value)
 			}
 		}
 	}
 	return ""
-}
-
-// UdevAssign is one assignment of an attribute in a udev rules file.
-type UdevAssign struct {
-	Line  int
-	Value string
-}
-
-// UdevAssigns finds the assignments ATTR{attr}="value" (not the == matches)
-// in a rules file's text; continuation lines are joined.
-func UdevAssigns(text, attr string) []UdevAssign {
-	var out []UdevAssign
-	lines := strings.Split(text, "\n")
-	for i := 0; i < len(lines); i++ {
-		start := i + 1
-		line := lines[i]
-		for strings.HasSuffix(line, "\\") && i+1 < len(lines) {
-			i++
-			line = strings.TrimSuffix(line, "\\") + lines[i]
-		}
-		if strings.HasPrefix(strings.TrimSpace(line), "#") {
-			continue
-		}
-		needle := "ATTR{" + attr + "}"
-		rest := line
-		for {
-			k := strings.Index(rest, needle)
-			if k < 0 {
-				break
-			}
-			rest = strings.TrimLeft(rest[k+len(needle):], " \t")
-			if strings.HasPrefix(rest, "=") && !strings.HasPrefix(rest, "==") {
-				v := strings.TrimLeft(rest[1:], " \t")
-				if strings.HasPrefix(v, `"`) {
-					if e := strings.IndexByte(v[1:], '"'); e >= 0 {
-						out = append(out, UdevAssign{Line: start, Value: v[1 : 1+e]})
-					}
-				}
-			}
-		}
-	}
-	return out
 }

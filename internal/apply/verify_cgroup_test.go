@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/dbhost/dbhost/internal/change"
+	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
 // verify understands the cgroup steps of place --apply: all ok right after,
@@ -58,5 +59,32 @@ func TestVerifyCgroupSteps(t *testing.T) {
 	}
 	if c := got[g+"/cgroup.procs 812"]; c.Status != "ok" {
 		t.Errorf("pid 812 still in place: %+v", c)
+	}
+}
+
+// TestTunedCause: the cause comes from the active profile as facts merged
+// it (the including profile wins, with file and line); a profile facts
+// could not read is said to be unknown, not taken for "no tuned".
+func TestTunedCause(t *testing.T) {
+	active := "dbprof"
+	s := &snapshot.Snapshot{}
+	s.Config.Tuned.ActiveProfile = &active
+	s.Config.Tuned.Profile = []snapshot.TunedSetting{
+		{Unit: "vm", Option: "transparent_hugepages", Value: "always", File: "/etc/tuned/dbprof/tuned.conf", Line: 4},
+		{Unit: "sysfs", Option: "/sys/block/sd*/queue/nr_requests", Value: "64", File: "/etc/tuned/dbprof/tuned.conf", Line: 7},
+	}
+	if got, want := tunedCause(change.Sysfs, "", "/sys/kernel/mm/transparent_hugepage/enabled", "never", s), "tuned profile dbprof (/etc/tuned/dbprof/tuned.conf line 4) sets [vm] transparent_hugepages = always"; got != want {
+		t.Errorf("thp: %q, want %q", got, want)
+	}
+	if got := tunedCause(change.Sysfs, "", "/sys/block/sda/queue/nr_requests", "128", s); !strings.Contains(got, "line 7) sets [sysfs] /sys/block/sd*/queue/nr_requests = 64") {
+		t.Errorf("sysfs glob: %q", got)
+	}
+	if got := tunedCause(change.Sysfs, "", "/sys/kernel/mm/transparent_hugepage/enabled", "always", s); got != "" {
+		t.Errorf("tuned sets the applied value: %q", got)
+	}
+	s.Config.Tuned.Profile = nil
+	s.Absent = []snapshot.Absence{{Fact: "config.tuned.profile", Path: "/usr/lib/tuned/x/tuned.conf", Reason: "profile x not found"}}
+	if got := tunedCause(change.Sysfs, "", "/sys/kernel/mm/transparent_hugepage/enabled", "never", s); !strings.Contains(got, "tuned's active profile dbprof could not be read") || !strings.Contains(got, "unknown") {
+		t.Errorf("unreadable profile: %q", got)
 	}
 }

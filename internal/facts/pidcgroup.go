@@ -7,17 +7,19 @@ import (
 	"strings"
 )
 
-// pidCgroup is /proc/PID/cgroup: v1 controller → path and the v2 path.
-type pidCgroup struct {
+// PIDCgroup is /proc/PID/cgroup: v1 controller → path and the v2 path.
+// facts (processes) and apply (moving a process, checking where it is)
+// read the file with ParsePIDCgroup.
+type PIDCgroup struct {
 	V1    map[string]string // "cpuset" → "/db", "name=systemd" → "/..."
 	V2    string
 	HasV2 bool
 }
 
-// parsePIDCgroup parses /proc/PID/cgroup lines "ID:controllers:path" (v1)
-// and "0::path" (v2).
-func parsePIDCgroup(r io.Reader) (pidCgroup, error) {
-	cg := pidCgroup{V1: map[string]string{}}
+// ParsePIDCgroup parses /proc/PID/cgroup lines "ID:controllers:path" (v1)
+// and "0::path" (v2); a line of another shape is an error naming it.
+func ParsePIDCgroup(r io.Reader) (PIDCgroup, error) {
+	cg := PIDCgroup{V1: map[string]string{}}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 4096), 1<<20)
 	n := 0
@@ -52,7 +54,7 @@ func parsePIDCgroup(r io.Reader) (pidCgroup, error) {
 
 // cpusetPath is the path that decides a process's cpuset: the v1 cpuset
 // hierarchy's when it has one, else the v2 path.
-func (cg pidCgroup) cpusetPath() string {
+func (cg PIDCgroup) cpusetPath() string {
 	if p, ok := cg.V1["cpuset"]; ok {
 		return p
 	}

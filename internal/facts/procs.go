@@ -260,7 +260,7 @@ func scanProcesses(c *Collector) ([]snapshot.Process, daemonScan) {
 			if !vanished(err) {
 				pp.add("processes.cgroup", "/proc/PID/cgroup", cd.pid, err)
 			}
-		} else if cg, err := parsePIDCgroup(bytes.NewReader(b)); err != nil {
+		} else if cg, err := ParsePIDCgroup(bytes.NewReader(b)); err != nil {
 			pp.add("processes.cgroup", "/proc/PID/cgroup", cd.pid, err)
 		} else {
 			p.Cgroup = cg.cpusetPath()
