@@ -7,7 +7,10 @@
 //
 // works from the top of the repository: a flag defined in only some test
 // binaries would make the others fail with "flag provided but not defined".
-// TestEveryTestPackageImportsGolden enforces it.
+// TestEveryTestPackageImportsGolden enforces it. Its tests also hold the
+// other repository-wide check of the layout: TestDevelopersPackageMap keeps
+// DEVELOPERS.md's package table (every package, its job, what it may
+// import) in step with the tree.
 //
 // Check compares a directory of golden files with what the code produces now,
 // both ways: a file the code writes that has no golden file, a golden file

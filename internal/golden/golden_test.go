@@ -20,30 +20,13 @@ const importPath = "github.com/dbhost/dbhost/internal/golden"
 // provided but not defined: -update". Every directory with test files must
 // import it in one of them (a file of its own with a blank import will do).
 func TestEveryTestPackageImportsGolden(t *testing.T) {
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
-		t.Fatalf("module root not found from %s: %v", root, err)
-	}
+	root := moduleRoot(t)
 	self, _ := filepath.Abs(".")
 	tests := map[string]bool{}  // directory → imports golden
 	pkgs := map[string]string{} // directory → its package name
 	fset := token.NewFileSet()
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		name := d.Name()
-		if d.IsDir() {
-			// The go tool ignores testdata, and directories starting with . or _.
-			if p != root && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(name, "_test.go") || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") {
+	err := walkGoFiles(root, func(p string) error {
+		if !strings.HasSuffix(p, "_test.go") {
 			return nil
 		}
 		dir := filepath.Dir(p)
@@ -83,6 +66,41 @@ func TestEveryTestPackageImportsGolden(t *testing.T) {
 			"package %s\n\n// -update for `go test ./... -update` (internal/golden).\nimport _ %q\n",
 			rel, importPath, rel, pkg, importPath)
 	}
+}
+
+// moduleRoot is the module's top directory (two up from here).
+func moduleRoot(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+		t.Fatalf("module root not found from %s: %v", root, err)
+	}
+	return root
+}
+
+// walkGoFiles calls fn with the path of every .go file of the module the go
+// tool sees: testdata and directories or files starting with . or _ are
+// left out, as the go tool ignores them.
+func walkGoFiles(root string, fn func(p string) error) error {
+	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if p != root && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".go") || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") {
+			return nil
+		}
+		return fn(p)
+	})
 }
 
 // recorder keeps the errors Check reports instead of failing the test.
