@@ -113,7 +113,7 @@ func TestCLIUsageErrors(t *testing.T) {
 		{"root missing", []string{"collect", "--root", missing}, []string{missing, "--root", "directory"}},
 		{"root is a file", []string{"collect", "--root", notJSON}, []string{notJSON, "--root", "directory"}},
 		{"snapshot not json", []string{"collect", "--snapshot", notJSON}, []string{notJSON, "line 3", "not a dbhost snapshot"}},
-		{"snapshot other schema", []string{"collect", "--snapshot", otherVersion}, []string{otherVersion, "schema_version 99", "versions 1 to 2"}},
+		{"snapshot other schema", []string{"collect", "--snapshot", otherVersion}, []string{otherVersion, "schema_version 99", "versions 1 to 3"}},
 		{"snapshot missing", []string{"collect", "--snapshot", filepath.Join(tmp, "nope.json")}, []string{"nope.json"}},
 		{"two sources", []string{"collect", "--root", tree, "--snapshot", notJSON}, []string{"only one of", "--root", "--sosreport", "--snapshot"}},
 		{"bad sosreport", []string{"collect", "--sosreport", badArchive}, []string{badArchive, "expected a sosreport archive"}},

@@ -67,7 +67,12 @@ func TestParseUpgradesVersion1(t *testing.T) {
 	if s.SchemaVersion != SchemaVersion || st.ResidencyUS == nil || *st.ResidencyUS != 600 || !st.Off() {
 		t.Errorf("upgraded = %+v %+v", s.SchemaVersion, st)
 	}
-	if _, err := Parse("v3.json", []byte(`{"schema_version": 3}`)); err == nil || !strings.Contains(err.Error(), "reads versions 1 to 2") {
-		t.Errorf("v3: %v", err)
+	if _, err := Parse("v4.json", []byte(`{"schema_version": 4}`)); err == nil || !strings.Contains(err.Error(), "reads versions 1 to 3") {
+		t.Errorf("v4: %v", err)
+	}
+	// A version 2 snapshot has no databases[]; it is read and upgraded.
+	s, err = Parse("v2.json", []byte(`{"schema_version": 2, "host": {"hostname": "db1", "kernel": "", "os": "", "cmdline": "", "cmdline_args": null, "virt": {"hypervisor": false, "guest": false}}}`))
+	if err != nil || s.SchemaVersion != SchemaVersion || s.Host.Hostname != "db1" || s.Databases != nil {
+		t.Errorf("v2: %+v, %v", s, err)
 	}
 }

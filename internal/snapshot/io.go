@@ -72,8 +72,9 @@ func Parse(name string, b []byte) (*Snapshot, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, &InputError{File: name, Msg: "invalid snapshot: data after the JSON object"}
 	}
-	// Version 1 is version 2 with residency_us and disabled never null: the
-	// same fields decode unchanged, so the snapshot is upgraded in place.
+	// Version 1 is version 2 with residency_us and disabled never null, and
+	// version 2 is version 3 without databases[]: the same fields decode
+	// unchanged, so the snapshot is upgraded in place.
 	s.SchemaVersion = SchemaVersion
 	return &s, nil
 }

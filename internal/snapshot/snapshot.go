@@ -11,13 +11,20 @@
 //     deterministic and a saved snapshot round-trips byte for byte.
 package snapshot
 
-import "time"
+import (
+	"fmt"
+	"strings"
+	"time"
+)
 
 // SchemaVersion is bumped on any incompatible change of the JSON form.
 // Version 2 made cpuidle states' residency_us and disabled nullable (kernels
-// before 3.15 have no residency file, before 3.5 no disable file); Parse
-// still reads version 1, whose every field means the same.
-const SchemaVersion = 2
+// before 3.15 have no residency file, before 3.5 no disable file). Version 3
+// added databases[] (settings read from live PostgreSQL and MySQL/MariaDB
+// servers): a dbhost that reads version 2 would refuse the new section as an
+// unknown field, so the version says it first. Parse still reads versions 1
+// and 2, whose every field means the same.
+const SchemaVersion = 3
 
 // oldestReadable is the oldest schema version Parse upgrades on reading.
 const oldestReadable = 1
@@ -38,6 +45,10 @@ type Snapshot struct {
 	Cgroups       Cgroups   `json:"cgroups"`
 	Config        Config    `json:"config"`
 	Processes     []Process `json:"processes"`
+	// Databases are the database servers read over a connection (--pg,
+	// --mysql, or the local clusters --db postgres|mysql found as root);
+	// omitted when none was asked for.
+	Databases []Database `json:"databases,omitempty"`
 	// Sysctl holds the kernel parameters the sources name, keyed as sysctl(8)
 	// spells them ("vm.swappiness"); values are the kernel's text with runs of
 	// whitespace collapsed to one space. A key that does not exist on this
@@ -554,4 +565,97 @@ type NodeMem struct {
 	HugeKB  int64 `json:"huge_kb"` // hugetlbfs / SysV SHM_HUGETLB
 	ShmKB   int64 `json:"shm_kb"`  // shared memory not in hugepages (SYSV, /dev/shm)
 	TotalKB int64 `json:"total_kb"`
+}
+
+// Database is one database server read over a connection, read-only (SHOW,
+// SELECT from pg_settings). Nothing secret is kept: Connection is rebuilt
+// from the parsed connection string without its password.
+type Database struct {
+	Engine string `json:"engine"` // postgres | mysql | mariadb
+	// Connection is how dbhost reached the server, without a password:
+	// "postgres://monitor@db1:5432/postgres", "monitor@unix(/run/mysqld/mysqld.sock)/".
+	Connection string `json:"connection"`
+	// Local is true when the connection went to this host (a unix socket,
+	// localhost or a loopback address): only then do the server's paths
+	// (data directory, WAL) name this host's files and devices.
+	Local bool `json:"local"`
+	// Discovered is set for a local cluster found from its processes.
+	Discovered *DBDiscovery `json:"discovered,omitempty"`
+	// Error is why no setting could be read (connection refused, timeout,
+	// authentication); the server's other fields are then empty.
+	Error string `json:"error,omitempty"`
+	// User is the database role the settings were read as.
+	User string `json:"user,omitempty"`
+	// Version is the server's own version string (server_version,
+	// @@version); VersionNum its number (PostgreSQL server_version_num
+	// 150004; MySQL/MariaDB major*10000+minor*100+patch: 101106).
+	Version    string `json:"version,omitempty"`
+	VersionNum int    `json:"version_num,omitempty"`
+	// DataDirectory is data_directory (PostgreSQL) or datadir (MySQL), as
+	// the server reports it; empty when the role may not see it (the
+	// setting's reason says so).
+	DataDirectory string `json:"data_directory,omitempty"`
+	// WALDirectory is where the write-ahead log (PostgreSQL pg_wal, or
+	// pg_xlog before 10) or the InnoDB redo log (innodb_log_group_home_dir)
+	// really is, symlinks resolved; WALResolved says how it was found, or
+	// why it could not be.
+	WALDirectory string `json:"wal_directory,omitempty"`
+	WALResolved  string `json:"wal_resolved,omitempty"`
+	// Settings are the server's settings dbhost reads, sorted by name.
+	Settings []DBSetting `json:"settings"`
+}
+
+// DBDiscovery is how a local server was found (dbhost --db postgres|mysql as root).
+type DBDiscovery struct {
+	PID     int    `json:"pid"`               // postmaster or mysqld/mariadbd
+	DataDir string `json:"data_dir"`          // from its command line or postmaster.pid
+	Socket  string `json:"socket,omitempty"`  // the unix socket dbhost connected to
+	OSUser  string `json:"os_user,omitempty"` // the server's OS user (peer authentication)
+}
+
+// DBSetting is one server setting. Value is the server's own text
+// (pg_settings.setting, in Unit; a MySQL variable's value in bytes or as
+// spelled); nil when it could not be read, and Reason says why: "could not
+// check (permission): ..." or "not present on this server (...)".
+type DBSetting struct {
+	Name   string  `json:"name"`
+	Value  *string `json:"value"`
+	Unit   string  `json:"unit,omitempty"`   // pg_settings.unit: "8kB", "kB", "MB", "ms", "s"
+	Source string  `json:"source,omitempty"` // pg_settings.source: default, configuration file, command line, ...
+	Reason string  `json:"reason,omitempty"`
+}
+
+// Setting returns the named setting (nil when the server was not asked for it).
+func (d *Database) Setting(name string) *DBSetting {
+	for i := range d.Settings {
+		if d.Settings[i].Name == name {
+			return &d.Settings[i]
+		}
+	}
+	return nil
+}
+
+// Describe names the server in one line, for reports: "postgres 15.4,
+// user=postgres host=/run/postgresql port=5432 dbname=postgres, read as
+// postgres", or what kept dbhost from reading it.
+func (d *Database) Describe() string {
+	s := d.Engine
+	if d.Version != "" {
+		s += " " + d.Version
+	}
+	s += ", " + d.Connection
+	if d.Error != "" {
+		return s + ": not read: " + d.Error
+	}
+	unread := 0
+	for _, st := range d.Settings {
+		if st.Value == nil && !strings.HasPrefix(st.Reason, "not present") {
+			unread++
+		}
+	}
+	s += ", read as " + d.User
+	if unread > 0 {
+		s += fmt.Sprintf(" (%d setting(s) could not be read: see the snapshot's reasons)", unread)
+	}
+	return s
 }
