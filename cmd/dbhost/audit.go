@@ -18,6 +18,7 @@ import (
 // auditFlags are the audit command's own flags.
 type auditFlags struct {
 	scopeFlags
+	live    liveDBFlags
 	failOn  string
 	explain bool
 }
@@ -45,6 +46,12 @@ diagnosis joined with this host's facts; see 'dbhost awr') by content. A malform
 artifact is reported with its file and line and makes the exit code 2, but the audit
 still runs.
 
+--pg and --mysql (repeatable) read a live server's settings over a real connection,
+read-only, so that hugepages are sized from the server's own figure and the device rules
+apply to the devices that hold its data and WAL; as root, --db postgres or --db mysql finds
+the local servers from their processes and connects over their unix socket as their OS
+user (peer authentication). Passwords are never printed or stored (docs/livedb.md).
+
 Several snapshots (--snapshot 'fleet/*.json') are audited one at a time (memory does not
 grow with the fleet): per rule how many hosts fail it and which, the values they have, and
 the hosts that differ from the majority; no line wider than the terminal (200 characters
@@ -52,6 +59,8 @@ when not a terminal). JSON keeps every host with its file (docs/fleet.md). 'dbho
 list' shows the whole catalog.`,
 		Example: `  dbhost audit
   dbhost audit --workload oltp --db oracle --artifact alert_ORCL.log --artifact initORCL.ora
+  dbhost audit --pg 'postgres://monitor@localhost/postgres' --mysql 'monitor@unix(/run/mysqld/mysqld.sock)/'
+  sudo dbhost audit --db postgres      # the local clusters, over their sockets, as their OS user
   dbhost audit --root tree/ --format json
   dbhost audit --snapshot 'fleet/*.json'
   dbhost audit --skip cpu.smt-off --skip network   # leave a rule, or an area, out
@@ -62,6 +71,7 @@ list' shows the whole catalog.`,
 	src.add(c)
 	out.add(c, "text", "json", "markdown")
 	f.scopeFlags.add(c)
+	f.live.add(c)
 	fl := c.Flags()
 	fl.StringVar(&f.failOn, "fail-on", "", "exit 3 when a finding at or above this severity exists: info|warning|critical")
 	fl.BoolVar(&f.explain, "explain", false, "also list passed rules, rules that could not check (and why) and rules that do not apply")
@@ -88,6 +98,9 @@ func runAudit(c *cobra.Command, src *sourceFlags, out *outputFlags, f *auditFlag
 	}
 	// Artifacts first: a malformed one is reported (file:line) and makes the
 	// exit code 2 at the end, but the audit still runs with what was parsed.
+	if err := f.live.check(src); err != nil {
+		return err
+	}
 	set, artErrs := f.loadArtifacts(c)
 	spec := src.spec()
 	hosts, err := hostsrc.Count(spec)
@@ -97,6 +110,7 @@ func runAudit(c *cobra.Command, src *sourceFlags, out *outputFlags, f *auditFlag
 	o := report.FindingsOptions{Explain: f.explain, Color: out.format == "text" && colorOK(c, out)}
 	failing := 0
 	audit := func(s *snapshot.Snapshot, file string) rules.Report {
+		f.live.attach(c, s, src, f.db)
 		r := auditOne(s, file, f, set)
 		if f.failOn != "" {
 			failing += r.AtLeast(f.failOn)

@@ -9,6 +9,8 @@ import (
 func newCollectCmd() *cobra.Command {
 	var src sourceFlags
 	var out outputFlags
+	var live liveDBFlags
+	var db string
 	c := &cobra.Command{
 		Use:   "collect",
 		Short: "Collect every host fact into a snapshot",
@@ -16,21 +18,33 @@ func newCollectCmd() *cobra.Command {
 network interfaces and IRQs, cgroups, limits, sysctl files, tuned and database processes.
 A fact that cannot be read is listed with the reason ("not present on this host",
 "permission denied"), never guessed. --format json writes the versioned Snapshot that
-every other command can read back with --snapshot (see docs/snapshot.md).`,
+every other command can read back with --snapshot (see docs/snapshot.md).
+
+--pg/--mysql DSN, or --db postgres|mysql as root, also read live database servers'
+settings (read-only; no password is stored) into the snapshot's databases section
+(docs/livedb.md).`,
 		Example: `  dbhost collect
   dbhost collect --format json -o host.json
   dbhost collect --root /path/to/tree --format json
   dbhost collect --sosreport sosreport-db1.tar.xz --format json
-  dbhost collect --snapshot host.json`,
+  dbhost collect --snapshot host.json
+  sudo dbhost collect --db postgres --format json -o host.json`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if err := out.validate(); err != nil {
+				return err
+			}
+			if db != "" && db != "postgres" && db != "mysql" {
+				return usageErr("--db %q: collect connects to postgres or mysql servers", db)
+			}
+			if err := live.check(&src); err != nil {
 				return err
 			}
 			s, err := src.one("collect")
 			if err != nil {
 				return err
 			}
+			live.attach(c, s, &src, db)
 			var b []byte
 			switch out.format {
 			case "json":
@@ -46,5 +60,7 @@ every other command can read back with --snapshot (see docs/snapshot.md).`,
 	}
 	src.add(c)
 	out.add(c, "text", "json")
+	live.add(c)
+	c.Flags().StringVar(&db, "db", "", "postgres|mysql: also read the local servers of that engine (as root: over their unix socket as their OS user)")
 	return c
 }

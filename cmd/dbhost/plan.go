@@ -64,6 +64,7 @@ Every line names the rule that wants it. Nothing on the host is changed.`,
 	c.Flags().Lookup("output").Usage = "plan directory: new, empty, or a previous plan (replaced atomically); any other file there is refused"
 	c.Flags().Lookup("output").DefValue = "plan"
 	f.scopeFlags.add(c)
+	f.live.add(c)
 	fl := c.Flags()
 	fl.StringSliceVar(&f.only, "only", nil, "keep only the changes of these rules (rule id or area, e.g. io or memory.swappiness; repeatable)")
 	_ = c.RegisterFlagCompletionFunc("only", completeRules)
@@ -97,10 +98,14 @@ func runPlan(c *cobra.Command, src *sourceFlags, out *outputFlags, f *planFlags)
 		return usageErr("-o -: plan writes a directory; give its name")
 	}
 	set, artErrs := f.loadArtifacts(c)
+	if err := f.live.check(src); err != nil {
+		return err
+	}
 	s, err := src.one("plan")
 	if err != nil {
 		return err
 	}
+	f.live.attach(c, s, src, f.db)
 	db := f.db
 	if db == "auto" {
 		db, _ = rules.DetectDB(s, set)

@@ -145,6 +145,9 @@ func hostText(b *bytes.Buffer, r rules.Report, o FindingsOptions, p painter) {
 	if r.DBSource != "" {
 		fmt.Fprintf(b, "Database: %s\n", r.DBSource)
 	}
+	for _, d := range r.Databases {
+		fmt.Fprintf(b, "Server: %s\n", d)
+	}
 	fmt.Fprintf(b, "Rules: %d with findings, %d passed, %d could not check, %d not applicable",
 		rulesWithFindings(r), len(r.Passed), len(r.CannotCheck), len(r.NotApplicable))
 	if n := len(r.Skipped); n > 0 {

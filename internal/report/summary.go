@@ -135,6 +135,7 @@ func Summary(s *snapshot.Snapshot) []byte {
 			fmt.Fprintf(&b, "  (+%d shadow/backend processes)\n", hidden)
 		}
 	}
+	databasesSummary(&b, s)
 	if len(s.Absent) > 0 {
 		fmt.Fprintf(&b, "\nNot available (%d facts):\n", len(s.Absent))
 		byReason := map[string][]string{}
@@ -403,4 +404,49 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// dbKeySettings are the settings the summary shows per engine.
+var dbKeySettings = map[string][]string{
+	"postgres": {"shared_buffers", "huge_pages", "shared_memory_size_in_huge_pages", "huge_page_size", "max_connections",
+		"random_page_cost", "effective_io_concurrency"},
+	"mysql": {"innodb_buffer_pool_size", "large_pages", "innodb_numa_interleave", "innodb_flush_method", "innodb_io_capacity",
+		"innodb_log_file_size"},
+}
+
+// databasesSummary lists the servers read over a connection, their
+// directories and key settings, and every setting that could not be read.
+func databasesSummary(b *bytes.Buffer, s *snapshot.Snapshot) {
+	if len(s.Databases) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\nDatabase servers (read over a connection): %d\n", len(s.Databases))
+	for i := range s.Databases {
+		d := &s.Databases[i]
+		fmt.Fprintf(b, "  %s\n", d.Describe())
+		if d.Error != "" {
+			continue
+		}
+		if d.DataDirectory != "" {
+			fmt.Fprintf(b, "    data directory %s; WAL %s (%s)\n", d.DataDirectory, orDash(d.WALDirectory), d.WALResolved)
+		}
+		keys := dbKeySettings[d.Engine]
+		if d.Engine == "mariadb" {
+			keys = dbKeySettings["mysql"]
+		}
+		var kv []string
+		for _, k := range keys {
+			if st := d.Setting(k); st != nil && st.Value != nil {
+				kv = append(kv, k+"="+*st.Value+st.Unit)
+			}
+		}
+		if len(kv) > 0 {
+			fmt.Fprintf(b, "    %s\n", strings.Join(kv, " "))
+		}
+		for _, st := range d.Settings {
+			if st.Value == nil && !strings.HasPrefix(st.Reason, "not present") {
+				fmt.Fprintf(b, "    ! %s: %s\n", st.Name, st.Reason)
+			}
+		}
+	}
 }

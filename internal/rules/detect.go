@@ -45,6 +45,11 @@ func DetectDB(s *snapshot.Snapshot, set *artifacts.Set) (db, evidence string) {
 			}
 			return e, ev
 		}
+		for _, d := range s.Databases {
+			if e := engineDB(d.Engine); e != "" {
+				return e, "database server read over " + d.Connection
+			}
+		}
 	}
 	if set != nil {
 		for _, f := range set.Files {

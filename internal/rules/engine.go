@@ -27,8 +27,10 @@ type Report struct {
 	Workload    string `json:"workload"`
 	DB          string `json:"db"`
 	// DBSource says how DB was chosen: "--db oracle", or what --db auto found.
-	DBSource string    `json:"db_source,omitempty"`
-	Findings []Finding `json:"findings"`
+	DBSource string `json:"db_source,omitempty"`
+	// Databases names the servers read over a connection (snapshot.Databases), one line each.
+	Databases []string  `json:"databases,omitempty"`
+	Findings  []Finding `json:"findings"`
 	// Passed, CannotCheck and NotApplicable are shown under --explain.
 	Passed        []Result `json:"passed,omitempty"`
 	CannotCheck   []Result `json:"cannot_check,omitempty"`
@@ -72,6 +74,9 @@ func RunRules(list []Rule, in *Input) Report {
 	rep := Report{Workload: in.Workload, DB: in.DB, Findings: []Finding{}}
 	if in.Snap != nil {
 		rep.Host = in.Snap.Host.Hostname
+		for i := range in.Snap.Databases {
+			rep.Databases = append(rep.Databases, in.Snap.Databases[i].Describe())
+		}
 	}
 	for _, r := range list {
 		res := Result{ID: r.ID, Area: r.Area, Title: r.Title}

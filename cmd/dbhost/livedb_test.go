@@ -1,0 +1,160 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dbhost/dbhost/internal/snapshot"
+	"github.com/dbhost/dbhost/internal/testbin"
+	"github.com/dbhost/dbhost/internal/testdb"
+)
+
+// The end-to-end tests of live databases run the real binary against real
+// servers (internal/testdb); scripts/suites/livedb.sh runs them, with the
+// suite protocol's skip when a package or root is missing.
+func liveDBSuite(t *testing.T) {
+	t.Helper()
+	if os.Getenv("DBHOST_LIVEDB_SUITE") == "" {
+		t.Skip("run by scripts/suites/livedb.sh (DBHOST_LIVEDB_SUITE=1)")
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: discovery connects as the cluster's OS user, and a check runs dbhost as nobody")
+	}
+}
+
+// run runs the binary; it returns stdout, stderr and the exit code.
+func runDB(t *testing.T, asNobody bool, args ...string) (string, string, int) {
+	t.Helper()
+	bin := dbhostBinary(t)
+	var cmd *exec.Cmd
+	if asNobody {
+		cmd = exec.Command("runuser", append([]string{"-u", "nobody", "--", bin}, args...)...)
+		cmd.Env = testbin.Env(os.Environ())
+	} else {
+		cmd = testbin.Command(bin, args...)
+	}
+	cmd.Dir = "/"
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return o.String(), e.String(), code
+}
+
+func snapshotDB(t *testing.T, js string, pid int) snapshot.Database {
+	t.Helper()
+	s, err := snapshot.Parse("collect", []byte(js))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range s.Databases {
+		if d.Discovered != nil && d.Discovered.PID == pid {
+			return d
+		}
+	}
+	t.Fatalf("server %d not among the databases: %+v", pid, s.Databases)
+	return snapshot.Database{}
+}
+
+func TestLiveDBPostgresCLI(t *testing.T) {
+	liveDBSuite(t)
+	p := testdb.StartPostgres(t, testdb.PGOptions{AuthLocal: "peer", AuthHost: "scram-sha-256", WALDir: true})
+	dir := t.TempDir()
+	os.Chmod(dir, 0o777)
+
+	// As root: the cluster is found from its postmaster and read as postgres (peer).
+	out, errOut, code := runDB(t, false, "collect", "--db", "postgres", "--format", "json")
+	if code != 0 {
+		t.Fatalf("collect: %d %s", code, errOut)
+	}
+	d := snapshotDB(t, out, p.PID)
+	if d.Error != "" || d.User != "postgres" || d.DataDirectory != p.Data || d.WALDirectory == "" || d.Setting("shared_buffers") == nil {
+		t.Fatalf("%+v", d)
+	}
+	snap := filepath.Join(dir, "snap.json")
+	os.WriteFile(snap, []byte(out), 0o644)
+	// The facts flow through a saved snapshot into audits and the summary.
+	out, _, code = runDB(t, false, "audit", "--snapshot", snap, "--db", "postgres")
+	if code != 0 || !strings.Contains(out, "Server: postgres") {
+		t.Errorf("audit --snapshot: %d\n%s", code, out)
+	}
+	out, _, _ = runDB(t, false, "collect", "--snapshot", snap)
+	if !strings.Contains(out, "Database servers (read over a connection)") || !strings.Contains(out, "shared_buffers=4096") {
+		t.Errorf("summary:\n%s", out)
+	}
+
+	// As nobody: found, not connected, and told what is needed.
+	out, errOut, code = runDB(t, true, "collect", "--db", "postgres", "--format", "json")
+	if code != 0 {
+		t.Fatalf("collect as nobody: %d %s", code, errOut)
+	}
+	s, _ := snapshot.Parse("nobody", []byte(out))
+	found := false
+	for _, d := range s.Databases {
+		if strings.Contains(d.Connection, p.Data) || (d.Discovered != nil && d.Discovered.PID == p.PID) {
+			found = true
+			if !strings.Contains(d.Error, "root") {
+				t.Errorf("as nobody: %+v", d)
+			}
+		}
+	}
+	if !found || !strings.Contains(errOut, "needs root") {
+		t.Errorf("as nobody: %s\n%s", out, errOut)
+	}
+
+	// --pg with a password: read, and the password nowhere in what dbhost says.
+	const pw = "Cli-Sekr1t-pw"
+	p.SQL(t, "CREATE ROLE dbhost_cli LOGIN PASSWORD '"+pw+"'")
+	dsn := fmt.Sprintf("postgres://dbhost_cli:%s@127.0.0.1:%d/postgres?sslmode=disable", pw, p.Port)
+	for _, args := range [][]string{
+		{"audit", "--pg", dsn, "--explain"},
+		{"audit", "--pg", dsn, "--format", "json"},
+		{"collect", "--pg", dsn, "--format", "json"},
+		{"audit", "--pg", strings.Replace(dsn, pw, pw+"x", 1)},
+	} {
+		out, errOut, code = runDB(t, false, args...)
+		if strings.Contains(out+errOut, pw) || code != 0 {
+			t.Errorf("%v: exit %d; the password shown or a failure:\n%s\n%s", args[:2], code, out, errOut)
+		}
+	}
+	if !strings.Contains(out, "password authentication failed") {
+		t.Errorf("wrong password not reported:\n%s", out)
+	}
+	// A malformed connection string is exit 2, without its password; so is --pg with --snapshot.
+	_, errOut, code = runDB(t, false, "audit", "--pg", "postgres://u:"+pw+"@127.0.0.1:notaport/x")
+	if code != 2 || strings.Contains(errOut, pw) {
+		t.Errorf("bad DSN: %d %s", code, errOut)
+	}
+	if _, errOut, code = runDB(t, false, "audit", "--snapshot", snap, "--pg", "host=/tmp"); code != 2 || !strings.Contains(errOut, "cannot be joined") {
+		t.Errorf("--pg with --snapshot: %d %s", code, errOut)
+	}
+}
+
+func TestLiveDBMariaDBCLI(t *testing.T) {
+	liveDBSuite(t)
+	m := testdb.StartMariaDB(t, testdb.MariaDBOptions{Args: []string{"--innodb-flush-method=fsync"}})
+	out, errOut, code := runDB(t, false, "collect", "--db", "mysql", "--format", "json")
+	if code != 0 {
+		t.Fatalf("collect: %d %s", code, errOut)
+	}
+	d := snapshotDB(t, out, m.PID)
+	if d.Error != "" || d.Engine != "mariadb" || d.DataDirectory != m.Data || d.Discovered.Socket != m.Socket {
+		t.Fatalf("%+v", d)
+	}
+	out, _, _ = runDB(t, false, "audit", "--mysql", "root@unix("+m.Socket+")/", "--db", "mysql", "--explain")
+	if !strings.Contains(out, "Server: mariadb") {
+		t.Errorf("audit --mysql:\n%s", out)
+	}
+	_ = json.Valid
+}
