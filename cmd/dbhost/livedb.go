@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/dbhost/dbhost/internal/livedb"
@@ -83,8 +82,11 @@ func (f *liveDBFlags) discover(c *cobra.Command, s *snapshot.Snapshot, engine st
 	if len(ts) == 0 {
 		fmt.Fprintf(c.ErrOrStderr(), "dbhost: --db %s: no %s server process on this host (give --%s with a connection string for a remote one)\n",
 			engine, engine, map[string]string{livedb.Postgres: "pg", livedb.MySQL: "mysql"}[engine])
-	} else if os.Geteuid() != 0 {
-		fmt.Fprintf(c.ErrOrStderr(), "dbhost: --db %s: connecting to the local servers as their OS user needs root; each says what it needs\n", engine)
+	}
+	for _, t := range ts {
+		if why := t.NotConnectable(); why != "" {
+			fmt.Fprintf(c.ErrOrStderr(), "dbhost: --db %s: %s: not connected: %s\n", engine, t.DSN, why)
+		}
 	}
 	return ts
 }

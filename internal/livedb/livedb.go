@@ -199,7 +199,21 @@ func timeoutText(err error, d time.Duration, start time.Time) string {
 	return err.Error()
 }
 
+// NotConnectable is why a discovered server is not connected to ("" when it is).
+func (t Target) NotConnectable() string { return t.notConnectable }
+
 // NewTarget is a server named by a connection string, dialled as dbhost itself.
 func NewTarget(engine, dsn string) Target {
 	return Target{Engine: engine, DSN: dsn, dialUID: -1, dialGID: -1}
+}
+
+// resolveData sets a local server's DataDirectoryReal (symlinks resolved);
+// left empty when it cannot be looked up (the WAL's reason says why).
+func resolveData(d *snapshot.Database) {
+	if !d.Local || d.DataDirectory == "" {
+		return
+	}
+	if real, err := filepath.EvalSymlinks(d.DataDirectory); err == nil {
+		d.DataDirectoryReal = real
+	}
 }

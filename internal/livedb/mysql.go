@@ -154,6 +154,7 @@ func readMySQL(ctx context.Context, t Target, o Options) snapshot.Database {
 	}
 	d.VersionNum = myVersionNum(d.Version)
 	d.DataDirectory = strings.TrimSuffix(got["datadir"], "/")
+	resolveData(&d)
 	myRedo(&d, got)
 	return d
 }

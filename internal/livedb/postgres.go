@@ -184,6 +184,7 @@ func readPG(ctx context.Context, t Target, o Options) snapshot.Database {
 	d.Version = find("server_version")
 	d.VersionNum, _ = strconv.Atoi(find("server_version_num"))
 	d.DataDirectory = find("data_directory")
+	resolveData(&d)
 	pgWAL(&d)
 	return d
 }

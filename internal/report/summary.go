@@ -437,7 +437,7 @@ func databasesSummary(b *bytes.Buffer, s *snapshot.Snapshot) {
 		var kv []string
 		for _, k := range keys {
 			if st := d.Setting(k); st != nil && st.Value != nil {
-				kv = append(kv, k+"="+*st.Value+st.Unit)
+				kv = append(kv, k+"="+settingText(st))
 			}
 		}
 		if len(kv) > 0 {
@@ -449,4 +449,29 @@ func databasesSummary(b *bytes.Buffer, s *snapshot.Snapshot) {
 			}
 		}
 	}
+}
+
+// settingText shows a setting with its unit: a size in pg_settings' units
+// ("4096" of "8kB") as the size it is (32.0 MiB); others as value+unit (200ms).
+func settingText(st *snapshot.DBSetting) string {
+	v := *st.Value
+	mult := map[string]int64{"B": 1, "kB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30, "TB": 1 << 40}
+	num := strings.TrimRight(st.Unit, "kMGTB")
+	unit := st.Unit[len(num):]
+	m, ok := mult[unit]
+	n, err := strconv.ParseInt(v, 10, 64)
+	if !ok || err != nil {
+		return v + st.Unit
+	}
+	if num != "" {
+		k, err := strconv.ParseInt(num, 10, 64)
+		if err != nil {
+			return v + st.Unit
+		}
+		m *= k
+	}
+	if n*m >= 1<<20 {
+		return fmt.Sprintf("%.1f MiB", float64(n*m)/(1<<20))
+	}
+	return fmt.Sprintf("%d kB", n*m>>10)
 }

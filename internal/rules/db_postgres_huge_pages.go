@@ -40,6 +40,11 @@ func init() {
 const pgHugeThreshold = 2 << 30 // shared_buffers above this: hugepages worth it
 
 func checkPostgresHugePages(in *Input) Outcome {
+	for i := range in.Snap.Databases {
+		if d := &in.Snap.Databases[i]; engineDB(d.Engine) == DBPostgres && d.Error == "" {
+			return NotApplicable("a live PostgreSQL server was read (%s): db.pg-huge-pages-pool and db.pg-huge-pages-on-short judge its own settings", d.Connection)
+		}
+	}
 	if in.Artifacts == nil || len(in.Artifacts.PGConfs) == 0 {
 		return NotApplicable("no postgresql.conf given (--artifact postgresql.conf)")
 	}

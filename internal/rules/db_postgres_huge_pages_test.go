@@ -46,4 +46,8 @@ func TestPostgresHugePages(t *testing.T) {
 	absent(s, "memory.hugepages", "no hugetlbfs")
 	artQuiet(t, runArt(t, id, s, artSet(t, conf), DBPostgres), "cannot")
 	artQuiet(t, runArt(t, id, host(), nil, DBPostgres), "n/a")
+	// A live server read: its own rules judge it.
+	s = hugeHost(0, 0)
+	s.Databases = []snapshot.Database{{Engine: "postgres", Connection: "user=postgres host=/run/postgresql port=5432 dbname=postgres"}}
+	artQuiet(t, runArt(t, id, s, artSet(t, "postgresql-off.conf"), DBPostgres), "n/a")
 }

@@ -9,11 +9,18 @@ import (
 	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
-// DetectDB resolves --db auto: the engine with the most processes in the
+// DetectDB resolves --db auto: the engine of the first live server read
+// (--pg, --mysql), else the engine with the most processes in the
 // snapshot, else the database the artifacts belong to, else "none". It
 // returns the engine and the evidence ("3 oracle processes (ora_pmon_ORCL, ...)").
 func DetectDB(s *snapshot.Snapshot, set *artifacts.Set) (db, evidence string) {
 	if s != nil {
+		// A server the user connected to (--pg, --mysql) names the database first.
+		for _, d := range s.Databases {
+			if e := engineDB(d.Engine); e != "" {
+				return e, fmt.Sprintf("live %s server read (%s)", d.Engine, d.Connection)
+			}
+		}
 		count := map[string]int{}
 		example := map[string]string{}
 		for _, p := range s.Processes {
@@ -44,11 +51,6 @@ func DetectDB(s *snapshot.Snapshot, set *artifacts.Set) (db, evidence string) {
 				ev += fmt.Sprintf("; also %s (audit it with --db)", strings.Join(engines[1:], ", "))
 			}
 			return e, ev
-		}
-		for _, d := range s.Databases {
-			if e := engineDB(d.Engine); e != "" {
-				return e, "database server read over " + d.Connection
-			}
 		}
 	}
 	if set != nil {

@@ -129,6 +129,11 @@ func TestDetectDB(t *testing.T) {
 	if db, _ := DetectDB(s, nil); db != DBMySQL {
 		t.Fatalf("mariadb → %s", db)
 	}
+	// A live server the user connected to names the database before the processes.
+	s.Databases = []snapshot.Database{{Engine: "postgres", Connection: "user=m host=db2 port=5432 dbname=postgres"}}
+	if db, ev := DetectDB(s, nil); db != DBPostgres || !strings.Contains(ev, "live postgres server read (user=m host=db2") {
+		t.Fatalf("live server → %s (%s)", db, ev)
+	}
 }
 
 var idRe = regexp.MustCompile(`^[a-z]+\.[a-z0-9]+(-[a-z0-9]+)*$`)

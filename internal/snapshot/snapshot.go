@@ -595,6 +595,9 @@ type Database struct {
 	// the server reports it; empty when the role may not see it (the
 	// setting's reason says so).
 	DataDirectory string `json:"data_directory,omitempty"`
+	// DataDirectoryReal is DataDirectory with symlinks resolved on this
+	// host (a local server only): the path the device rules map to a disk.
+	DataDirectoryReal string `json:"data_directory_real,omitempty"`
 	// WALDirectory is where the write-ahead log (PostgreSQL pg_wal, or
 	// pg_xlog before 10) or the InnoDB redo log (innodb_log_group_home_dir)
 	// really is, symlinks resolved; WALResolved says how it was found, or
