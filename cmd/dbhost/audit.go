@@ -64,12 +64,13 @@ list' shows the whole catalog.`,
   dbhost audit --root tree/ --format json
   dbhost audit --snapshot 'fleet/*.json'
   dbhost audit --skip cpu.smt-off --skip network   # leave a rule, or an area, out
-  dbhost audit --fail-on warning      # exit 3 when a warning or critical finding exists`,
+  dbhost audit --fail-on warning      # exit 3 when a warning or critical finding exists
+  dbhost audit --format prometheus -o /var/lib/node_exporter/textfile/dbhost.prom   # textfile collector`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runAudit(c, &src, &out, &f) },
 	}
 	src.add(c)
-	out.add(c, "text", "json", "markdown")
+	out.add(c, "text", "json", "markdown", "prometheus")
 	f.scopeFlags.add(c)
 	f.live.add(c)
 	fl := c.Flags()
@@ -111,15 +112,20 @@ func runAudit(c *cobra.Command, src *sourceFlags, out *outputFlags, f *auditFlag
 	failing := 0
 	audit := func(s *snapshot.Snapshot, file string) rules.Report {
 		f.live.attach(c, s, src, f.db)
-		r := auditOne(s, file, f, set)
+		r := auditOne(s, file, &f.scopeFlags, set)
 		if f.failOn != "" {
 			failing += r.AtLeast(f.failOn)
 		}
 		return r
 	}
+	if hosts > 1 && out.format == "prometheus" {
+		return usageErr("--format prometheus describes one host (node_exporter's textfile collector, on each host); --snapshot matched %d", hosts)
+	}
 	if hosts == 1 {
 		var rep rules.Report
-		if err := hostsrc.Each(spec, func(s *snapshot.Snapshot, file string) error { rep = audit(s, file); return nil }); err != nil {
+		var snap *snapshot.Snapshot
+		t0 := time.Now()
+		if err := hostsrc.Each(spec, func(s *snapshot.Snapshot, file string) error { rep, snap = audit(s, file), s; return nil }); err != nil {
 			return err
 		}
 		reps := []rules.Report{rep}
@@ -129,6 +135,8 @@ func runAudit(c *cobra.Command, src *sourceFlags, out *outputFlags, f *auditFlag
 			b, err = report.FindingsJSON(reps, o)
 		case "markdown":
 			b = report.FindingsMarkdown(reps, o)
+		case "prometheus":
+			b, err = report.FindingsPrometheus(report.Audit{Report: rep, Snap: snap, At: time.Now(), Duration: time.Since(t0), Version: version})
 		default:
 			b = report.FindingsText(reps, o)
 		}
@@ -211,7 +219,7 @@ func auditFleet(w io.Writer, spec hostsrc.Spec, format string, o report.Findings
 }
 
 // auditOne runs the catalog on one snapshot, resolving --db auto.
-func auditOne(s *snapshot.Snapshot, file string, f *auditFlags, set *artifacts.Set) rules.Report {
+func auditOne(s *snapshot.Snapshot, file string, f *scopeFlags, set *artifacts.Set) rules.Report {
 	db, src := f.db, "--db "+f.db
 	if db == "auto" {
 		var ev string

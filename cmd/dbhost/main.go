@@ -26,7 +26,7 @@ const (
 	exitOK         = 0
 	exitInternal   = 1 // internal failure; a change or a restore failed
 	exitUsage      = 2 // bad input or usage
-	exitFindings   = 3 // audit --fail-on threshold reached; verify: not as applied
+	exitFindings   = 3 // audit --fail-on threshold reached; verify: not as applied; diff: drift
 	exitInfeasible = 4 // place: spec cannot be satisfied
 	exitRefused    = 5 // apply: risky changes refused without --accept-risk
 	exitLocked     = 6 // another dbhost apply/rollback holds the state lock
@@ -37,7 +37,7 @@ var exitCodes = [][3]string{
 	{"0", "all", "success, or nothing to do; verify: every setting as applied"},
 	{"1", "all", "internal failure; apply, place --apply: a change failed (rollback restores the run); rollback: a value it could not restore, or a damaged journal it stopped at (listed with the recorded old values; the journal stays open)"},
 	{"2", "all", "bad input or usage (the message names the file or flag and what was expected); rollback, verify: no journal; plan, place: -o names a directory holding files dbhost did not write (named)"},
-	{"3", "audit, verify", "audit: findings at or above --fail-on; verify: a setting not as applied (drift, failed or interrupted write, boot argument pending reboot) or a damaged journal"},
+	{"3", "audit, verify, diff", "audit: findings at or above --fail-on; verify: a setting not as applied (drift, failed or interrupted write, boot argument pending reboot) or a damaged journal; diff: the two snapshots differ (drift)"},
 	{"4", "place", "placement infeasible (every reason is listed)"},
 	{"5", "apply", "risky changes refused without --accept-risk (warnings quoted); the other changes were applied"},
 	{"6", "apply, rollback, place --apply, verify", "another dbhost apply/rollback holds the state directory's lock (its pid named); nothing was read or changed"},
@@ -140,7 +140,7 @@ or --snapshot FILE (a saved snapshot).
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageErr("%v (see 'dbhost help %s')", err, c.Name())
 	})
-	root.AddCommand(newCollectCmd(), newAuditCmd(), newAWRCmd(), newRulesCmd(), newPlaceCmd(), newNumaCmd(), newPlanCmd(), newApplyCmd(), newVerifyCmd(), newRollbackCmd(), newBenchCmd(), newCompareCmd(), newExperimentCmd(), newReportCmd())
+	root.AddCommand(newCollectCmd(), newAuditCmd(), newAWRCmd(), newRulesCmd(), newPlaceCmd(), newNumaCmd(), newPlanCmd(), newApplyCmd(), newVerifyCmd(), newRollbackCmd(), newBenchCmd(), newCompareCmd(), newExperimentCmd(), newReportCmd(), newExporterCmd(), newDiffCmd())
 	usageArgs(root)
 	checkValues(root)
 	return root

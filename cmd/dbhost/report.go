@@ -74,7 +74,7 @@ its checksum); any other existing file is refused (exit 2). '-o -' writes to sta
 			if err != nil {
 				return err
 			}
-			rep := auditOne(s, "", &auditFlags{scopeFlags: f}, set)
+			rep := auditOne(s, "", &f, set)
 			nv := report.NUMANodes(s)
 			addNUMASample(nv, s, src.live(), interval)
 			b, err := report.HTML(report.HTMLInput{Snap: s, Report: rep, Artifacts: f.artifacts, Bench: files,

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/dbhost/dbhost/internal/artifacts"
+	"github.com/dbhost/dbhost/internal/exporter"
+	"github.com/dbhost/dbhost/internal/hostsrc"
+	"github.com/dbhost/dbhost/internal/report"
+	"github.com/prometheus/exporter-toolkit/web"
+	"github.com/spf13/cobra"
+)
+
+func newExporterCmd() *cobra.Command {
+	var src sourceFlags
+	var scope scopeFlags
+	var listen, webConfig string
+	var interval time.Duration
+	c := &cobra.Command{
+		Use:   "exporter",
+		Short: "Serve this host's audit as Prometheus metrics",
+		Long: `Exporter serves the audit of this host (or --root, --sosreport, --snapshot) at /metrics
+for Prometheus: dbhost_finding{rule,severity,area,setting} = 1 per finding, dbhost_findings by
+severity, dbhost_rules by result, per-node memory and hugepages, NUMA counters (numa_miss,
+numa_foreign, pages migrated), per-node CPU time and busy share between the last two audits,
+dbhost_last_audit_timestamp_seconds, and the exporter's own dbhost_audits_total.
+
+An audit reads every fact of the host: it runs at most once per --cache-interval, and never
+twice at once (scrapes arriving during an audit wait for it and share its result). The first
+audit runs before the port is opened: bad input stops the exporter with exit 2.
+
+It listens on loopback unless told otherwise (--listen :9591 for every address).
+--web-config takes the Prometheus exporter-toolkit's web configuration file: TLS
+(tls_server_config: cert_file, key_file, client CAs) and basic authentication (basic_auth_users:
+user → bcrypt hash), https://prometheus.io/docs/prometheus/latest/configuration/https/.
+For node_exporter's textfile collector use 'dbhost audit --format prometheus' instead.`,
+		Example: `  dbhost exporter
+  dbhost exporter --listen 0.0.0.0:9591 --web-config /etc/dbhost/web.yml --cache-interval 5m
+  dbhost exporter --workload oltp --db oracle`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if err := scope.validate(); err != nil {
+				return err
+			}
+			if interval < 0 {
+				return usageErr("--cache-interval %s: expected a duration of 0 or more", interval)
+			}
+			if webConfig != "" {
+				if err := web.Validate(webConfig); err != nil {
+					return usageErr("--web-config %s: %v", webConfig, err)
+				}
+			}
+			set, errs := scope.loadArtifacts(c)
+			if len(errs) > 0 {
+				return usageErr("%d problem(s) with --artifact files (listed above): the exporter did not start", len(errs))
+			}
+			e := &exporter.Exporter{Audit: exporterAudit(src.spec(), &scope, set), Interval: interval, Log: c.ErrOrStderr()}
+			// The first audit before listening: bad input is exit 2 now, not
+			// an error on every scrape.
+			e.Log = nil // the first audit's error is the command's
+			if err := e.Refresh(); err != nil {
+				return err
+			}
+			e.Log = c.ErrOrStderr()
+			ln, err := net.Listen("tcp", listen)
+			if err != nil {
+				return usageErr("--listen %s: %v", listen, err)
+			}
+			return serveExporter(c, e, ln, listen, webConfig)
+		},
+	}
+	src.add(c)
+	scope.add(c)
+	fl := c.Flags()
+	fl.StringVar(&listen, "listen", "127.0.0.1:9591", "address to listen on (loopback unless told: :9591 listens on every address)")
+	fl.StringVar(&webConfig, "web-config", "", "exporter-toolkit web configuration file: TLS and basic authentication")
+	fl.DurationVar(&interval, "cache-interval", time.Minute, "serve an audit from the cache for this long (0: audit on every scrape, one at a time)")
+	return c
+}
+
+// exporterAudit is one audit of the host spec names, timed.
+func exporterAudit(spec hostsrc.Spec, scope *scopeFlags, set *artifacts.Set) func() (report.Audit, error) {
+	return func() (report.Audit, error) {
+		t0 := time.Now()
+		s, err := hostsrc.One(spec, "exporter")
+		if err != nil {
+			return report.Audit{}, err
+		}
+		r := auditOne(s, "", scope, set)
+		return report.Audit{Report: r, Snap: s, At: time.Now(), Duration: time.Since(t0), Version: version}, nil
+	}
+}
+
+// serveExporter serves until SIGINT or SIGTERM, then shuts down cleanly.
+func serveExporter(c *cobra.Command, e *exporter.Exporter, ln net.Listener, listen, webConfig string) error {
+	server := &http.Server{Handler: e.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		server.Shutdown(sctx)
+	}()
+	fmt.Fprintf(c.ErrOrStderr(), "dbhost exporter: listening on %s (/metrics; audit cached %s)\n", ln.Addr(), e.Interval)
+	systemd := false
+	flags := &web.FlagConfig{WebListenAddresses: &[]string{listen}, WebSystemdSocket: &systemd, WebConfigFile: &webConfig}
+	logger := slog.New(slog.NewTextHandler(c.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))
+	err := web.Serve(ln, server, flags, logger)
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}

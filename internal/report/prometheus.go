@@ -1,0 +1,205 @@
+package report
+
+import (
+	"bytes"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/dbhost/dbhost/internal/rules"
+	"github.com/dbhost/dbhost/internal/snapshot"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/common/expfmt"
+)
+
+// Audit is one audit of one host as the Prometheus metrics expose it: the
+// report, the snapshot it was made from, when it ran and how long it took.
+// Prev, when set, is the previous audit's snapshot of the same host: per-node
+// CPU busy is measured between the two.
+type Audit struct {
+	Report   rules.Report
+	Snap     *snapshot.Snapshot
+	At       time.Time
+	Duration time.Duration
+	Prev     *snapshot.Snapshot
+	Version  string // dbhost's
+}
+
+func desc(name, help string, labels ...string) *prometheus.Desc {
+	return prometheus.NewDesc("dbhost_"+name, help, labels, nil)
+}
+
+var (
+	descFinding = desc("finding", "One finding of the audit: 1 per rule and setting that fails (severity, area, the setting it is about).",
+		"rule", "severity", "area", "setting")
+	descFindings  = desc("findings", "Findings of the last audit by severity.", "severity")
+	descRules     = desc("rules", "Rules of the last audit by result: failing, passed, could_not_check, not_applicable, skipped.", "result")
+	descInfo      = desc("info", "The audited host and the audit's scope (value 1).", "host", "kernel", "workload", "db", "version")
+	descLastAudit = desc("last_audit_timestamp_seconds", "When the last audit ran (Unix time).")
+	descAuditTime = desc("audit_duration_seconds", "How long the last audit took (facts read and rules run).")
+	descNodeMem   = desc("node_memory_bytes", "Memory of a NUMA node (node meminfo MemTotal).", "node")
+	descNodeFree  = desc("node_memory_free_bytes", "Free memory of a NUMA node (node meminfo MemFree).", "node")
+	descNodeHuge  = desc("node_hugepages", "Hugepages of one size allocated on a NUMA node (nr_hugepages).", "node", "size_bytes")
+	descNodeHFree = desc("node_hugepages_free", "Free hugepages of one size on a NUMA node (free_hugepages).", "node", "size_bytes")
+	descNodeCPU   = desc("node_cpu_seconds_total", "CPU time of a NUMA node's online CPUs since boot (/proc/stat): busy (user, nice, system, irq, softirq, steal) or idle (idle, iowait).", "node", "mode")
+	descNodeBusy  = desc("node_cpu_busy_ratio", "Share of a NUMA node's CPU time that was busy between the last two audits (0 to 1).", "node")
+	descNumaMiss  = desc("numa_miss_total", "Pages allocated on a node other than the one asked for (vmstat numa_miss).")
+	descNumaFrgn  = desc("numa_foreign_total", "Pages meant for a node but allocated elsewhere (vmstat numa_foreign).")
+	descNumaHit   = desc("numa_hit_total", "Pages allocated on the node asked for (vmstat numa_hit).")
+	descNumaMigr  = desc("numa_pages_migrated_total", "Pages moved by automatic NUMA balancing (vmstat numa_pages_migrated).")
+	descPgMigrate = desc("pages_migrated_total", "Pages migrated successfully, by any cause (vmstat pgmigrate_success).")
+	descAbsent    = desc("facts_absent", "Facts the last audit could not read (not present, permission denied, malformed).")
+)
+
+// Metrics are the audit's metrics, as constant metrics (what the exporter
+// serves from its cache and what audit --format prometheus prints).
+func (a Audit) Metrics() []prometheus.Metric {
+	var out []prometheus.Metric
+	gauge := func(d *prometheus.Desc, v float64, lv ...string) {
+		out = append(out, prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, lv...))
+	}
+	counter := func(d *prometheus.Desc, v float64, lv ...string) {
+		out = append(out, prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, lv...))
+	}
+	r, s := a.Report, a.Snap
+	// One series per rule and setting: a rule reporting several findings on
+	// one setting (rare) is one series at its worst severity.
+	type key struct{ rule, setting string }
+	worst := map[key]rules.Finding{}
+	var keys []key
+	bySev := map[string]int{}
+	failing := map[string]bool{}
+	for _, f := range r.Findings {
+		bySev[f.Severity]++
+		failing[f.ID] = true
+		k := key{f.ID, f.Setting}
+		if old, ok := worst[k]; !ok {
+			keys = append(keys, k)
+			worst[k] = f
+		} else if rules.SeverityRank(f.Severity) > rules.SeverityRank(old.Severity) {
+			worst[k] = f
+		}
+	}
+	for _, k := range keys {
+		f := worst[k]
+		gauge(descFinding, 1, f.ID, f.Severity, f.Area, f.Setting)
+	}
+	for _, sev := range []string{rules.SevCritical, rules.SevWarning, rules.SevInfo} {
+		gauge(descFindings, float64(bySev[sev]), sev)
+	}
+	gauge(descRules, float64(len(failing)), "failing")
+	gauge(descRules, float64(len(r.Passed)), "passed")
+	gauge(descRules, float64(len(r.CannotCheck)), "could_not_check")
+	gauge(descRules, float64(len(r.NotApplicable)), "not_applicable")
+	gauge(descRules, float64(len(r.Skipped)), "skipped")
+	gauge(descInfo, 1, r.Host, s.Host.Kernel, r.Workload, r.DB, a.Version)
+	gauge(descLastAudit, float64(a.At.UnixNano())/1e9)
+	gauge(descAuditTime, a.Duration.Seconds())
+	gauge(descAbsent, float64(len(s.Absent)))
+	for _, n := range s.Topology.Nodes {
+		node := strconv.Itoa(n.ID)
+		if n.MemTotalKB != nil {
+			gauge(descNodeMem, float64(*n.MemTotalKB)*1024, node)
+		}
+		if n.MemFreeKB != nil {
+			gauge(descNodeFree, float64(*n.MemFreeKB)*1024, node)
+		}
+		for _, h := range n.Hugepages {
+			size := strconv.FormatInt(h.SizeKB*1024, 10)
+			gauge(descNodeHuge, float64(h.Total), node, size)
+			gauge(descNodeHFree, float64(h.Free), node, size)
+		}
+	}
+	busy, total := nodeTicks(s)
+	hz := float64(s.CPULoad.ClockTicks)
+	if hz <= 0 {
+		hz = 100
+	}
+	var prevBusy, prevTotal map[int]uint64
+	if a.Prev != nil {
+		prevBusy, prevTotal = nodeTicks(a.Prev)
+	}
+	for _, node := range sortedKeys(total) {
+		id := strconv.Itoa(node)
+		counter(descNodeCPU, float64(busy[node])/hz, id, "busy")
+		counter(descNodeCPU, float64(total[node]-busy[node])/hz, id, "idle")
+		if pt, ok := prevTotal[node]; ok && total[node] > pt && busy[node] >= prevBusy[node] {
+			gauge(descNodeBusy, float64(busy[node]-prevBusy[node])/float64(total[node]-pt), id)
+		}
+	}
+	for _, c := range []struct {
+		d   *prometheus.Desc
+		key string
+	}{
+		{descNumaMiss, "numa_miss"}, {descNumaFrgn, "numa_foreign"}, {descNumaHit, "numa_hit"},
+		{descNumaMigr, "numa_pages_migrated"}, {descPgMigrate, "pgmigrate_success"},
+	} {
+		if v, ok := s.Memory.Vmstat[c.key]; ok {
+			counter(c.d, float64(v))
+		}
+	}
+	return out
+}
+
+// nodeTicks sums /proc/stat's per-CPU times by NUMA node: busy ticks and
+// all ticks.
+func nodeTicks(s *snapshot.Snapshot) (busy, total map[int]uint64) {
+	nodeOf := map[int]int{}
+	for _, c := range s.Topology.CPUs {
+		nodeOf[c.ID] = c.Node
+	}
+	busy, total = map[int]uint64{}, map[int]uint64{}
+	for _, t := range s.CPULoad.PerCPU {
+		node, ok := nodeOf[t.CPU]
+		if !ok || node < 0 {
+			continue
+		}
+		b := t.User + t.Nice + t.System + t.IRQ + t.SoftIRQ + t.Steal
+		busy[node] += b
+		total[node] += b + t.Idle + t.IOWait
+	}
+	return busy, total
+}
+
+func sortedKeys(m map[int]uint64) []int {
+	out := make([]int, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Ints(out)
+	return out
+}
+
+// MetricsCollector serves a fixed set of metrics (Describe sends nothing:
+// an unchecked collector, its series vary with the host).
+type MetricsCollector func() []prometheus.Metric
+
+// Describe implements prometheus.Collector.
+func (MetricsCollector) Describe(chan<- *prometheus.Desc) {}
+
+// Collect implements prometheus.Collector.
+func (m MetricsCollector) Collect(ch chan<- prometheus.Metric) {
+	for _, x := range m() {
+		ch <- x
+	}
+}
+
+// FindingsPrometheus renders one audit in the Prometheus text format, for
+// node_exporter's textfile collector (no timestamps, no process metrics).
+func FindingsPrometheus(a Audit) ([]byte, error) {
+	reg := prometheus.NewPedanticRegistry()
+	if err := reg.Register(MetricsCollector(a.Metrics)); err != nil {
+		return nil, err
+	}
+	mfs, err := reg.Gather()
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	for _, mf := range mfs {
+		if _, err := expfmt.MetricFamilyToText(&b, mf); err != nil {
+			return nil, err
+		}
+	}
+	return b.Bytes(), nil
+}
