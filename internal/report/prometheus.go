@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/dbhost/dbhost/internal/rules"
@@ -55,12 +56,16 @@ var (
 // serves from its cache and what audit --format prometheus prints).
 func (a Audit) Metrics() []prometheus.Metric {
 	var out []prometheus.Metric
-	gauge := func(d *prometheus.Desc, v float64, lv ...string) {
-		out = append(out, prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, lv...))
+	// Label values come from the host (names, settings): invalid UTF-8 is
+	// replaced, never a reason to fail a scrape.
+	add := func(d *prometheus.Desc, t prometheus.ValueType, v float64, lv ...string) {
+		for i := range lv {
+			lv[i] = strings.ToValidUTF8(lv[i], "\uFFFD")
+		}
+		out = append(out, prometheus.MustNewConstMetric(d, t, v, lv...))
 	}
-	counter := func(d *prometheus.Desc, v float64, lv ...string) {
-		out = append(out, prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, lv...))
-	}
+	gauge := func(d *prometheus.Desc, v float64, lv ...string) { add(d, prometheus.GaugeValue, v, lv...) }
+	counter := func(d *prometheus.Desc, v float64, lv ...string) { add(d, prometheus.CounterValue, v, lv...) }
 	r, s := a.Report, a.Snap
 	// One series per rule and setting: a rule reporting several findings on
 	// one setting (rare) is one series at its worst severity.
