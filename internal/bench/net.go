@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"strconv"
 	"sync"
 	"syscall"
@@ -50,6 +51,9 @@ type netResp struct {
 	Error    string `json:"error,omitempty"`
 	RcvBuf   int    `json:"rcvbuf,omitempty"`   // effective, as the kernel reports it
 	Received int64  `json:"received,omitempty"` // datagrams
+	// CPUSec is the CPU time the server process used during the test (for
+	// a server in the client's process it counts both ends).
+	CPUSec float64 `json:"cpu_s,omitempty"`
 }
 
 // netEnv creates sockets: the server side and the client side (the same
@@ -203,6 +207,7 @@ func (s *NetServer) tcpStream(ctx context.Context, ctl net.Conn, r *bufio.Reader
 	}
 	defer ln.Close()
 	port := ln.Addr().(*net.TCPAddr).Port
+	cpu0 := processCPU()
 	if err := enc.Encode(netResp{Port: port}); err != nil {
 		return
 	}
@@ -229,15 +234,7 @@ func (s *NetServer) tcpStream(ctx context.Context, ctl net.Conn, r *bufio.Reader
 			}
 			// Reads of the client's send size, as iperf3 does (io.Copy to
 			// io.Discard would read 8 KiB at a time).
-			buf := make([]byte, rs)
-			var n int64
-			for {
-				k, err := c.Read(buf)
-				n += int64(k)
-				if err != nil {
-					break
-				}
-			}
+			n, _ := streamRecv(c, make([]byte, rs), func() bool { return ctx.Err() != nil })
 			mu.Lock()
 			total += n
 			mu.Unlock()
@@ -245,7 +242,7 @@ func (s *NetServer) tcpStream(ctx context.Context, ctl net.Conn, r *bufio.Reader
 	}
 	close(conns)
 	wg.Wait()
-	_ = enc.Encode(netResp{Bytes: total, RcvBuf: int(eff)})
+	_ = enc.Encode(netResp{Bytes: total, RcvBuf: int(eff), CPUSec: processCPU() - cpu0})
 }
 
 // udpRR: a datagram socket answering every request with q.Response bytes
@@ -497,22 +494,14 @@ func (cl *netClient) tcpStream(ctx context.Context) (Sample, Row, error) {
 	var wg sync.WaitGroup
 	var sent int64
 	var mu sync.Mutex
+	cpu0 := processCPU()
 	start := time.Now()
 	end := start.Add(cl.o.Duration)
 	for _, c := range conns {
 		wg.Add(1)
 		go func(c net.Conn) {
 			defer wg.Done()
-			buf := make([]byte, cl.o.MsgSize)
-			_ = c.SetWriteDeadline(end)
-			var n int64
-			for ctx.Err() == nil {
-				k, err := c.Write(buf)
-				n += int64(k)
-				if err != nil {
-					break
-				}
-			}
+			n, _ := streamSend(c, make([]byte, cl.o.MsgSize), end, func() bool { return ctx.Err() != nil })
 			mu.Lock()
 			sent += n
 			mu.Unlock()
@@ -527,6 +516,7 @@ func (cl *netClient) tcpStream(ctx context.Context) (Sample, Row, error) {
 	}
 	p, err = cl.answer()
 	el := time.Since(start)
+	cpu := processCPU() - cpu0
 	if err != nil {
 		return s, row, err
 	}
@@ -541,6 +531,19 @@ func (cl *netClient) tcpStream(ctx context.Context) (Sample, Row, error) {
 	}
 	if v := sockSndBuf(conns[0]); v > 0 {
 		row.Extra["sndbuf_local_bytes"] = float64(v)
+	}
+	// CPU as netperf -c/-C shows it: % of one CPU over the test, and the
+	// service demand (CPU µs per KiB received). Both ends in this process:
+	// one figure for the two (and a link forwarder's work).
+	if cpu > 0 && p.Bytes > 0 {
+		row.Extra["cpu_local_pct"] = cpu / el.Seconds() * 100
+		row.Extra["service_demand_local_us_per_kb"] = cpu * 1e6 / (float64(p.Bytes) / 1024)
+		s.CPUSec = F(cpu)
+	}
+	if cl.o.Connect != "" && p.CPUSec > 0 && p.Bytes > 0 {
+		row.Extra["cpu_remote_pct"] = p.CPUSec / el.Seconds() * 100
+		row.Extra["service_demand_remote_us_per_kb"] = p.CPUSec * 1e6 / (float64(p.Bytes) / 1024)
+		s.CPURemoteSec = F(p.CPUSec)
 	}
 	if info != nil {
 		row.Extra["rtt_ms"] = info.RTTus / 1e3
@@ -640,4 +643,36 @@ func (cl *netClient) udpRR(ctx context.Context) (Sample, *Histogram, int64, erro
 	lat := h.LatencyUS()
 	s.Seconds, s.OpsPerSec, s.MeanUS, s.P99US, s.Count = el.Seconds(), F(rate), F(lat.Mean), F(lat.P99), h.Count()
 	return s, &h, lost, nil
+}
+
+// goSend and goRecv are the stream's data path through Go's own
+// non-blocking I/O (where the socket's descriptor is not reachable).
+func goSend(c net.Conn, buf []byte, end time.Time, stop func() bool) (int64, error) {
+	_ = c.SetWriteDeadline(end)
+	var n int64
+	for !stop() {
+		k, err := c.Write(buf)
+		n += int64(k)
+		if err != nil {
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				err = nil
+			}
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+func goRecv(c net.Conn, buf []byte) (int64, error) {
+	var n int64
+	for {
+		k, err := c.Read(buf)
+		n += int64(k)
+		if err != nil {
+			if err == io.EOF {
+				err = nil
+			}
+			return n, err
+		}
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -57,6 +58,16 @@ func TestRunNetServeConnect(t *testing.T) {
 	// -s/-S: the kernel doubles the asked size for its bookkeeping.
 	if got := r.Results[0].Extra["rcvbuf_remote_bytes"]; got != 512<<10 && got != 256<<10 {
 		t.Errorf("remote rcvbuf %v, want 256 KiB (or the kernel's double)", got)
+	}
+	// The CPU of both processes (here one process serves both ends, so
+	// each figure counts both): as netperf -c/-C, within one CPU per thread.
+	for _, k := range []string{"cpu_local_pct", "cpu_remote_pct", "service_demand_local_us_per_kb", "service_demand_remote_us_per_kb"} {
+		if v, ok := r.Results[0].Extra[k]; !ok || v <= 0 || (strings.HasPrefix(k, "cpu") && v > 100*float64(runtime.NumCPU())) {
+			t.Errorf("%s = %v (present %v)", k, v, ok)
+		}
+	}
+	if s := r.Samples[0]; s.CPUSec == nil || s.CPURemoteSec == nil {
+		t.Errorf("sample without cpu_s/cpu_remote_s: %+v", s)
 	}
 	cancel()
 	if err := <-done; err != nil {

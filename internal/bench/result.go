@@ -79,6 +79,10 @@ type Sample struct {
 	MeanUS         *float64 `json:"latency_mean_us,omitempty"`
 	P99US          *float64 `json:"latency_p99_us,omitempty"`
 	Count          uint64   `json:"count,omitempty"`
+	// CPU seconds the measuring process (and the remote end, when it is
+	// another process) used during the sample.
+	CPUSec       *float64 `json:"cpu_s,omitempty"`
+	CPURemoteSec *float64 `json:"cpu_remote_s,omitempty"`
 }
 
 // F returns a pointer to v (for the optional figures).

@@ -5,6 +5,7 @@ package bench
 import (
 	"net"
 	"syscall"
+	"time"
 )
 
 func setSockBufs(fd uintptr, size int) error {
@@ -24,3 +25,11 @@ type tcpInfoT struct {
 }
 
 func tcpInfo(c net.Conn) *tcpInfoT { return nil }
+
+func processCPU() float64 { return 0 }
+
+func streamSend(c net.Conn, buf []byte, end time.Time, stop func() bool) (int64, error) {
+	return goSend(c, buf, end, stop)
+}
+
+func streamRecv(c net.Conn, buf []byte, stop func() bool) (int64, error) { return goRecv(c, buf) }
