@@ -252,10 +252,27 @@ type bindFlags struct {
 	cpus             string
 }
 
-func (b *bindFlags) add(c *cobra.Command, what string) {
-	c.Flags().IntVar(&b.cpuNode, "cpu-node", -1, "bind "+what+" to this node's CPUs (default: node 0)")
+func (b *bindFlags) add(c *cobra.Command, what, def string) {
+	c.Flags().IntVar(&b.cpuNode, "cpu-node", -1, "bind "+what+" to this node's CPUs ("+def+")")
 	c.Flags().IntVar(&b.memNode, "mem-node", -1, "bind "+what+"'s memory to this node (default: the CPU node)")
 	c.Flags().StringVar(&b.cpus, "cpus", "", "bind "+what+" to these CPUs instead of a node's (e.g. 0-3,8)")
+}
+
+// resolve checks the flags against this host: nil when none was given; a
+// usage error (exit 2) for a node or CPU that does not exist here.
+func (b *bindFlags) resolve() (*bench.Binding, error) {
+	cpus, err := b.cpuList()
+	if err != nil {
+		return nil, err
+	}
+	if b.cpuNode < -1 || b.memNode < -1 {
+		return nil, usageErr("--cpu-node %d / --mem-node %d: a node number (0, 1, ...)", b.cpuNode, b.memNode)
+	}
+	bind, err := bench.ResolveBinding(b.cpuNode, b.memNode, cpus)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	return bind, nil
 }
 
 func (b *bindFlags) cpuList() ([]int, error) {
@@ -292,6 +309,9 @@ of every round trip. C-states, P-states and placement show here (seed 000, Table
 			if err != nil {
 				return err
 			}
+			if _, err := b.resolve(); err != nil {
+				return err
+			}
 			if senders < 0 || senders > 1024 || size < 0 || size > 8192 {
 				return usageErr("--senders %d / --size %d: expected 1..1024 senders and 1..8192 bytes (0: default)", senders, size)
 			}
@@ -301,7 +321,7 @@ of every round trip. C-states, P-states and placement show here (seed 000, Table
 		},
 	}
 	f.add(c, 5*time.Second)
-	b.add(c, "the bound run")
+	b.add(c, "the bound run", "default: node 0")
 	c.Flags().IntVar(&senders, "senders", 0, "sender threads (default: 2 per CPU, 2 to 32)")
 	c.Flags().IntVar(&size, "size", 128, "message payload in bytes")
 	return c
@@ -348,6 +368,7 @@ func newBenchNetCmd(stateDir *string) *cobra.Command {
 	var listen, connect string
 	var tests []string
 	var msg, sndbuf, rembuf, streams, request, response string
+	var b bindFlags
 	c := &cobra.Command{
 		Use:   "net",
 		Short: "TCP stream and UDP request/response, like netperf TCP_STREAM and UDP_RR",
@@ -371,6 +392,10 @@ TCP_INFO, retransmissions, congestion window) is reported with the stream.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			lo, err := lf.options()
+			if err != nil {
+				return err
+			}
+			bind, err := b.resolve()
 			if err != nil {
 				return err
 			}
@@ -398,7 +423,7 @@ TCP_INFO, retransmissions, congestion window) is reported with the stream.`,
 				if connect != "" || lo.Wanted() {
 					return usageErr("--serve takes no --connect, --delay, --rate or --loss")
 				}
-				return serveNet(c, listen)
+				return serveNet(c, listen, bind)
 			}
 			o := bench.NetOptions{Tests: tests, Connect: connect, MsgSize: vals["msg-size"], SndBuf: vals["sndbuf"], RemBuf: vals["rembuf"],
 				Streams: vals["streams"], Request: vals["request"], Response: vals["response"], Link: lo}
@@ -408,6 +433,7 @@ TCP_INFO, retransmissions, congestion window) is reported with the stream.`,
 			}
 			return runBench(c, &f, *stateDir, time.Duration(n*f.repeat)*f.duration, func(ctx context.Context, bo bench.Options) (*bench.Result, error) {
 				o.Options = bo
+				o.Bind = bind
 				return bench.RunNet(ctx, o)
 			}, (*bench.Result).Text)
 		},
@@ -425,17 +451,19 @@ TCP_INFO, retransmissions, congestion window) is reported with the stream.`,
 	fl.StringVar(&streams, "streams", "", "parallel TCP streams / UDP request-response flows (default 1)")
 	fl.StringVar(&request, "request", "", "UDP request size (default 300)")
 	fl.StringVar(&response, "response", "", "UDP response size (default 8000)")
+	b.add(c, "the threads moving the data", "default: not bound")
 	return c
 }
 
 // serveNet answers clients until Ctrl-C or SIGTERM.
-func serveNet(c *cobra.Command, listen string) error {
+func serveNet(c *cobra.Command, listen string, bind *bench.Binding) error {
 	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	srv, err := bench.StartNetServer(bench.HostEnv(), listen)
 	if err != nil {
 		return usageErr("--listen %s: %v", listen, err)
 	}
+	srv.Bind = bind
 	fmt.Fprintf(c.OutOrStdout(), "dbhost bench net: serving on %s (Ctrl-C stops)\n", srv.Addr())
 	return srv.Serve(ctx)
 }
@@ -446,6 +474,7 @@ func newBenchIOCmd(stateDir *string) *cobra.Command {
 	var sizeMB, scale int
 	var ramp time.Duration
 	var printJob bool
+	var b bindFlags
 	c := &cobra.Command{
 		Use:   "io",
 		Short: "Seed 000's Oracle-like fio workload (readers, DB writers, parallel query, redo), per role",
@@ -479,6 +508,10 @@ the writing roles need --destroy-data. --print-job prints the job file and runs 
 				}
 			}
 			o.SizeMB, o.Scale, o.Ramp = sizeMB, scale, ramp
+			bind, err := b.resolve()
+			if err != nil {
+				return err
+			}
 			if printJob {
 				size := int64(sizeMB) << 20
 				if size == 0 {
@@ -491,7 +524,11 @@ the writing roles need --destroy-data. --print-job prints the job file and runs 
 				if target == "" {
 					target = "/var/tmp/" + bench.ScratchPrefix + "PID/data"
 				}
-				job, err := bench.IOJobFile(target, size, f.duration, ramp, o.Roles, runtime.NumCPU(), scale)
+				cpus := runtime.NumCPU()
+				if bind != nil && len(bind.CPUs) > 0 {
+					cpus = len(bind.CPUs)
+				}
+				job, err := bench.IOJobFile(target, size, f.duration, ramp, o.Roles, cpus, scale)
 				if err != nil {
 					return usageErr("%v", err)
 				}
@@ -505,6 +542,7 @@ the writing roles need --destroy-data. --print-job prints the job file and runs 
 			}
 			return runBench(c, &f, *stateDir, time.Duration(f.repeat)*(f.duration+ramp), func(ctx context.Context, bo bench.Options) (*bench.Result, error) {
 				o.Options = bo
+				o.Bind = bind
 				return bench.RunIO(ctx, o)
 			}, (*bench.Result).Text)
 		},
@@ -518,6 +556,7 @@ the writing roles need --destroy-data. --print-job prints the job file and runs 
 	fl.IntVar(&sizeMB, "size-mb", 0, "MiB of the file or device used (default 256 for a file, 1024 for a device)")
 	fl.IntVar(&scale, "scale", 0, "jobs per role (default: the seed's jobs per core times this host's CPUs)")
 	fl.StringSliceVar(&o.Roles, "role", nil, "roles to run: readers, parallel_query, writers, redolog (default all)")
+	b.add(c, "fio and its jobs", "default: not bound")
 	fl.DurationVar(&ramp, "ramp", 0, "fio ramp_time before measuring (the seed used 15s)")
 	fl.StringVar(&o.KeepFioOut, "fio-json", "", "also keep fio's own JSON output in FILE")
 	fl.BoolVar(&printJob, "print-job", false, "print the fio job file and run nothing")
@@ -583,6 +622,7 @@ Each mode runs --requests requests, or for --duration.`,
 func newBenchDBCmd(stateDir *string) *cobra.Command {
 	var f benchFlags
 	var o bench.DBOptions
+	var b bindFlags
 	c := &cobra.Command{
 		Use:   "db",
 		Short: "pgbench against a PostgreSQL DSN (a scratch database only with --init)",
@@ -606,8 +646,13 @@ without --init the DSN's database must hold pgbench's tables already.`,
 			default:
 				return usageErr("--builtin %q: expected tpcb-like, simple-update or select-only", o.Builtin)
 			}
+			bind, err := b.resolve()
+			if err != nil {
+				return err
+			}
 			return runBench(c, &f, *stateDir, time.Duration(f.repeat)*f.duration, func(ctx context.Context, bo bench.Options) (*bench.Result, error) {
 				o.Options = bo
+				o.Bind = bind
 				return bench.RunDB(ctx, o)
 			}, (*bench.Result).Text)
 		},
@@ -621,5 +666,6 @@ without --init the DSN's database must hold pgbench's tables already.`,
 	fl.IntVar(&o.Jobs, "jobs", 0, "pgbench -j (default: the CPUs, at most --clients)")
 	fl.StringVar(&o.Builtin, "builtin", "tpcb-like", "pgbench -b: tpcb-like, simple-update, select-only")
 	fl.StringVar(&o.Protocol, "protocol", "prepared", "pgbench -M: simple, extended, prepared")
+	b.add(c, "pgbench (the client; not the server)", "default: not bound")
 	return c
 }

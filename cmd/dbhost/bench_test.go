@@ -84,6 +84,23 @@ func TestBenchUsage(t *testing.T) {
 			t.Errorf("%v: exit %d, %q", args, code, errs)
 		}
 	}
+	// Binding to a node or CPU this host does not have: refused before
+	// anything runs, with what the host has.
+	for _, args := range [][]string{
+		{"bench", "net", "--cpu-node", "4095"},
+		{"bench", "net", "--serve", "--mem-node", "4095"},
+		{"bench", "io", "--mem-node", "4095"},
+		{"bench", "io", "--cpus", "0,4095"},
+		{"bench", "db", "--dsn", "host=/nonexistent", "--cpu-node", "4095"},
+		{"bench", "mq", "--cpu-node", "4095"},
+		{"bench", "net", "--cpu-node", "0", "--cpus", "0"},
+		{"bench", "net", "--cpu-node", "-2"},
+	} {
+		code, _, errs := cliRun(t, append(args, "--state-dir", st)...)
+		if code != 2 || !strings.Contains(errs, "not an online") && !strings.Contains(errs, "not online") && !strings.Contains(errs, "give one") && !strings.Contains(errs, "a node number") {
+			t.Errorf("%v: exit %d, %q", args, code, errs)
+		}
+	}
 	code, out, errs := cliRun(t, "bench", "--cleanup", "--state-dir", st)
 	if code != 0 || !strings.Contains(out, "no leftovers") && !strings.Contains(out, "nothing recorded") {
 		t.Errorf("cleanup of an empty state dir: exit %d, %q %q", code, out, errs)

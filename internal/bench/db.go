@@ -130,7 +130,7 @@ func RunDB(ctx context.Context, o DBOptions) (*Result, error) {
 		return nil, fmt.Errorf("--dsn: %v", err)
 	}
 	res := NewResult("db", o.Options)
-	cpus := max(res.Host.CPUs, 1)
+	cpus := o.cpuCount(max(res.Host.CPUs, 1))
 	if o.Clients <= 0 {
 		o.Clients = 2 * cpus
 	}
@@ -184,7 +184,7 @@ func RunDB(ctx context.Context, o DBOptions) (*Result, error) {
 		res.Params["scale"] = o.Scale
 		res.Params["database"] = name + " (scratch, dropped at the end)"
 		o.Progress.Step("pgbench -i", 0)
-		if err := runChild(ctx, o.Registry, pgbench, "-i", "-q", "-s", strconv.Itoa(o.Scale), dsn); err != nil {
+		if err := runChild(ctx, o.Registry, o.Bind, pgbench, "-i", "-q", "-s", strconv.Itoa(o.Scale), dsn); err != nil {
 			return res, fmt.Errorf("pgbench -i: %w", err)
 		}
 	}
@@ -206,7 +206,7 @@ func RunDB(ctx context.Context, o DBOptions) (*Result, error) {
 		o.Progress.Step(fmt.Sprintf("pgbench run %d", rep), o.Duration)
 		prefix := filepath.Join(scratch, fmt.Sprintf("r%d", rep))
 		secs := max(int(o.Duration.Seconds()+0.5), 1)
-		out, err := runChildOutput(ctx, o.Registry, pgbench, "-c", strconv.Itoa(o.Clients), "-j", strconv.Itoa(o.Jobs), "-T", strconv.Itoa(secs),
+		out, err := runChildOutput(ctx, o.Registry, o.Bind, pgbench, "-c", strconv.Itoa(o.Clients), "-j", strconv.Itoa(o.Jobs), "-T", strconv.Itoa(secs),
 			"-b", o.Builtin, "-M", o.Protocol, "-n", "--log", "--log-prefix="+prefix, dsn)
 		if err != nil {
 			return res, err
@@ -235,6 +235,9 @@ func RunDB(ctx context.Context, o DBOptions) (*Result, error) {
 	}
 	res.Results = append(res.Results, Row{Case: o.Builtin, OpsPerSec: F(Median(tps)), OpsUnit: "tps", LatencyUS: hAll.LatencyUS(), Histogram: hAll.Buckets(1e3)})
 	res.Note("tps from pgbench's summary (without initial connection time), median over repeats; latency percentiles from every transaction in pgbench's --log")
+	if o.Bind != nil {
+		res.Params["binding"] = o.Bind.Params("pgbench (the client) and its threads, inherited; the PostgreSQL server is not dbhost's to bind (place it with 'dbhost place' or numactl)")
+	}
 	res.Finish()
 	return res, nil
 }

@@ -26,7 +26,7 @@ func RunIO(ctx context.Context, o IOOptions) (*Result, error) {
 	res := NewResult("io", o.Options)
 	cpus := o.CPUs
 	if cpus <= 0 {
-		cpus = runtime.NumCPU()
+		cpus = o.cpuCount(runtime.NumCPU())
 	}
 	size := int64(o.SizeMB) << 20
 	scratch, scratchID, err := o.Registry.ScratchDir("")
@@ -116,7 +116,7 @@ func RunIO(ctx context.Context, o IOOptions) (*Result, error) {
 		}
 		limit := o.Duration + ramp + grace
 		cctx, cancel := context.WithTimeout(ctx, limit)
-		err := runChild(cctx, o.Registry, fio, "--output-format=json", "--output="+out, jobPath)
+		err := runChild(cctx, o.Registry, o.Bind, fio, "--output-format=json", "--output="+out, jobPath)
 		cancel()
 		if err != nil {
 			if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
@@ -161,19 +161,24 @@ func RunIO(ctx context.Context, o IOOptions) (*Result, error) {
 		res.Results = append(res.Results, row)
 	}
 	res.Note("figures are fio's own (clat percentiles, bw_bytes, iops from its JSON), per role; job file in params.job_file; seed 000 ran 480 readers, 32 writers, 8 parallel query and 1 redo writer on 120 cores for 30 s after a 15 s ramp")
+	if o.Bind != nil {
+		res.Params["binding"] = o.Bind.Params("fio and the job processes it forks (inherited from the thread that starts it)")
+	}
 	res.Finish()
 	return res, nil
 }
 
 // runChild runs a command to completion, recorded in the registry (so a
 // killed bench's child is killed by the next run), killed with the bench
-// (SIGKILL on ctx, and Pdeathsig where the OS has it).
-func runChild(ctx context.Context, reg *Registry, name string, args ...string) error {
-	return runChildTo(ctx, reg, nil, name, args...)
+// (SIGKILL on ctx, and Pdeathsig where the OS has it). With a binding the
+// child starts bound: it inherits the CPUs and memory policy of the thread
+// that starts it.
+func runChild(ctx context.Context, reg *Registry, bind *Binding, name string, args ...string) error {
+	return runChildTo(ctx, reg, bind, nil, name, args...)
 }
 
 // runChildTo is runChild that also copies the child's output to out.
-func runChildTo(ctx context.Context, reg *Registry, out io.Writer, name string, args ...string) error {
+func runChildTo(ctx context.Context, reg *Registry, bind *Binding, out io.Writer, name string, args ...string) error {
 	cmd := exec.Command(name, args...)
 	setPdeathsig(cmd)
 	cmd.WaitDelay = 5 * time.Second // a grandchild holding the pipes does not hold Wait
@@ -188,13 +193,33 @@ func runChildTo(ctx context.Context, reg *Registry, out io.Writer, name string, 
 	if err != nil {
 		return err
 	}
-	if err := cmd.Start(); err != nil {
+	// One goroutine starts and waits: bound, it is locked to a bound thread
+	// that lives as long as the child (the Pdeathsig is the starting
+	// thread's: the thread must not end before the child does).
+	started := make(chan error, 1)
+	done := make(chan error, 1)
+	go func() {
+		if bind != nil {
+			if err := pinThread(bind.CPUs, bind.MemNodes); err != nil {
+				started <- err
+				return
+			}
+		}
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		done <- cmd.Wait()
+	}()
+	if err := <-started; err != nil {
 		_ = reg.Done(id)
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	_ = reg.Update(id, strconv.Itoa(cmd.Process.Pid), procStart(cmd.Process.Pid))
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	if bind != nil {
+		bind.observe(cmd.Process.Pid)
+	}
 	select {
 	case err = <-done:
 	case <-ctx.Done():
@@ -222,8 +247,8 @@ func runChildTo(ctx context.Context, reg *Registry, out io.Writer, name string, 
 
 // runChildOutput is runChild returning the child's standard output and
 // error (pgbench prints its summary there).
-func runChildOutput(ctx context.Context, reg *Registry, name string, args ...string) (string, error) {
+func runChildOutput(ctx context.Context, reg *Registry, bind *Binding, name string, args ...string) (string, error) {
 	var out strings.Builder
-	err := runChildTo(ctx, reg, &out, name, args...)
+	err := runChildTo(ctx, reg, bind, &out, name, args...)
 	return out.String(), err
 }

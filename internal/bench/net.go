@@ -109,6 +109,9 @@ type NetServer struct {
 	env netEnv
 	ln  net.Listener
 	wg  sync.WaitGroup
+	// Bind: the threads moving the data (receivers, UDP responder) are
+	// bound here; nil: unbound.
+	Bind *Binding
 }
 
 // StartNetServer listens for control connections on addr.
@@ -212,6 +215,7 @@ func (s *NetServer) tcpStream(ctx context.Context, ctl net.Conn, r *bufio.Reader
 		return
 	}
 	var total, eff int64
+	var bindErr error
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	conns := make(chan net.Conn, q.Streams)
@@ -234,7 +238,15 @@ func (s *NetServer) tcpStream(ctx context.Context, ctl net.Conn, r *bufio.Reader
 			}
 			// Reads of the client's send size, as iperf3 does (io.Copy to
 			// io.Discard would read 8 KiB at a time).
-			n, _ := streamRecv(c, make([]byte, rs), func() bool { return ctx.Err() != nil })
+			buf, free, err := bindData(s.Bind, rs)
+			if err != nil {
+				mu.Lock()
+				bindErr = err
+				mu.Unlock()
+				return
+			}
+			defer free()
+			n, _ := streamRecv(c, buf, func() bool { return ctx.Err() != nil })
 			mu.Lock()
 			total += n
 			mu.Unlock()
@@ -242,6 +254,10 @@ func (s *NetServer) tcpStream(ctx context.Context, ctl net.Conn, r *bufio.Reader
 	}
 	close(conns)
 	wg.Wait()
+	if bindErr != nil {
+		_ = enc.Encode(netResp{Error: "binding the receiver: " + bindErr.Error()})
+		return
+	}
 	_ = enc.Encode(netResp{Bytes: total, RcvBuf: int(eff), CPUSec: processCPU() - cpu0})
 }
 
@@ -263,7 +279,13 @@ func (s *NetServer) udpRR(ctx context.Context, r *bufio.Reader, enc *json.Encode
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		in := make([]byte, 65536)
+		in, free, err := bindData(s.Bind, 65536)
+		if err != nil {
+			in = make([]byte, 65536) // the client sees no answers: its error says so
+			pc.Close()
+		} else {
+			defer free()
+		}
 		out := make([]byte, q.Response)
 		for {
 			n, from, err := pc.ReadFrom(in)
@@ -353,6 +375,7 @@ func RunNet(ctx context.Context, o NetOptions) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
+		srv.Bind = o.Bind
 		sctx, cancel := context.WithCancel(ctx)
 		go func() { _ = srv.Serve(sctx) }()
 		defer func() { cancel(); srv.Close() }()
@@ -416,6 +439,13 @@ func RunNet(ctx context.Context, o NetOptions) (*Result, error) {
 			row.ThroughputGbps = F(Median(vals) * float64(o.Request+o.Response) * 8 / 1e9)
 		}
 		res.Results = append(res.Results, row)
+	}
+	if o.Bind != nil {
+		what := "the threads moving the data at both ends (TCP senders and receivers, UDP flows and responder), each buffer first touched on its bound thread"
+		if o.Connect != "" {
+			what = "this end's data threads (TCP senders, UDP flows), each buffer first touched on its bound thread; the --serve end binds its own with the same flags"
+		}
+		res.Params["binding"] = o.Bind.Params(what)
 	}
 	_ = json.NewEncoder(c).Encode(netReq{Test: "bye"})
 	if link != nil {
@@ -493,6 +523,7 @@ func (cl *netClient) tcpStream(ctx context.Context) (Sample, Row, error) {
 	}
 	var wg sync.WaitGroup
 	var sent int64
+	var bindErr error
 	var mu sync.Mutex
 	cpu0 := processCPU()
 	start := time.Now()
@@ -501,7 +532,15 @@ func (cl *netClient) tcpStream(ctx context.Context) (Sample, Row, error) {
 		wg.Add(1)
 		go func(c net.Conn) {
 			defer wg.Done()
-			n, _ := streamSend(c, make([]byte, cl.o.MsgSize), end, func() bool { return ctx.Err() != nil })
+			buf, free, err := bindData(cl.o.Bind, cl.o.MsgSize)
+			if err != nil {
+				mu.Lock()
+				bindErr = err
+				mu.Unlock()
+				return
+			}
+			defer free()
+			n, _ := streamSend(c, buf, end, func() bool { return ctx.Err() != nil })
 			mu.Lock()
 			sent += n
 			mu.Unlock()
@@ -517,6 +556,9 @@ func (cl *netClient) tcpStream(ctx context.Context) (Sample, Row, error) {
 	p, err = cl.answer()
 	el := time.Since(start)
 	cpu := processCPU() - cpu0
+	if bindErr != nil {
+		return s, row, fmt.Errorf("binding the sender: %w", bindErr)
+	}
 	if err != nil {
 		return s, row, err
 	}
@@ -585,7 +627,12 @@ func (cl *netClient) udpRR(ctx context.Context) (Sample, *Histogram, int64, erro
 			}
 			defer c.Close()
 			req := make([]byte, cl.o.Request)
-			in := make([]byte, 65536)
+			in, free, err := bindData(cl.o.Bind, 65536)
+			if err != nil {
+				errs[f] = fmt.Errorf("binding the flow: %w", err)
+				return
+			}
+			defer free()
 			timeout := 200 * time.Millisecond
 			var seq uint64
 			var l int64

@@ -230,6 +230,9 @@ type Options struct {
 	// Registry records what the run creates; nil: a private one in a
 	// temporary directory (tests).
 	Registry *Registry
+	// Bind: where the workload runs (--cpu-node, --mem-node, --cpus); nil:
+	// unbound. Honoured by net, io and db (numa and mq bind themselves).
+	Bind *Binding
 }
 
 func (o Options) repeat() int {
