@@ -2,8 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/dbhost/dbhost/internal/change"
 )
@@ -82,18 +80,11 @@ func checkPostgresHugePages(in *Input) Outcome {
 	if b, ok, err := c.HugePageSizeBytes(); ok && err == nil && b > 0 {
 		sizeKB = b / 1024
 	}
-	// Pages needed: shared_memory_size_in_huge_pages when known, else
-	// shared_buffers plus ~3 % for the other shared structures (a lower bound).
-	need := ceilDiv(sb/1024, sizeKB)
-	needHow := fmt.Sprintf("≈ %d pages of %s (shared_buffers + ~3 %%; `postgres -C shared_memory_size_in_huge_pages` gives the exact count on 15+)", need+need*3/100, KB(sizeKB))
-	need += need * 3 / 100
-	if v, ok := c.Get("shared_memory_size_in_huge_pages"); ok {
-		if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil && n > 0 {
-			p, _ := c.Setting("shared_memory_size_in_huge_pages")
-			need = n
-			needHow = fmt.Sprintf("%d pages (%s:%d: shared_memory_size_in_huge_pages)", n, p.File, p.Line)
-		}
-	}
+	// Pages needed: PostgreSQL's whole shared memory, exact when the file
+	// carries shared_memory_size_in_huge_pages, else estimated.
+	memKB, memHow := pgSharedMemoryKB(c, sb, sizeKB)
+	need := ceilDiv(memKB, sizeKB)
+	needHow := fmt.Sprintf("%d pages of %s (%s)", need, KB(sizeKB), memHow)
 	target := need
 	if poolWhy == "" && pool.SizeKB == sizeKB {
 		used := pool.Total - pool.Free + pool.Reserved

@@ -13,16 +13,16 @@ func TestPostgresHugePages(t *testing.T) {
 	// huge_pages = off with 16 GB shared_buffers.
 	fs := artFires(t, runArt(t, id, hugeHost(0, 0), artSet(t, "postgresql-off.conf"), DBPostgres))
 	f := fs[0]
-	// 16 GiB / 2 MiB = 8192 pages + 3 % = 8437.
+	// 16 GiB + 2.5 % + wal_buffers 16 MiB + 16 MiB + 64 KiB × 400 connections = 8426 pages of 2 MiB.
 	if f.Setting != "postgres:huge_pages" || !strings.Contains(f.Evidence, "postgresql-off.conf:4: shared_buffers = 16GB") ||
-		!strings.Contains(f.Evidence, "postgresql-off.conf:5: huge_pages = off") || !strings.Contains(f.Recommended, "8437 pages") ||
-		f.Fix.Runtime[0] != "sysctl -w vm.nr_hugepages=8437" {
+		!strings.Contains(f.Evidence, "postgresql-off.conf:5: huge_pages = off") || !strings.Contains(f.Recommended, "8426 pages") ||
+		f.Fix.Runtime[0] != "sysctl -w vm.nr_hugepages=8426" {
 		t.Fatalf("%+v", f)
 	}
 	// try (the default) with a pool too small: fires; the exact page count is used when given.
 	conf := "pg.conf=shared_buffers = 8GB\nshared_memory_size_in_huge_pages = 4200\nmax_connections = 100\n"
 	fs = artFires(t, runArt(t, id, hugeHost(1000, 1000), artSet(t, conf), DBPostgres))
-	if !strings.HasPrefix(fs[0].Current, "try with shared_buffers 8.0 GiB") || !strings.Contains(fs[0].Recommended, "4200 pages (pg.conf:2") ||
+	if !strings.HasPrefix(fs[0].Current, "try with shared_buffers 8.0 GiB") || !strings.Contains(fs[0].Recommended, "4200 pages of 2.0 MiB (pg.conf:2") ||
 		fs[0].Fix.Runtime[0] != "sysctl -w vm.nr_hugepages=4200" {
 		t.Fatalf("%+v", fs[0])
 	}

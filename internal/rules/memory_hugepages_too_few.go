@@ -334,8 +334,9 @@ type pgNeed struct {
 }
 
 // pgSharedBuffers is PostgreSQL's shared memory need from the last
-// postgresql.conf given (shared_buffers, a lower bound of the segment; 15+
-// reports the exact page count as shared_memory_size_in_huge_pages), and how
+// postgresql.conf given (pgSharedMemoryKB: exact with
+// shared_memory_size_in_huge_pages, else estimated from shared_buffers,
+// wal_buffers and max_connections), and how
 // much of it is not in hugepages: the postmaster's hugepage memory from
 // numa_maps when read, else the hugepages in use on the host.
 func pgSharedBuffers(in *Input, committedKB int64) *pgNeed {
@@ -347,9 +348,16 @@ func pgSharedBuffers(in *Input, committedKB int64) *pgNeed {
 	if !ok || err != nil || b <= 0 {
 		return nil
 	}
-	need := b / 1024
+	pageKB := int64(2048)
+	if d, ok := DefaultHugepages(in.Snap); ok && d.SizeKB > 0 {
+		pageKB = d.SizeKB
+	}
+	if hb, ok, err := c.HugePageSizeBytes(); ok && err == nil && hb > 0 {
+		pageKB = hb / 1024
+	}
+	need, how := pgSharedMemoryKB(c, b, pageKB)
 	set, _ := c.Setting("shared_buffers")
-	ev := fmt.Sprintf("%s:%d: shared_buffers = %s (%s, a lower bound of the shared memory)", set.File, set.Line, set.Value, KB(need))
+	ev := fmt.Sprintf("%s:%d: shared_buffers = %s (%s); PostgreSQL's shared memory %s", set.File, set.Line, set.Value, KB(b/1024), how)
 	if hp, ok := c.HugePages(); ok {
 		ev += "; huge_pages = " + hp
 	}

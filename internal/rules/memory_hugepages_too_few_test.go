@@ -80,8 +80,16 @@ func TestHugepagesTooFew(t *testing.T) {
 		}
 		r, _ := Lookup(id)
 		rep := RunRules([]Rule{r}, &Input{Snap: s, Workload: WorkloadOLTP, DB: DBPostgres, Artifacts: &artifacts.Set{PGConfs: []*artifacts.PGConf{c}}})
+		// Not shared_buffers alone (4096 pages: a huge_pages = on server would
+		// not start): 8 GiB + 2.5 % + wal_buffers 16 MiB + 16 MiB + 64 KiB × 100.
 		if len(rep.Findings) != 1 || !strings.Contains(rep.Findings[0].Evidence, "postgresql.conf:2: shared_buffers = 8GB") ||
-			!strings.HasPrefix(rep.Findings[0].Recommended, "vm.nr_hugepages ≥ 4096") {
+			!strings.HasPrefix(rep.Findings[0].Recommended, "vm.nr_hugepages ≥ 4218") {
+			t.Fatalf("%+v", rep)
+		}
+		// PostgreSQL's own count, when the file carries it, is taken as is.
+		c2, _ := artifacts.ParsePGConf([]byte("shared_buffers = 8GB\nshared_memory_size_in_huge_pages = 4150\n"))
+		rep = RunRules([]Rule{r}, &Input{Snap: s, Workload: WorkloadOLTP, DB: DBPostgres, Artifacts: &artifacts.Set{PGConfs: []*artifacts.PGConf{c2}}})
+		if len(rep.Findings) != 1 || !strings.HasPrefix(rep.Findings[0].Recommended, "vm.nr_hugepages ≥ 4150") {
 			t.Fatalf("%+v", rep)
 		}
 	})
