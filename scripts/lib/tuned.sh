@@ -9,6 +9,9 @@
 #   tuned-adm verify ...  # works while it is up
 #   tuned_down            # SIGTERM: tuned restores what it changed; bus stopped if ours;
 #                         # /etc/tuned/active_profile and profile_mode restored
+#   tuned_record F [SYSCTL...] / tuned_restore F
+#                         # record the values tuned may touch (and what tuned does not
+#                         # restore itself: kernel side effects), write back what differs
 #
 # tuned keeps the original values only in the daemon's memory, so tuned_down
 # must always run: callers set `trap tuned_down EXIT`.
@@ -66,4 +69,40 @@ tuned_down() {
 	done
 	rm -rf "$TUNED_STATE"
 	TUNED_STATE=""
+}
+
+# tuned_record FILE [SYSCTL...]: every value tuned (or dbhost apply) may touch,
+# and the sysctls named, one "kind name<TAB>value" per line.
+tuned_record() {
+	local out=$1 k f
+	shift
+	: >"$out"
+	for k in $(sysctl -N -a 2>/dev/null | grep -E '^(vm\.(swappiness|dirty_|min_free_kbytes|zone_reclaim_mode|stat_interval)|kernel\.(numa_balancing|sched_)|net\.core\.(rmem|wmem|busy_|somaxconn|netdev_)|net\.ipv4\.(tcp_[rw]mem|tcp_fastopen))' | sort) "$@"; do
+		printf 'sysctl %s\t%s\n' "$k" "$(sysctl -n "$k" 2>/dev/null | tr -s ' \t' ' ')" >>"$out"
+	done
+	for f in /sys/kernel/mm/transparent_hugepage/enabled /sys/kernel/mm/transparent_hugepage/defrag \
+		/sys/block/*/queue/scheduler /sys/block/*/queue/read_ahead_kb /sys/block/*/queue/nr_requests \
+		/sys/devices/system/cpu/cpu*/cpufreq/scaling_governor /sys/devices/system/cpu/cpu*/power/energy_perf_bias; do
+		[[ -r "$f" ]] && printf 'file %s\t%s\n' "$f" "$(cat "$f" 2>/dev/null)" >>"$out"
+	done
+	sort -u -o "$out" "$out"
+}
+
+# tuned_restore FILE: write back every value that differs from the recording.
+tuned_restore() {
+	local kind name val now
+	while IFS=$'\t' read -r kn val; do
+		kind=${kn%% *}; name=${kn#* }
+		if [[ $kind == sysctl ]]; then
+			now=$(sysctl -n "$name" 2>/dev/null | tr -s ' \t' ' ')
+			[[ "$now" == "$val" ]] || sysctl -q -w "$name=$val" >/dev/null 2>&1 || true
+		else
+			now=$(cat "$name" 2>/dev/null)
+			[[ "$now" == "$val" ]] && continue
+			case $name in
+			*/scheduler | */transparent_hugepage/*) val=$(sed -E 's/.*\[([^]]+)\].*/\1/' <<<"$val") ;;
+			esac
+			echo "$val" >"$name" 2>/dev/null || true
+		fi
+	done <"$1"
 }

@@ -42,40 +42,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# record FILE: every value tuned may touch, one "name<TAB>value" per line.
-record() {
-	local out=$1 k f
-	: >"$out"
-	for k in $(sysctl -N -a 2>/dev/null | grep -E '^(vm\.(swappiness|dirty_|min_free_kbytes|zone_reclaim_mode|stat_interval)|kernel\.(numa_balancing|sched_)|net\.core\.(rmem|wmem|busy_|somaxconn|netdev_)|net\.ipv4\.(tcp_[rw]mem|tcp_fastopen))' | sort) "${plan_sysctls[@]}"; do
-		printf 'sysctl %s\t%s\n' "$k" "$(sysctl -n "$k" 2>/dev/null | tr -s ' \t' ' ')" >>"$out"
-	done
-	for f in /sys/kernel/mm/transparent_hugepage/enabled /sys/kernel/mm/transparent_hugepage/defrag \
-		/sys/block/*/queue/scheduler /sys/block/*/queue/read_ahead_kb /sys/block/*/queue/nr_requests \
-		/sys/devices/system/cpu/cpu*/cpufreq/scaling_governor /sys/devices/system/cpu/cpu*/power/energy_perf_bias; do
-		[[ -r "$f" ]] && printf 'file %s\t%s\n' "$f" "$(cat "$f" 2>/dev/null)" >>"$out"
-	done
-	sort -u -o "$out" "$out"
-}
-
-# restore FILE: write back every value that differs from the recording.
-restore() {
-	local kind name val now
-	while IFS=$'\t' read -r kn val; do
-		kind=${kn%% *}; name=${kn#* }
-		if [[ $kind == sysctl ]]; then
-			now=$(sysctl -n "$name" 2>/dev/null | tr -s ' \t' ' ')
-			[[ "$now" == "$val" ]] || sysctl -q -w "$name=$val" >/dev/null 2>&1 || true
-		else
-			now=$(cat "$name" 2>/dev/null)
-			[[ "$now" == "$val" ]] && continue
-			case $name in
-			*/scheduler | */transparent_hugepage/*) val=$(sed -E 's/.*\[([^]]+)\].*/\1/' <<<"$val") ;;
-			esac
-			echo "$val" >"$name" 2>/dev/null || true
-		fi
-	done <"$1"
-}
-
 thp_of() { sed -E 's/.*\[([^]]+)\].*/\1/' "$1"; }
 
 for workload in oltp latency; do
@@ -86,7 +52,7 @@ for workload in oltp latency; do
 	profile="dbhost-test-$$-$workload"
 	mkdir -p "/etc/tuned/$profile"
 	cp "$plan/tuned.conf" "/etc/tuned/$profile/tuned.conf"
-	record "$work/before-$workload"
+	tuned_record "$work/before-$workload" "${plan_sysctls[@]}"
 
 	rc=0
 	tuned_up "$profile" 2>"$work/up.err" || rc=$?
@@ -146,10 +112,10 @@ for c in json.load(open(sys.argv[1]))["changes"]:
     if c["kind"]=="sysfs" and c["key"].startswith("/sys/block/") and "*" not in c["key"]: print(c["key"]+"\t"+c["value"])' "$plan/plan.json")
 
 	tuned_down
-	record "$work/after-$workload"
+	tuned_record "$work/after-$workload" "${plan_sysctls[@]}"
 	if ! diff -u "$work/before-$workload" "$work/after-$workload" >"$work/diff-$workload"; then
-		restore "$work/before-$workload"
-		record "$work/restored-$workload"
+		tuned_restore "$work/before-$workload"
+		tuned_record "$work/restored-$workload" "${plan_sysctls[@]}"
 		# Kernel side effects tuned does not track (tuned-2.20 notes) are expected; anything else fails.
 		if grep -E '^[-+][^-+]' "$work/diff-$workload" | grep -vE 'nr_requests|min_free_kbytes' | grep -q .; then
 			echo "FAIL: tuned_down left values changed (the suite restored them):"; grep -E '^[-+][^-+]' "$work/diff-$workload"; fail=1
@@ -179,7 +145,7 @@ for fx in laptop-2s:dss numa-off:dss; do
 	profile="dbhost-test-$$-$host"
 	mkdir -p "/etc/tuned/$profile"
 	cp "$plan/tuned.conf" "/etc/tuned/$profile/tuned.conf"
-	record "$work/before-$host"
+	tuned_record "$work/before-$host" "${plan_sysctls[@]}"
 	if ! tuned_up "$profile" 2>"$work/up.err"; then
 		cat "$work/up.err"; echo "FAIL: tuned did not come up with $profile"; fail=1; continue
 	fi
@@ -191,10 +157,10 @@ for fx in laptop-2s:dss numa-off:dss; do
 		echo "ok: tuned accepts every option of $(grep -cE '^[a-z_./]+=' "$plan/tuned.conf") in $(grep -c '^\[' "$plan/tuned.conf") sections"
 	fi
 	tuned_down
-	record "$work/after-$host"
+	tuned_record "$work/after-$host" "${plan_sysctls[@]}"
 	if ! diff -q "$work/before-$host" "$work/after-$host" >/dev/null; then
 		diff "$work/before-$host" "$work/after-$host" | grep '^[<>]' || true
-		restore "$work/before-$host"
+		tuned_restore "$work/before-$host"
 		echo "note: values above restored by the suite"
 		if diff "$work/before-$host" "$work/after-$host" | grep '^[<>]' | grep -vqE 'nr_requests|min_free_kbytes'; then
 			echo "FAIL: tuned_down left values changed"; fail=1
