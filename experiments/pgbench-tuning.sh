@@ -64,27 +64,37 @@ for r in $(seq 1 "$ROUNDS"); do
 	for i in 0 1 2; do
 		v=${variants[$(((i + r - 1) % 3))]}
 		setup "$v"
+		if [[ $r == 1 && $v != defaults ]]; then
+			tuned_record "$work/during"
+			echo "  $v changed:$(diff "$work/before" "$work/during" | sed -n 's/^> \(sysctl\|file\) /  /p' | tr '\t' '=' | tr '\n' ';')"
+		fi
 		dbhost bench db --dsn "$PGDSN" --clients "$CLIENTS" --duration "${D}s" --format json -o "$work/$v-$r.json" --state-dir "$work/bstate"
 		teardown "$v"
 		printf 'round %d %-8s %8.1f tps\n' "$r" "$v" "$(py 'r["results"][0]["ops_per_sec"]' "$work/$v-$r.json")"
 	done
 done
+# One result per variant with every round as a sample, for dbhost compare
+# (Welch's 95 % interval over the rounds, and a verdict).
 python3 - "$work" "$ROUNDS" <<'PY'
-import json, statistics as st, sys, math
+import json, statistics as st, sys
 work, rounds = sys.argv[1], int(sys.argv[2])
-tps = {v: [json.load(open(f"{work}/{v}-{r}.json"))["results"][0]["ops_per_sec"] for r in range(1, rounds + 1)] for v in ("defaults", "dbhost", "tuned")}
-base = tps["defaults"]
-print(f"median tps: " + ", ".join(f"{v} {st.median(x):.1f}" for v, x in tps.items()))
-for v in ("dbhost", "tuned"):
-    x = tps[v]
-    d = st.mean(x) - st.mean(base)
-    if rounds >= 2:
-        se = math.sqrt(st.variance(x) / len(x) + st.variance(base) / len(base))
-        # Welch: 2.0 as the t quantile is rough for few rounds; say so.
-        lo, hi = (d - 2.78 * se) / st.mean(base) * 100, (d + 2.78 * se) / st.mean(base) * 100
-        verdict = "no measurable difference" if lo <= 0 <= hi else ("better" if lo > 0 else "worse")
-        print(f"{v} vs defaults: {d / st.mean(base) * 100:+.1f} % (95 % CI {lo:+.1f} .. {hi:+.1f} %, t(4) quantile): {verdict}")
-    else:
-        print(f"{v} vs defaults: {d / st.mean(base) * 100:+.1f} % (one round: no interval)")
+for v in ("defaults", "dbhost", "tuned"):
+    runs = [json.load(open(f"{work}/{v}-{r}.json")) for r in range(1, rounds + 1)]
+    out = runs[0]
+    out["samples"] = []
+    for r, x in enumerate(runs, 1):
+        for smp in x["samples"]:
+            smp["repeat"] = r
+            out["samples"].append(smp)
+    tps = [x["results"][0]["ops_per_sec"] for x in runs]
+    out["results"][0]["ops_per_sec"] = st.median(tps)
+    out["params"]["repeat"] = rounds
+    out["params"]["variant"] = v
+    json.dump(out, open(f"{work}/{v}.json", "w"))
+    print(f"{v:9s} median {st.median(tps):8.1f} tps  (rounds: {', '.join(f'{t:.1f}' for t in tps)})")
 PY
+for v in dbhost tuned; do
+	say "dbhost compare defaults $v"
+	dbhost compare "$work/defaults.json" "$work/$v.json" | grep -v '^$' | sed 's/^/  /'
+done
 echo "host settings: as recorded before the experiment (checked after every variant)"
