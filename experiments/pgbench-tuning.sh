@@ -80,16 +80,16 @@ import json, statistics as st, sys
 work, rounds = sys.argv[1], int(sys.argv[2])
 for v in ("defaults", "dbhost", "tuned"):
     runs = [json.load(open(f"{work}/{v}-{r}.json")) for r in range(1, rounds + 1)]
-    out = runs[0]
-    out["samples"] = []
+    samples = []
     for r, x in enumerate(runs, 1):
         for smp in x["samples"]:
             smp["repeat"] = r
-            out["samples"].append(smp)
+            samples.append(smp)
+    out = runs[0]
+    out["samples"] = samples
     tps = [x["results"][0]["ops_per_sec"] for x in runs]
     out["results"][0]["ops_per_sec"] = st.median(tps)
     out["params"]["repeat"] = rounds
-    out["params"]["variant"] = v
     json.dump(out, open(f"{work}/{v}.json", "w"))
     print(f"{v:9s} median {st.median(tps):8.1f} tps  (rounds: {', '.join(f'{t:.1f}' for t in tps)})")
 PY
