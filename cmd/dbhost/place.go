@@ -102,7 +102,7 @@ failed (rollback restores), 6 (--apply) another dbhost apply/rollback holds the 
 				if outDir != "" {
 					names, err := r.WriteArtifacts(outDir, s.Cgroups.Version)
 					if err != nil {
-						return outDirErr(err)
+						return outDirErr(outDir, err)
 					}
 					fmt.Fprintf(c.ErrOrStderr(), "wrote %d files to %s: %s\n", len(names), outDir, strings.Join(names, " "))
 				}
@@ -126,7 +126,7 @@ failed (rollback restores), 6 (--apply) another dbhost apply/rollback holds the 
 			if outDir != "" {
 				names, err := r.WriteArtifacts(outDir, s.Cgroups.Version)
 				if err != nil {
-					return outDirErr(err)
+					return outDirErr(outDir, err)
 				}
 				fmt.Fprintf(c.ErrOrStderr(), "wrote %d files to %s: %s\n", len(names), outDir, strings.Join(names, " "))
 			}

@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"syscall"
 
 	"github.com/dbhost/dbhost/internal/outdir"
 	"github.com/dbhost/dbhost/internal/plan"
@@ -74,13 +76,21 @@ Every line names the rule that wants it. Nothing on the host is changed.`,
 }
 
 // outDirErr: a directory output refused because it holds files dbhost
-// did not write is bad input (exit 2).
-func outDirErr(err error) error {
+// did not write is bad input (exit 2), and so is a place the operator may
+// not or cannot write (no permission, a read-only file system, a file in
+// the way), as for single-file outputs; a failure while writing (a full
+// disk) is exit 1.
+func outDirErr(dir string, err error) error {
 	var re *outdir.RefusedError
 	if errors.As(err, &re) {
 		return usageErr("-o %v", err)
 	}
-	return fmt.Errorf("-o: %w", err)
+	for _, e := range []error{fs.ErrPermission, fs.ErrNotExist, syscall.ENOTDIR, syscall.EROFS} {
+		if errors.Is(err, e) {
+			return usageErr("-o %s: cannot write there: %v", dir, err)
+		}
+	}
+	return fmt.Errorf("-o %s: %w", dir, err)
 }
 
 func runPlan(c *cobra.Command, src *sourceFlags, out *outputFlags, f *planFlags) error {
@@ -115,7 +125,7 @@ func runPlan(c *cobra.Command, src *sourceFlags, out *outputFlags, f *planFlags)
 		return err
 	}
 	if err := p.Write(dir); err != nil {
-		return outDirErr(err)
+		return outDirErr(dir, err)
 	}
 	var b []byte
 	if out.format == "json" {

@@ -115,3 +115,28 @@ func TestTamperPlaceOutput(t *testing.T) {
 		t.Errorf("place -o changed the directory")
 	}
 }
+
+// TestTamperOutputCannotWrite: -o naming a place that cannot be written (a
+// file in the way, a directory of /proc) is the operator's mistake, exit 2
+// with the reason, for the directory outputs as for the single-file ones.
+func TestTamperOutputCannotWrite(t *testing.T) {
+	spec := filepath.Join(t.TempDir(), "spec.yaml")
+	os.WriteFile(spec, []byte("strategy: binding\ninstances:\n  - name: ORCL\n    engine: oracle\n    cpus: 1\n    memory_gb: 1\n    class: guaranteed\n"), 0o644)
+	file := filepath.Join(t.TempDir(), "a-file")
+	os.WriteFile(file, []byte("x"), 0o644)
+	for _, dir := range []string{filepath.Join(file, "sub"), "/proc/sys/dbhost-test-output"} {
+		for _, args := range [][]string{
+			{"plan", "--root", fixtureRoot("numa-off"), "-o", dir},
+			{"place", "--spec", spec, "--root", fixtureRoot("cgroup-v2"), "-o", dir},
+			{"collect", "--root", fixtureRoot("numa-off"), "-o", filepath.Join(dir, "snap.json")},
+		} {
+			_, stderr, code := runBinary(t, args...)
+			if code != 2 || !strings.Contains(stderr, "cannot write there") {
+				t.Errorf("%v: exit %d, want 2 saying it cannot write there:\n%s", args, code, stderr)
+			}
+		}
+	}
+	if b, _ := os.ReadFile(file); string(b) != "x" {
+		t.Errorf("the file in the way was changed: %q", b)
+	}
+}
