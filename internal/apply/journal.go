@@ -466,6 +466,8 @@ const journalExt = ".jsonl"
 func NewID(t time.Time) string { return t.UTC().Format("20060102T150405.000000000Z") }
 
 // ListJournals returns the journal ids of a state directory, oldest first.
+// A head file whose journal is gone names one too: dbhost never removes a
+// journal, so its values were lost, and LoadJournal says so.
 func ListJournals(stateDir string) ([]string, error) {
 	ents, err := os.ReadDir(journalDir(stateDir))
 	if err != nil {
@@ -474,11 +476,20 @@ func ListJournals(stateDir string) ([]string, error) {
 		}
 		return nil, err
 	}
-	var ids []string
+	seen := map[string]bool{}
 	for _, e := range ents {
-		if n, ok := strings.CutSuffix(e.Name(), journalExt); ok && e.Type().IsRegular() {
-			ids = append(ids, n)
+		if !e.Type().IsRegular() {
+			continue
 		}
+		if n, ok := strings.CutSuffix(e.Name(), journalExt); ok {
+			seen[n] = true
+		} else if n, ok := strings.CutSuffix(e.Name(), headExt); ok {
+			seen[n] = true
+		}
+	}
+	var ids []string
+	for id := range seen {
+		ids = append(ids, id)
 	}
 	sort.Strings(ids)
 	return ids, nil
@@ -491,12 +502,18 @@ func LoadJournal(stateDir, id string) (*Journal, error) {
 	}
 	p := filepath.Join(journalDir(stateDir), id+journalExt)
 	b, err := input.ReadFile(p, input.JournalBytes, "a journal")
-	if err != nil {
+	hb, herr := input.ReadFile(headPath(p), headBytes, "a journal head")
+	missing := isNotExist(err) && herr == nil
+	if err != nil && !missing {
 		return nil, err
 	}
 	j := ParseJournal(b)
 	j.Path = p
-	hb, herr := input.ReadFile(headPath(p), headBytes, "a journal head")
+	if missing {
+		// Its head file says an apply ran and wrote lines: whatever they
+		// recorded is lost (checkHead says how many).
+		j.addDamage(Damage{Line: 0, Reason: "the journal file is missing, its head file remains: every entry it held is lost"})
+	}
 	if herr == nil && j.lines == 0 {
 		j.Format = Format // a head file: format 2, cut before its first newline
 	}
@@ -510,8 +527,10 @@ func LoadJournal(stateDir, id string) (*Journal, error) {
 // headBytes bounds a head file (one line of about 100 bytes).
 const headBytes = 4096
 
+const headExt = ".head"
+
 // headPath is a journal's head file.
-func headPath(journal string) string { return strings.TrimSuffix(journal, journalExt) + ".head" }
+func headPath(journal string) string { return strings.TrimSuffix(journal, journalExt) + headExt }
 
 // journalFile appends fsync'ed entries to one journal (format 2: each
 // line chained to the one before, the head file replaced after it).

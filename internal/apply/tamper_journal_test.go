@@ -410,3 +410,34 @@ func TestLegacyJournalStillRolledBack(t *testing.T) {
 		t.Fatalf("stripped checksums with the head file: exit %d\n%s", code, out)
 	}
 }
+
+// TestTamperJournalFileRemoved: the journal file deleted, its head file
+// left (an operator "cleaning" the state directory, a lost file): rollback
+// and verify do not say "no journal" (exit 2, nothing to do) but that the
+// journal is damaged and its values lost: rollback exit 1 writing nothing,
+// verify exit 3.
+func TestTamperJournalFileRemoved(t *testing.T) {
+	if dbhostBin == "" {
+		t.Skip("binary not built")
+	}
+	r := newTamperRun(t, tamperChanges)
+	if err := os.Remove(r.journal); err != nil {
+		t.Fatal(err)
+	}
+	out, code, _ := dbhost(t, nil, "rollback", "--root", r.root)
+	if code != 1 || !strings.Contains(out, "the journal file is missing, its head file remains") || !strings.Contains(out, "lost entries") {
+		t.Fatalf("rollback: exit %d, want 1 naming the missing journal:\n%s", code, out)
+	}
+	for k, v := range r.applied {
+		if got := read(t, r.root, k); got != v {
+			t.Errorf("%s written: %q", k, got)
+		}
+	}
+	out, code, _ = dbhost(t, nil, "verify", "--root", r.root)
+	if code != 3 || !strings.Contains(out, "is DAMAGED") {
+		t.Fatalf("verify: exit %d, want 3:\n%s", code, out)
+	}
+	if _, err := os.Stat(r.journal); !os.IsNotExist(err) {
+		t.Errorf("the missing journal was recreated: %v", err)
+	}
+}
