@@ -12,7 +12,7 @@ import (
 	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
-func init() { register("block", StageSources, readBlock) }
+func init() { register("block", StageSources, readBlock, "storage.devices", "storage.multipath_conf") }
 
 const sysBlock = "/sys/block"
 
@@ -95,18 +95,22 @@ func readBlock(c *Collector) {
 	// Devices are independent; a few goroutines keep a 64-disk host fast.
 	const workers = 4
 	var wg sync.WaitGroup
+	panicked := false
 	for w := 0; w < workers && w < len(names); w++ {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			defer c.recoverWorker("storage.devices")
+			defer c.recoverWorker("block", &panicked, "storage.devices")
+			testPanic("worker:block")
 			for i := w; i < len(names); i += workers {
 				devs[i] = readBlockDevice(c, names[i])
 			}
 		}(w)
 	}
 	wg.Wait()
-	st.Devices = devs
+	if !panicked { // else absent: a device list with unread entries would be wrong
+		st.Devices = devs
+	}
 }
 
 func readBlockDevice(c *Collector, name string) snapshot.BlockDevice {

@@ -19,7 +19,7 @@ import (
 
 // The cgroup reader runs in the derived stage: it records the groups that
 // hold database processes, which the process reader finds in the sources stage.
-func init() { register("cgroups", StageDerived, readCgroups) }
+func init() { register("cgroups", StageDerived, readCgroups, "cgroups") }
 
 // maxCgroupDirs bounds the directories walked in one hierarchy (a host with
 // thousands of containers or systemd units); an absence says when it is hit.

@@ -21,6 +21,7 @@ type reader struct {
 	name  string
 	stage int
 	fn    func(*Collector)
+	facts []string // the snapshot facts it fills, named as rules ask for them
 }
 
 // Stages: host and topology first (others may look at CPUs and nodes), then
@@ -35,9 +36,14 @@ const (
 var readers []reader
 
 // register adds a reader; called from init() in each source's file, so that
-// adding a source touches no other file.
-func register(name string, stage int, fn func(*Collector)) {
-	readers = append(readers, reader{name, stage, fn})
+// adding a source touches no other file. facts are the parts of the snapshot
+// it fills, by the names rules ask AbsentReason about ("cpu_power",
+// "config.tuned.profile"): a panic in the reader leaves each of them absent.
+func register(name string, stage int, fn func(*Collector), facts ...string) {
+	if len(facts) == 0 {
+		panic("facts: reader " + name + " names no fact it fills")
+	}
+	readers = append(readers, reader{name, stage, fn, facts})
 }
 
 // Options tune a collection.
@@ -104,7 +110,7 @@ func Collect(root Root, opt Options) *snapshot.Snapshot {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				defer c.recoverWorker(r.name)
+				defer c.recoverWorker(r.name, nil, r.facts...)
 				testPanic("reader:" + r.name)
 				r.fn(c)
 			}()
@@ -180,12 +186,23 @@ const ReportURL = "https://github.com/dbhost/dbhost/issues"
 
 // recoverWorker, deferred at the top of every reader goroutine, turns a
 // panic (a bug, or a file shape the reader did not expect) into an absence
-// of the reader's facts with the reason, instead of ending the process: the
-// other readers' facts are kept, as the rules engine keeps the other rules.
-// Whatever the reader had filled in before the panic stays.
-func (c *Collector) recoverWorker(fact string) {
+// of each fact the goroutine fills, named as rules ask for it ("cpu_power",
+// "storage.devices"; a rule asking about "cpu_power.cpuidle" is answered by
+// the absence of "cpu_power", see rules.AbsentReason), instead of ending the
+// process: the other readers' facts are kept, as the rules engine keeps the
+// other rules. A worker that shares its facts with others passes panicked,
+// set true on a panic, so that its caller drops the partial result (a CPU
+// list with holes is worse than none); a reader's own goroutine passes nil.
+func (c *Collector) recoverWorker(name string, panicked *bool, facts ...string) {
 	if p := recover(); p != nil {
-		c.AbsentReason(fact, "", fmt.Sprintf("internal error in the %s reader: %v (please report it at %s with the host's tree or sosreport)", fact, p, ReportURL))
+		if panicked != nil {
+			c.mu.Lock()
+			*panicked = true
+			c.mu.Unlock()
+		}
+		for _, f := range facts {
+			c.AbsentReason(f, "", fmt.Sprintf("internal error in the %s reader: %v (please report it at %s with the host's tree or sosreport)", name, p, ReportURL))
+		}
 	}
 }
 

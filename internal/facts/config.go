@@ -5,7 +5,7 @@ import (
 	"path"
 )
 
-func init() { register("config", StageSources, readConfig) }
+func init() { register("config", StageSources, readConfig, "config") }
 
 // dbUsers are the accounts whose uid is recorded in Config.Users.
 var dbUsers = []string{"oracle", "grid", "postgres", "mysql"}

@@ -12,7 +12,7 @@ import (
 	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
-func init() { register("cpupower", StageSources, readCPUPower) }
+func init() { register("cpupower", StageSources, readCPUPower, "cpu_power") }
 
 const (
 	sysCPUFreq  = sysCPU + "/cpufreq"
@@ -63,18 +63,24 @@ func readCPUPower(c *Collector) {
 	tbl := readIdleTable(ab, c.Root, cpus)
 	parts := make([]powerPart, cpuWorkers(len(cpus)))
 	var wg sync.WaitGroup
+	panicked := false
 	for i := range parts {
 		cl, ch := chunk(len(cpus), len(parts), i)
 		pl, ph := chunk(len(policies), len(parts), i)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer c.recoverWorker("cpu power")
+			defer c.recoverWorker("cpupower", &panicked, "cpu_power.cpufreq", "cpu_power.cpuidle", "cpu_power.energy_perf_bias")
+			testPanic("worker:cpupower")
 			parts[i].read(c.Root, cpus[cl:ch], policies[pl:ph], len(policies) > 0, online, epb, tbl)
 		}()
 	}
 	wg.Wait()
-	p.Cpufreq = mergeCpufreq(c, cpus, parts, ab)
+	if panicked {
+		parts, epb = nil, false // the per-CPU facts are absent (recoverWorker), not partial
+	} else {
+		p.Cpufreq = mergeCpufreq(c, cpus, parts, ab)
+	}
 	epbVals := map[int]string{}
 	without, firstMissing := 0, ""
 	for i := range parts {

@@ -7,7 +7,7 @@ import (
 	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
-func init() { register("cpustat", StageSources, readCPUStat) }
+func init() { register("cpustat", StageSources, readCPUStat, "cpu_load") }
 
 // userHZ is the tick rate /proc/stat is printed in. USER_HZ is 100 on every
 // architecture Linux runs databases on (x86, arm64, ppc64, s390x); it is a

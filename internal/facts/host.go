@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-func init() { register("host", StageBase, readHost) }
+func init() { register("host", StageBase, readHost, "host") }
 
 // parseCmdline splits a kernel command line into key → value ("" for flags).
 // Double quotes group words ("dyndbg=\"file x.c +p\""); everything after a

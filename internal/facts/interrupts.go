@@ -9,7 +9,7 @@ import (
 	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
-func init() { register("interrupts", StageSources, readInterrupts) }
+func init() { register("interrupts", StageSources, readInterrupts, "irqs") }
 
 // maxIRQCPUs bounds the CPU ids accepted in the header (NR_CPUS tops out at 8192).
 const maxIRQCPUs = 1 << 16
@@ -273,11 +273,13 @@ func readIRQAffinity(c *Collector, irqs []snapshot.IRQ) {
 	var wg sync.WaitGroup
 	missing := make([]int, workers)
 	var firstErr [workers]error
+	panicked := false
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			defer c.recoverWorker("interrupts")
+			defer c.recoverWorker("interrupts", &panicked, "irqs.affinity")
+			testPanic("worker:interrupts")
 			for i := w; i < len(irqs); i += workers {
 				irq := &irqs[i]
 				if !isDigits(irq.IRQ) {
@@ -309,6 +311,12 @@ func readIRQAffinity(c *Collector, irqs []snapshot.IRQ) {
 		}(w)
 	}
 	wg.Wait()
+	if panicked {
+		for i := range irqs { // irqs.affinity absent (recoverWorker), not half-read
+			irqs[i].Affinity, irqs[i].EffectiveAffinity, irqs[i].Node = nil, nil, nil
+		}
+		return
+	}
 	total := 0
 	var err error
 	for w := range missing {

@@ -12,7 +12,7 @@ import (
 	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
-func init() { register("memory", StageSources, readMemory) }
+func init() { register("memory", StageSources, readMemory, "memory") }
 
 const (
 	procMeminfo  = "/proc/meminfo"

@@ -6,7 +6,7 @@ import (
 	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
-func init() { register("mounts", StageSources, readMounts) }
+func init() { register("mounts", StageSources, readMounts, "storage.mounts") }
 
 // pseudoFS are the filesystem types left out of Storage.Mounts: kernel
 // interfaces, not storage. tmpfs, hugetlbfs, devtmpfs, network and disk

@@ -13,9 +13,9 @@ import (
 )
 
 func init() {
-	register("net", StageSources, readNet)
-	register("net-irqs", StageDerived, deriveNetIRQs)
-	register("net-sos", StageSos, sosNetConf)
+	register("net", StageSources, readNet, "network")
+	register("net-irqs", StageDerived, deriveNetIRQs, "network.interfaces.irqs")
+	register("net-sos", StageSos, sosNetConf, "network.interfaces.arp_filter")
 }
 
 const (
@@ -111,17 +111,22 @@ func readNet(c *Collector) {
 	}
 	var wg sync.WaitGroup
 	const workers = 4
+	panicked := false
 	for w := 0; w < workers && w < len(ifs); w++ {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			defer c.recoverWorker("network.interfaces")
+			defer c.recoverWorker("net", &panicked, "network.interfaces")
+			testPanic("worker:net")
 			for i := w; i < len(ifs); i += workers {
 				readInterface(c, &ifs[i], vlans)
 			}
 		}(w)
 	}
 	wg.Wait()
+	if panicked {
+		return // network.interfaces absent (recoverWorker), not half-read
+	}
 	if len(ifs) > 0 && !c.Root.Exists(procIPv4Conf) {
 		c.AbsentReason("network.interfaces.arp_filter", procIPv4Conf, "not present on this host")
 	}

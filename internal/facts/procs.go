@@ -16,8 +16,8 @@ import (
 )
 
 func init() {
-	register("processes", StageSources, readProcesses)
-	register("processes-daemons", StageDerived, deriveDaemons)
+	register("processes", StageSources, readProcesses, "processes", "irqs.irqbalance_running", "config.tuned.running", "host.virt.kvm_guests")
+	register("processes-daemons", StageDerived, deriveDaemons, "irqs.irqbalance_running", "config.tuned.running", "host.virt.kvm_guests")
 }
 
 const (

@@ -13,7 +13,7 @@ import (
 // The SCSI host adapters and how many commands each takes in flight
 // (/sys/class/scsi_host/hostN/can_queue): 004's HBA queue (num_cmd_elems)
 // on Linux.
-func init() { register("scsi-hosts", StageSources, readSCSIHosts) }
+func init() { register("scsi-hosts", StageSources, readSCSIHosts, "storage.scsi_hosts") }
 
 const sysSCSIHost = "/sys/class/scsi_host"
 

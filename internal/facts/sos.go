@@ -14,7 +14,7 @@ import (
 // file reader recorded it absent, and then resolves that absence. If the
 // fallback cannot help either, what it tried is added to the fact's absences.
 
-func init() { register("sos", StageSos, readSos) }
+func init() { register("sos", StageSos, readSos, "host", "topology", "sysctl") }
 
 // Paths of the command outputs inside a sosreport (root-relative).
 const (

@@ -25,7 +25,7 @@ const (
 	sosPsAxo = "/sos_commands/process/ps_axo_pid_ppid_user_group_lwp_nlwp_start_time_comm_cgroup"
 )
 
-func init() { register("processes-sos", StageSos, sosProcesses) }
+func init() { register("processes-sos", StageSos, sosProcesses, "processes") }
 
 // psRow is one process of the sosreport's ps outputs.
 type psRow struct {

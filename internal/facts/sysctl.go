@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 )
 
-func init() { register("sysctl", StageSources, readSysctl) }
+func init() { register("sysctl", StageSources, readSysctl, "sysctl") }
 
 // SysctlKeys is the curated list of kernel parameters dbhost reads into
 // Snapshot.Sysctl, spelled as sysctl(8) prints them. It holds every sysctl the

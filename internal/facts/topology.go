@@ -16,8 +16,8 @@ import (
 )
 
 func init() {
-	register("topology", StageBase, readTopology)
-	register("topology-numa-off", StageDerived, deriveNUMADisabled)
+	register("topology", StageBase, readTopology, "topology")
+	register("topology-numa-off", StageDerived, deriveNUMADisabled, "topology.numa_disabled")
 }
 
 const (
@@ -134,12 +134,14 @@ func readCPUs(c *Collector, t *snapshot.Topology) {
 	t.CPUs = make([]snapshot.CPU, len(ids))
 	missing := make([]int, cpuWorkers(len(ids)))
 	var wg sync.WaitGroup
+	panicked := false
 	for w := range missing {
 		lo, hi := chunk(len(ids), len(missing), w)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer c.recoverWorker("topology.cpus")
+			defer c.recoverWorker("topology", &panicked, "topology.cpus")
+			testPanic("worker:topology")
 			for i := lo; i < hi; i++ {
 				var ok bool
 				t.CPUs[i], ok = readCPU(c, ids[i], t.CPUsOnline)
@@ -150,6 +152,10 @@ func readCPUs(c *Collector, t *snapshot.Topology) {
 		}()
 	}
 	wg.Wait()
+	if panicked {
+		t.CPUs = nil // absent (recoverWorker): unread entries would be CPU 0
+		return
+	}
 	missingTopo := 0
 	for _, m := range missing {
 		missingTopo += m

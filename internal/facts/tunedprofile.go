@@ -12,7 +12,7 @@ import (
 // The active tuned profile's settings: tuned.conf of each active profile and
 // of everything it includes, merged the way tuned 2.x's profile loader and
 // merger do. Runs after readConfig (it needs the active profile's name).
-func init() { register("tuned-profile", StageDerived, readTunedProfile) }
+func init() { register("tuned-profile", StageDerived, readTunedProfile, "config.tuned.profile") }
 
 // tunedProfileDirs are where tuned looks for a profile, first match wins:
 // the administrator's copies before the packaged ones (tuned ≥ 2.23 moved

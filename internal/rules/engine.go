@@ -249,14 +249,16 @@ func SortFindings(fs []Finding) {
 
 // AbsentReason returns why the fact named factPrefix (or any fact under it:
 // "memory.thp" matches "memory.thp.enabled" and "topology.nodes" matches
-// "topology.nodes[1].distances") is absent from the snapshot, as
-// "fact: reason (path)"; "" when nothing under that name is absent.
+// "topology.nodes[1].distances"; or the part of the snapshot holding it:
+// "cpu_power" absent, as when its reader failed, answers for
+// "cpu_power.cpuidle") is absent from the snapshot, as "fact: reason
+// (path)"; "" when nothing under that name is absent.
 func AbsentReason(s *snapshot.Snapshot, factPrefix string) string {
 	if s == nil {
 		return "no snapshot"
 	}
 	for _, a := range s.Absent {
-		if a.Fact == factPrefix || strings.HasPrefix(a.Fact, factPrefix+".") || strings.HasPrefix(a.Fact, factPrefix+"[") {
+		if a.Fact == factPrefix || under(a.Fact, factPrefix) || under(factPrefix, a.Fact) {
 			r := a.Fact + ": " + a.Reason
 			if a.Path != "" {
 				r += " (" + a.Path + ")"
@@ -265,6 +267,12 @@ func AbsentReason(s *snapshot.Snapshot, factPrefix string) string {
 		}
 	}
 	return ""
+}
+
+// under reports that fact is a part of parent ("cpu_power.cpuidle" of
+// "cpu_power", "topology.nodes[1]" of "topology.nodes").
+func under(fact, parent string) bool {
+	return len(fact) > len(parent) && strings.HasPrefix(fact, parent) && (fact[len(parent)] == '.' || fact[len(parent)] == '[')
 }
 
 // KernelLacks reports that fact is absent because this kernel has no such

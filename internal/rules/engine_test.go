@@ -108,6 +108,15 @@ func TestAbsentReasonMatchesWholeNamesOnly(t *testing.T) {
 	if r := AbsentReason(s, "memory.thp"); r != "" {
 		t.Fatalf("prefix matched another fact: %q", r)
 	}
+	// The part of the snapshot holding a fact answers for it (a reader
+	// that failed leaves its whole part absent).
+	absent(s, "cpu_power", "internal error in the cpupower reader")
+	if r := AbsentReason(s, "cpu_power.cpuidle"); !strings.HasPrefix(r, "cpu_power: internal error") {
+		t.Fatalf("section absence did not answer for its fact: %q", r)
+	}
+	if r := AbsentReason(s, "cpu_powerx.cpuidle"); r != "" {
+		t.Fatalf("prefix matched another section: %q", r)
+	}
 	if r := AbsentReason(nil, "x"); r == "" {
 		t.Fatal("nil snapshot gave no reason")
 	}
