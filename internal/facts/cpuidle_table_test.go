@@ -1,6 +1,7 @@
 package facts
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 	"testing"
@@ -8,10 +9,15 @@ import (
 	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
-// idleFiles writes one C-state of one CPU; an empty value leaves the file out.
-func idleFiles(files map[string]string, cpu, i int, name, desc, lat, res, dis string) {
+// idleFiles writes one C-state of one CPU; an empty value leaves the file
+// out, and default_status is written only when given (Linux 5.6+).
+func idleFiles(files map[string]string, cpu, i int, name, desc, lat, res, dis string, def ...string) {
 	d := "/sys/devices/system/cpu/cpu" + strconv.Itoa(cpu) + "/cpuidle/state" + strconv.Itoa(i) + "/"
-	for f, v := range map[string]string{"name": name, "desc": desc, "latency": lat, "residency": res, "disable": dis} {
+	m := map[string]string{"name": name, "desc": desc, "latency": lat, "residency": res, "disable": dis}
+	if len(def) > 0 {
+		m["default_status"] = def[0]
+	}
+	for f, v := range m {
 		if v != "" {
 			files[d+f] = v + "\n"
 		}
@@ -71,14 +77,14 @@ func idleAbsences(c *Collector) []snapshot.Absence {
 func TestIdleStatesSharedTable(t *testing.T) {
 	files := map[string]string{}
 	for cpu := 0; cpu < 4; cpu++ {
-		idleFiles(files, cpu, 0, "POLL", "CPUIDLE CORE POLL IDLE", "0", "0", "0")
-		idleFiles(files, cpu, 1, "C1", "MWAIT 0x00", "2", "2", "0")
-		idleFiles(files, cpu, 2, "C6", "MWAIT 0x20", "133", "600", map[bool]string{true: "1", false: "0"}[cpu == 1])
+		idleFiles(files, cpu, 0, "POLL", "CPUIDLE CORE POLL IDLE", "0", "0", "0", "enabled")
+		idleFiles(files, cpu, 1, "C1", "MWAIT 0x00", "2", "2", "0", "enabled")
+		idleFiles(files, cpu, 2, "C6", "MWAIT 0x20", "133", "600", map[bool]string{true: "1", false: "0"}[cpu == 1], "enabled")
 	}
 	// Were CPU 1's table files read, these would show.
 	idleFiles(files, 1, 2, "C6-other", "other", "999", "999", "1")
 	// CPU 3 lacks state2: not the table, read in full.
-	for _, f := range []string{"name", "desc", "latency", "residency", "disable"} {
+	for _, f := range []string{"name", "desc", "latency", "residency", "disable", "default_status"} {
 		delete(files, "/sys/devices/system/cpu/cpu3/cpuidle/state2/"+f)
 	}
 	c := idleCollector(t, 4, files)
@@ -87,7 +93,7 @@ func TestIdleStatesSharedTable(t *testing.T) {
 		t.Fatalf("cpuidle = %+v absences %+v", p.Cpuidle, idleAbsences(c))
 	}
 	c6 := p.Cpuidle[1].States[2]
-	if c6.Name != "C6" || c6.LatencyUS != 133 || *c6.ResidencyUS != 600 || !*c6.Disabled {
+	if c6.Name != "C6" || c6.LatencyUS != 133 || *c6.ResidencyUS != 600 || !*c6.Disabled || !c6.OffAtRunTime() {
 		t.Errorf("cpu1 C6 = %+v, want the shared table with cpu1's disable", c6)
 	}
 	if d := p.Cpuidle[2].States[2].Disabled; d == nil || *d {
@@ -149,10 +155,75 @@ func TestIdleStatesRHEL7(t *testing.T) {
 	if len(p.Cpuidle) != 4 || !*p.Cpuidle[3].States[2].Disabled || *p.Cpuidle[2].States[2].Disabled || p.Cpuidle[3].States[2].ResidencyUS != nil {
 		t.Fatalf("cpuidle = %+v", p.Cpuidle)
 	}
-	if len(idleAbsences(c)) != 1 {
+	if len(idleAbsences(c)) != 2 { // residency (3.15) and default_status (5.6)
 		t.Errorf("absences = %+v", idleAbsences(c))
+	}
+	if a := absenceA(c, "cpu_power.cpuidle.states.default_disabled"); a == nil || !strings.Contains(a.Reason, "Linux 5.6+") || !strings.Contains(a.Reason, "in 1 file of CPU 0;") {
+		t.Errorf("default_status absence = %+v", a)
 	}
 	if a := absenceA(c, "cpu_power.cpuidle.states.residency_us"); a == nil || !strings.Contains(a.Reason, "RHEL 7") || !strings.Contains(a.Reason, "in 1 file of CPU 0;") {
 		t.Errorf("residency absence = %+v", a)
 	}
+}
+
+// Linux 5.6+: stateN/default_status tells a state the driver disables from
+// boot (intel_idle.states_off) from one disabled at run time. It is the
+// driver's, read once with the shared table; a malformed file is an
+// absence of that field only.
+func TestIdleStatesDefaultStatus(t *testing.T) {
+	files := map[string]string{}
+	for cpu := 0; cpu < 3; cpu++ {
+		idleFiles(files, cpu, 0, "POLL", "CPUIDLE CORE POLL IDLE", "0", "0", "0", "enabled")
+		idleFiles(files, cpu, 1, "C1", "MWAIT 0x00", "2", "2", "0", "enabled")
+		// C6 off from boot on every CPU (states_off=4), except CPU 2 where
+		// someone enabled it again at run time.
+		idleFiles(files, cpu, 2, "C6", "MWAIT 0x20", "133", "600", map[bool]string{true: "0", false: "1"}[cpu == 2], "disabled")
+		idleFiles(files, cpu, 3, "C8", "MWAIT 0x40", "400", "1000", "1", "enabled") // off at run time
+	}
+	c := idleCollector(t, 3, files)
+	p := c.Snap.CPUPower
+	if len(p.Cpuidle) != 3 || len(idleAbsences(c)) != 0 {
+		t.Fatalf("cpuidle = %+v absences %+v", p.Cpuidle, idleAbsences(c))
+	}
+	for _, ci := range p.Cpuidle {
+		c6, c8 := ci.States[2], ci.States[3]
+		if c6.DefaultDisabled == nil || !*c6.DefaultDisabled || c6.OffAtRunTime() || c6.Off() == (ci.CPU == 2) {
+			t.Errorf("cpu %d C6 = %+v", ci.CPU, c6)
+		}
+		if c8.DefaultDisabled == nil || *c8.DefaultDisabled || !c8.OffAtRunTime() {
+			t.Errorf("cpu %d C8 = %+v", ci.CPU, c8)
+		}
+	}
+	files["/sys/devices/system/cpu/cpu0/cpuidle/state3/default_status"] = "maybe\n"
+	c = idleCollector(t, 3, files)
+	if a := absenceA(c, "cpu_power.cpuidle.states.default_disabled"); a == nil || !strings.Contains(a.Reason, `expected "enabled" or "disabled", got "maybe"`) {
+		t.Errorf("malformed default_status: %+v", idleAbsences(c))
+	}
+	if st := c.Snap.CPUPower.Cpuidle[0].States[3]; st.DefaultDisabled != nil || st.Disabled == nil {
+		t.Errorf("malformed default_status cost more than its field: %+v", st)
+	}
+}
+
+// FuzzParseDefaultStatus: a value the kernel prints (with the fuzzer's
+// surrounding whitespace) parses back to the flag it was printed from;
+// anything else is a *ParseError.
+func FuzzParseDefaultStatus(f *testing.F) {
+	f.Add(true, " ", "\n", "")
+	f.Fuzz(func(t *testing.T, off bool, pre, post, other string) {
+		word := map[bool]string{true: "disabled", false: "enabled"}[off]
+		if strings.TrimSpace(pre) == "" && strings.TrimSpace(post) == "" {
+			if got, err := parseDefaultStatus(pre + word + post); err != nil || got != off {
+				t.Fatalf("parseDefaultStatus(%q) = %v, %v", pre+word+post, got, err)
+			}
+		}
+		got, err := parseDefaultStatus(other)
+		if w := strings.TrimSpace(other); w != "enabled" && w != "disabled" {
+			var pe *ParseError
+			if !errors.As(err, &pe) {
+				t.Fatalf("parseDefaultStatus(%q) = %v, %v", other, got, err)
+			}
+		} else if err != nil || got != (w == "disabled") {
+			t.Fatalf("parseDefaultStatus(%q) = %v, %v", other, got, err)
+		}
+	})
 }

@@ -431,16 +431,16 @@ func readIntelPstate(c *Collector) *snapshot.IntelPstate {
 // the other CPUs: its absence is recorded once, with the kernel version
 // that brought it (absentHints).
 type idleTable struct {
-	cpu                               int                  // the CPU probed; -1 when none
-	first                             []snapshot.IdleState // its states
-	global                            bool                 // first is every CPU's table
-	probing                           bool
-	hasDesc, hasResidency, hasDisable bool
+	cpu                                           int                  // the CPU probed; -1 when none
+	first                                         []snapshot.IdleState // its states
+	global                                        bool                 // first is every CPU's table
+	probing                                       bool
+	hasDesc, hasResidency, hasDisable, hasDefault bool
 }
 
 // readIdleTable probes the first online CPU (see idleTable).
 func readIdleTable(ab *powerAbsences, root Root, cpus []int) *idleTable {
-	t := &idleTable{cpu: -1, hasDesc: true, hasResidency: true, hasDisable: true}
+	t := &idleTable{cpu: -1, hasDesc: true, hasResidency: true, hasDisable: true, hasDefault: true}
 	if len(cpus) == 0 {
 		return t
 	}
@@ -451,14 +451,15 @@ func readIdleTable(ab *powerAbsences, root Root, cpus []int) *idleTable {
 	t.global = len(t.first) > 0 && t.hasDisable && !root.Exists(dir+"/driver")
 	once := "of CPU " + strconv.Itoa(t.cpu) + "; the kernel has no such file for any CPU, so the others were not tried"
 	for f, has := range map[string]bool{"cpu_power.cpuidle.states.desc": t.hasDesc,
-		"cpu_power.cpuidle.states.residency_us": t.hasResidency, "cpu_power.cpuidle.states.disabled": t.hasDisable} {
+		"cpu_power.cpuidle.states.residency_us": t.hasResidency, "cpu_power.cpuidle.states.disabled": t.hasDisable,
+		"cpu_power.cpuidle.states.default_disabled": t.hasDefault} {
 		if !has {
 			ab.note[f] = once
 		}
 	}
 	if t.global {
 		for _, f := range []string{"cpu_power.cpuidle.states.name", "cpu_power.cpuidle.states.latency_us",
-			"cpu_power.cpuidle.states.desc", "cpu_power.cpuidle.states.residency_us"} {
+			"cpu_power.cpuidle.states.desc", "cpu_power.cpuidle.states.residency_us", "cpu_power.cpuidle.states.default_disabled"} {
 			if ab.note[f] == "" {
 				ab.note[f] = "of the cpuidle driver's table, which every CPU shares"
 			}
@@ -556,7 +557,7 @@ func readIdleStates(ab *powerAbsences, id int, prev []snapshot.IdleState, t *idl
 		}
 		st.LatencyUS = *lat
 		if p := sameState(prev, i, name, *lat); p != nil {
-			st.Desc, st.ResidencyUS = p.Desc, p.ResidencyUS
+			st.Desc, st.ResidencyUS, st.DefaultDisabled = p.Desc, p.ResidencyUS, p.DefaultDisabled
 		} else {
 			if t.hasDesc {
 				if s, err := ab.rd.read(dir + "/desc"); err == nil {
@@ -567,6 +568,9 @@ func readIdleStates(ab *powerAbsences, id int, prev []snapshot.IdleState, t *idl
 			}
 			if t.hasResidency {
 				st.ResidencyUS = t.optUint(ab, "cpu_power.cpuidle.states.residency_us", dir+"/residency", &t.hasResidency)
+			}
+			if t.hasDefault {
+				st.DefaultDisabled = t.optDefaultStatus(ab, dir+"/default_status")
 			}
 		}
 		if t.hasDisable {
@@ -586,6 +590,37 @@ func (t *idleTable) optUint(ab *powerAbsences, fact, p string, has *bool) *int64
 		*has = false
 	}
 	return v
+}
+
+// optDefaultStatus reads stateN/default_status (Linux 5.6+): nil, with its
+// absence, when it is missing or malformed (see optUint).
+func (t *idleTable) optDefaultStatus(ab *powerAbsences, p string) *bool {
+	const fact = "cpu_power.cpuidle.states.default_disabled"
+	s, err := ab.rd.read(p)
+	if err == nil {
+		var off bool
+		if off, err = parseDefaultStatus(s); err == nil {
+			return &off
+		}
+	}
+	ab.add(fact, p, err)
+	if t.probing && errors.Is(err, fs.ErrNotExist) {
+		t.hasDefault = false
+	}
+	return nil
+}
+
+// parseDefaultStatus parses stateN/default_status: "disabled" (true: the
+// driver disables the state from boot) or "enabled" (drivers/cpuidle/sysfs.c
+// prints one of the two and a newline).
+func parseDefaultStatus(s string) (bool, error) {
+	switch strings.TrimSpace(s) {
+	case "disabled":
+		return true, nil
+	case "enabled":
+		return false, nil
+	}
+	return false, parseErr(1, "expected \"enabled\" or \"disabled\", got %q", trunc(strings.TrimSpace(s), 40))
 }
 
 // nonZero is a flag file's value as a bool (nil stays nil).

@@ -58,6 +58,7 @@ func powerTreeA(n int, perCPUPolicy bool) map[string]string {
 				dis = "1\n"
 			}
 			files[sd+"/disable"] = dis
+			files[sd+"/default_status"] = "enabled\n"
 		}
 	}
 	return files
@@ -97,7 +98,7 @@ func TestReadCPUPower(t *testing.T) {
 			t.Fatalf("cpuidle = %+v", p.Cpuidle)
 		}
 		c6 := p.Cpuidle[1].States[2]
-		if !reflect.DeepEqual(c6, snapshot.IdleState{Index: 2, Name: "C6", Desc: "MWAIT 0x20", LatencyUS: 133, ResidencyUS: i64A(600), Disabled: boolA(true)}) {
+		if !reflect.DeepEqual(c6, snapshot.IdleState{Index: 2, Name: "C6", Desc: "MWAIT 0x20", LatencyUS: 133, ResidencyUS: i64A(600), Disabled: boolA(true), DefaultDisabled: boolA(false)}) {
 			t.Errorf("cpu1 C6 = %+v", c6)
 		}
 		if d := p.Cpuidle[0].States[2].Disabled; d == nil || *d {

@@ -17,6 +17,8 @@ var eraHints = map[string]string{
 	"cpu_power.cpuidle.states.residency_us": "the kernel has no stateN/residency (Linux 3.15+; RHEL 7's 3.10 has none)",
 	"cpu_power.cpuidle.states.disabled": "the kernel has no per-state disable (Linux 3.5+; RHEL 6's 2.6.32 has none): " +
 		"deep C-states are limited only by boot arguments (intel_idle.max_cstate, processor.max_cstate, idle=) or a process holding /dev/cpu_dma_latency",
+	"cpu_power.cpuidle.states.default_disabled": "the kernel has no stateN/default_status (Linux 5.6+; RHEL 8's 4.18 has none): " +
+		"a disabled state cannot be told disabled from boot (intel_idle.states_off) from disabled at run time",
 	"cpu_power.energy_perf_bias": "no cpuN/power/energy_perf_bias: the CPU has no EPB (not x86, or a guest), or the kernel is older than 5.2, " +
 		"which set EPB only through the MSR (x86_energy_perf_policy)",
 	"cpu_power.intel_pstate.status":  "intel_pstate/status came in Linux 4.13 (the driver itself in 3.9; RHEL 7's 3.10 has it without status)",

@@ -471,15 +471,15 @@ func TestGoldenAbsencesAreTheStory(t *testing.T) {
 		"sosreport-db1": {"processes.*", "topology.nodes[*].hugepages", "topology.nodes[*].meminfo", "sysctl.*", "network.*", "cgroups.*",
 			"config.tuned.profile"},
 		// Hosts of every era: what each kernel does not have yet (docs/snapshot.md, "Kernel eras").
-		"rhel6": {"cpu_power.cpuidle.states.disabled", "cpu_power.cpuidle.states.residency_us", "cpu_power.energy_perf_bias",
+		"rhel6": {"cpu_power.cpuidle.states.disabled", "cpu_power.cpuidle.states.residency_us", "cpu_power.cpuidle.states.default_disabled", "cpu_power.energy_perf_bias",
 			"cpu_power.intel_pstate", "memory.thp.shmem_enabled", "storage.devices[*].write_cache", "sysctl.kernel.numa_balancing*",
 			"sysctl.kernel.sched_migration_cost_ns", "sysctl.kernel.sched_autogroup_enabled", "sysctl.net.core.busy_*", "sysctl.net.ipv4.tcp_fastopen",
 			"config.tuned.profile"}, // tuned 0.2's profiles are not tuned 2.x's
-		"rhel7": {"cpu_power.cpuidle.states.residency_us", "cpu_power.energy_perf_bias", "cpu_power.intel_pstate.status",
+		"rhel7": {"cpu_power.cpuidle.states.residency_us", "cpu_power.cpuidle.states.default_disabled", "cpu_power.energy_perf_bias", "cpu_power.intel_pstate.status",
 			"memory.thp.shmem_enabled", "storage.devices[*].write_cache"},
-		"rhel8":      {"cpu_power.energy_perf_bias"},
+		"rhel8":      {"cpu_power.energy_perf_bias", "cpu_power.cpuidle.states.default_disabled"},
 		"rhel9":      newKernel,
-		"sles12":     {"cpu_power.energy_perf_bias", "cpu_power.intel_pstate.status", "memory.thp.shmem_enabled", "storage.devices[*].write_cache", "config.tuned.active_profile"},
+		"sles12":     {"cpu_power.energy_perf_bias", "cpu_power.cpuidle.states.default_disabled", "cpu_power.intel_pstate.status", "memory.thp.shmem_enabled", "storage.devices[*].write_cache", "config.tuned.active_profile"},
 		"ubuntu2204": append([]string{"config.tuned.active_profile"}, newKernel...),
 	}
 	match := func(pattern, fact string) bool {

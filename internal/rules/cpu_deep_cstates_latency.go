@@ -2,6 +2,8 @@ package rules
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -79,8 +81,20 @@ func checkDeepCstates(in *Input) Outcome {
 	states := map[string]*deep{}
 	var skipped []string
 	noDisable := false // a kernel without per-state disable (before 3.5: RHEL 6)
+	// default_status (5.6+) tells how a deep state came to be off or on.
+	offFromBoot, offAtRunTime, onAgainstDefault := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	for _, c := range s.CPUPower.Cpuidle {
 		for _, st := range c.States {
+			if st.Index >= 2 && st.DefaultDisabled != nil {
+				switch {
+				case st.OffAtRunTime():
+					offAtRunTime[st.Name] = true
+				case st.Off():
+					offFromBoot[st.Name] = true
+				case *st.DefaultDisabled:
+					onAgainstDefault[st.Name] = true
+				}
+			}
 			if st.Index < 2 || st.Off() {
 				continue
 			}
@@ -110,7 +124,7 @@ func checkDeepCstates(in *Input) Outcome {
 		if len(skipped) > 0 {
 			return Passed("%s; the deeper states %s exit more slowly, so the idle governor does not enter them", heldWhy, strings.Join(skipped, ", ")).Holding(holds...)
 		}
-		return Passed("no idle state deeper than C1 is enabled").Holding(holds...)
+		return Passed("no idle state deeper than C1 is enabled%s", howOff(offFromBoot, offAtRunTime)).Holding(holds...)
 	}
 	names := make([]string, 0, len(states))
 	for n := range states {
@@ -147,6 +161,9 @@ func checkDeepCstates(in *Input) Outcome {
 		persistent = append(KernelArgFixFor(s, arg).Persistent,
 			"or make latency-performance the tuned profile (tuned-adm profile latency-performance; chkconfig tuned on / systemctl enable tuned)")
 	}
+	if len(onAgainstDefault) > 0 {
+		ev += fmt.Sprintf("; %s enabled at run time although the driver disables it from boot (stateN/default_status disabled)", strings.Join(slices.Sorted(maps.Keys(onAgainstDefault)), ", "))
+	}
 	if len(s.CPUPower.CmdlineLimits) > 0 {
 		ev += fmt.Sprintf("; boot line limits %v", s.CPUPower.CmdlineLimits)
 	}
@@ -168,6 +185,22 @@ func checkDeepCstates(in *Input) Outcome {
 		Risk: "Idle power and heat rise sharply (000 Table 3: 182 W → 578 W floor); turbo headroom from idle cores is lost on " +
 			"some CPUs. 000 Table 4: binding the workload to one node recovered most of the gain at under half the power.",
 	})
+}
+
+// howOff says how the deep states that are off came to be off, from
+// stateN/default_status (Linux 5.6+): off from boot they stay off after a
+// reboot; off at run time they come back unless what disabled them runs again.
+func howOff(fromBoot, atRunTime map[string]bool) string {
+	out := ""
+	if len(fromBoot) > 0 {
+		out += fmt.Sprintf("; %s off from boot (stateN/default_status disabled: intel_idle.states_off or the driver's table)", strings.Join(slices.Sorted(maps.Keys(fromBoot)), ", "))
+	}
+	if len(atRunTime) > 0 {
+		out += fmt.Sprintf("; %s disabled at run time only (stateN/default_status enabled: cpupower idle-set, tuned or a script): "+
+			"a reboot enables it again unless that runs at every boot (tuned's force_latency, or intel_idle.max_cstate=1 on the boot line)",
+			strings.Join(slices.Sorted(maps.Keys(atRunTime)), ", "))
+	}
+	return out
 }
 
 // bootCstateBound says why the boot line keeps every CPU at C1 or shallower,

@@ -114,3 +114,42 @@ func TestDeepCstatesNoPerStateDisable(t *testing.T) {
 	tuned.Config.Tuned.ActiveProfile, tuned.Config.Tuned.Running = ptr("latency-performance"), ptr(true)
 	quiet(t, id, tuned, WorkloadOLTP, DBNone)
 }
+
+// Linux 5.6+ says whether a state is off from boot or was disabled at run
+// time (default_status): the pass says which, since only the first
+// survives a reboot; a state enabled against its default is named.
+func TestDeepCstatesDefaultStatus(t *testing.T) {
+	const id = "cpu.deep-cstates-latency"
+	idle := func(c6Off, c6DefaultOff bool) *snapshot.Snapshot {
+		s := host()
+		s.CPUPower.CpuidleDriver = ptr("intel_idle")
+		for c := 0; c < 4; c++ {
+			s.CPUPower.Cpuidle = append(s.CPUPower.Cpuidle, snapshot.CPUIdle{CPU: c, States: []snapshot.IdleState{
+				{Index: 0, Name: "POLL", Disabled: ptr(false), DefaultDisabled: ptr(false)},
+				{Index: 1, Name: "C1", LatencyUS: 2, Disabled: ptr(false), DefaultDisabled: ptr(false)},
+				{Index: 2, Name: "C6", LatencyUS: 133, Disabled: ptr(c6Off), DefaultDisabled: ptr(c6DefaultOff)}}})
+		}
+		return s
+	}
+	rep := quiet(t, id, idle(true, false), WorkloadLatency, DBNone)
+	if r := rep.Passed[0].Reason; !strings.Contains(r, "C6 disabled at run time only") || !strings.Contains(r, "a reboot enables it again") {
+		t.Errorf("off at run time: %q", r)
+	}
+	rep = quiet(t, id, idle(true, true), WorkloadLatency, DBNone)
+	if r := rep.Passed[0].Reason; !strings.Contains(r, "C6 off from boot") || strings.Contains(r, "reboot") {
+		t.Errorf("off from boot: %q", r)
+	}
+	if f := fires(t, id, idle(false, true), WorkloadLatency, DBNone); !strings.Contains(f.Evidence, "C6 enabled at run time although the driver disables it from boot") {
+		t.Errorf("on against its default: %q", f.Evidence)
+	}
+	// Before 5.6 (default unknown) the pass says neither.
+	s := idle(true, false)
+	for i := range s.CPUPower.Cpuidle {
+		for j := range s.CPUPower.Cpuidle[i].States {
+			s.CPUPower.Cpuidle[i].States[j].DefaultDisabled = nil
+		}
+	}
+	if r := quiet(t, id, s, WorkloadLatency, DBNone).Passed[0].Reason; r != "no idle state deeper than C1 is enabled" {
+		t.Errorf("no default_status: %q", r)
+	}
+}

@@ -274,10 +274,22 @@ type IdleState struct {
 	LatencyUS   int64  `json:"latency_us"`   // exit latency
 	ResidencyUS *int64 `json:"residency_us"` // target residency; null before Linux 3.15 (RHEL 7's 3.10 has none)
 	Disabled    *bool  `json:"disabled"`     // stateN/disable != 0; null when the kernel has no per-state disable (before 3.5: RHEL 6)
+	// DefaultDisabled is stateN/default_status == "disabled": the driver
+	// disables the state from boot (intel_idle.states_off, or its table's
+	// CPUIDLE_FLAG_OFF); null before Linux 5.6. Disabled with a false
+	// default was disabled at run time (cpupower idle-set, tuned, a script).
+	DefaultDisabled *bool `json:"default_disabled"`
 }
 
 // Off reports whether the state is known to be disabled (false when enabled or unknown).
 func (st IdleState) Off() bool { return st.Disabled != nil && *st.Disabled }
+
+// OffAtRunTime reports a state known to be disabled although the driver
+// enables it by default: a reboot enables it again unless whatever disabled
+// it runs at boot.
+func (st IdleState) OffAtRunTime() bool {
+	return st.Off() && st.DefaultDisabled != nil && !*st.DefaultDisabled
+}
 
 // Storage holds block devices and mounts.
 type Storage struct {
