@@ -468,7 +468,7 @@ func TestGoldenAbsencesAreTheStory(t *testing.T) {
 		// A sosreport has no /proc/PID (processes come from ps) and no node
 		// directories (NUMA from numactl --hardware: no per-node meminfo or
 		// hugepages); it copies /etc/tuned but not the packaged profiles.
-		"sosreport-db1": {"processes.*", "topology.nodes[*].hugepages", "topology.nodes[*].meminfo", "sysctl.*", "network.*", "cgroups.*",
+		"sosreport-db1": {"processes.*", "cpu_power.dma_latency_holders", "topology.nodes[*].hugepages", "topology.nodes[*].meminfo", "sysctl.*", "network.*", "cgroups.*",
 			"config.tuned.profile"},
 		// Hosts of every era: what each kernel does not have yet (docs/snapshot.md, "Kernel eras").
 		"rhel6": {"cpu_power.cpuidle.states.disabled", "cpu_power.cpuidle.states.residency_us", "cpu_power.cpuidle.states.default_disabled", "cpu_power.energy_perf_bias",

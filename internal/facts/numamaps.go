@@ -36,8 +36,14 @@ const (
 //
 // Lines with pages but no page size, or with unreadable counts, are errors.
 // The result is sorted by node; nodes with no pages are left out.
-func parseNumaMaps(r io.Reader) ([]snapshot.NodeMem, error) {
+//
+// sysv says how each SysV segment the process maps is backed, by the key in
+// its file name (file=/SYSV<key as 8 hex digits>; IPC_PRIVATE segments all
+// show key 0): the "huge" token marks a SHM_HUGETLB segment, whether or not
+// any of its pages have been touched yet.
+func parseNumaMaps(r io.Reader) (nodes []snapshot.NodeMem, sysv map[uint32]shmBacking, err error) {
 	byNode := map[int]*snapshot.NodeMem{}
+	sysv = map[uint32]shmBacking{}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 4096), 1<<20)
 	n := 0
@@ -48,10 +54,10 @@ func parseNumaMaps(r io.Reader) ([]snapshot.NodeMem, error) {
 			continue
 		}
 		if len(f) < 2 {
-			return nil, parseErr(n, "expected \"address policy ...\", got %q", trunc(f[0], 40))
+			return nil, nil, parseErr(n, "expected \"address policy ...\", got %q", trunc(f[0], 40))
 		}
 		if _, err := strconv.ParseUint(f[0], 16, 64); err != nil {
-			return nil, parseErr(n, "expected a hex address, got %q", trunc(f[0], 40))
+			return nil, nil, parseErr(n, "expected a hex address, got %q", trunc(f[0], 40))
 		}
 		var (
 			huge, heapStack, anon bool
@@ -73,7 +79,7 @@ func parseNumaMaps(r io.Reader) ([]snapshot.NodeMem, error) {
 			case strings.HasPrefix(tok, "kernelpagesize_kB="):
 				v, err := strconv.ParseInt(tok[len("kernelpagesize_kB="):], 10, 64)
 				if err != nil || v <= 0 || v > maxNumaMapsPageKB {
-					return nil, parseErr(n, "expected a page size in kB, got %q", trunc(tok, 40))
+					return nil, nil, parseErr(n, "expected a page size in kB, got %q", trunc(tok, 40))
 				}
 				pageKB = v
 			case len(tok) > 1 && tok[0] == 'N' && tok[1] >= '0' && tok[1] <= '9':
@@ -81,19 +87,25 @@ func parseNumaMaps(r io.Reader) ([]snapshot.NodeMem, error) {
 				node, err1 := strconv.Atoi(ns)
 				cnt, err2 := strconv.ParseInt(ps, 10, 64)
 				if !ok || err1 != nil || err2 != nil || node < 0 || node > maxNumaMapsNode || cnt < 0 || cnt > maxNumaMapsPages {
-					return nil, parseErr(n, "expected N<node>=<pages>, got %q", trunc(tok, 40))
+					return nil, nil, parseErr(n, "expected N<node>=<pages>, got %q", trunc(tok, 40))
 				}
 				pages[node] += cnt
 				if pages[node] > maxNumaMapsPages {
-					return nil, parseErr(n, "page count too large in %q", trunc(tok, 40))
+					return nil, nil, parseErr(n, "page count too large in %q", trunc(tok, 40))
 				}
 			}
+		}
+		if key, ok := sysvKey(file); ok {
+			b := sysv[key]
+			b.huge = b.huge || huge
+			b.small = b.small || !huge
+			sysv[key] = b
 		}
 		if len(pages) == 0 {
 			continue
 		}
 		if pageKB < 0 {
-			return nil, parseErr(n, "pages per node without kernelpagesize_kB")
+			return nil, nil, parseErr(n, "pages per node without kernelpagesize_kB")
 		}
 		if pageKB >= 1024 {
 			huge = true
@@ -121,22 +133,39 @@ func parseNumaMaps(r io.Reader) ([]snapshot.NodeMem, error) {
 			}
 			m.TotalKB += kb
 			if m.TotalKB < 0 {
-				return nil, parseErr(n, "sizes overflow")
+				return nil, nil, parseErr(n, "sizes overflow")
 			}
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, parseErr(n+1, "%v", err)
+		return nil, nil, parseErr(n+1, "%v", err)
 	}
 	out := make([]snapshot.NodeMem, 0, len(byNode))
 	for _, m := range byNode {
 		out = append(out, *m)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Node < out[j].Node })
-	return out, nil
+	return out, sysv, nil
 }
 
-func readMainNumaMaps(c *Collector, procs []snapshot.Process, pp *procProblems) {
+// shmBacking is how a process maps the SysV segments of one key: with
+// hugepages, without, or (IPC_PRIVATE keys shared by several segments) both.
+type shmBacking struct{ huge, small bool }
+
+// sysvKey reads the key of a SysV segment's numa_maps file name: the kernel
+// names the segment's shm file "SYSV%08x" (ipc/shm.c), printed as
+// "/SYSV0052e2c1\040(deleted)" once the key's file is unlinked.
+func sysvKey(file string) (uint32, bool) {
+	h, ok := strings.CutPrefix(file, "/SYSV")
+	if !ok || len(h) < 8 || (len(h) > 8 && h[8] != '\\') {
+		return 0, false
+	}
+	k, err := strconv.ParseUint(h[:8], 16, 32)
+	return uint32(k), err == nil
+}
+
+func readMainNumaMaps(c *Collector, procs []snapshot.Process, pp *procProblems) (shmMaps map[int]map[uint32]shmBacking) {
+	shmMaps = map[int]map[uint32]shmBacking{}
 	read, skipped := 0, 0
 	for i := range procs {
 		p := &procs[i]
@@ -153,15 +182,46 @@ func readMainNumaMaps(c *Collector, procs []snapshot.Process, pp *procProblems) 
 			pp.add("processes.numa", "/proc/PID/numa_maps", p.PID, err)
 			continue
 		}
-		m, err := parseNumaMaps(bytes.NewReader(b))
+		m, sysv, err := parseNumaMaps(bytes.NewReader(b))
 		if err != nil {
 			pp.add("processes.numa", "/proc/PID/numa_maps", p.PID, err)
 			continue
 		}
 		p.NUMA = m
+		if len(sysv) > 0 {
+			shmMaps[p.PID] = sysv
+		}
 	}
 	if skipped > 0 {
 		c.AbsentReason("processes.numa", "/proc/PID/numa_maps",
 			fmt.Sprintf("numa_maps read for the first %d main processes only; %d more skipped", maxNumaMapsProcs, skipped))
 	}
+	return shmMaps
+}
+
+// shmHuge says whether a SysV segment is backed by hugepages, from the
+// numa_maps of the processes read (maps: PID → key → backing): a segment
+// with its own key by every mapping of that key; an IPC_PRIVATE one (key 0,
+// a name every private segment shares) only by the mappings of its creator
+// or last attacher, and only when they are all of one kind. nil when no
+// mapping tells.
+func shmHuge(seg snapshot.ShmSegment, maps map[int]map[uint32]shmBacking) *bool {
+	k, err := strconv.ParseInt(seg.Key, 10, 64)
+	if err != nil {
+		return nil
+	}
+	key := uint32(k) // printed as a signed int: -1 is ffffffff
+	var b shmBacking
+	for pid, m := range maps {
+		if key == 0 && int64(pid) != seg.CPID && int64(pid) != seg.LPID {
+			continue
+		}
+		if got, ok := m[key]; ok {
+			b.huge, b.small = b.huge || got.huge, b.small || got.small
+		}
+	}
+	if b.huge == b.small { // none, or both
+		return nil
+	}
+	return &b.huge
 }

@@ -2,6 +2,7 @@ package facts
 
 import (
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -25,9 +26,13 @@ func TestParseNumaMaps(t *testing.T) {
 
 7ffd00000000 default file=/usr/lib/locale/C.utf8/LC_CTYPE
 `
-	got, err := parseNumaMaps(strings.NewReader(in))
+	got, sysv, err := parseNumaMaps(strings.NewReader(in + "7f7000000000 default file=/SYSVffffffff\\040(deleted) huge kernelpagesize_kB=2048\n"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	// An untouched SHM_HUGETLB mapping (no pages yet) still says "huge".
+	if w := map[uint32]shmBacking{0: {huge: true}, 0x52e2c1: {small: true}, 0xffffffff: {huge: true}}; !reflect.DeepEqual(sysv, w) {
+		t.Errorf("sysv = %+v, want %+v", sysv, w)
 	}
 	want := []snapshot.NodeMem{
 		{Node: 0, AnonKB: (3 + 16 + 1 + 5) * 4, FileKB: 150 * 4, HugeKB: 2 * 2048, ShmKB: (6 + 8 + 2699) * 4},
@@ -43,7 +48,7 @@ func TestParseNumaMaps(t *testing.T) {
 }
 
 func TestParseNumaMapsEmpty(t *testing.T) {
-	got, err := parseNumaMaps(strings.NewReader("7f6000000000 default\n"))
+	got, _, err := parseNumaMaps(strings.NewReader("7f6000000000 default\n"))
 	if err != nil || got == nil || len(got) != 0 {
 		t.Errorf("got %v %v, want an empty list", got, err)
 	}
@@ -61,7 +66,7 @@ func TestParseNumaMapsMalformed(t *testing.T) {
 		"7f0000000000 default anon=1 N0=1 kernelpagesize_kB=four\n",
 		"7f0000000000 default anon=1 N0=99999999999999999 kernelpagesize_kB=4\n",
 	} {
-		_, err := parseNumaMaps(strings.NewReader(bad))
+		_, _, err := parseNumaMaps(strings.NewReader(bad))
 		if _, ok := err.(*ParseError); !ok {
 			t.Errorf("%q: got %v, want a *ParseError", bad, err)
 		}
@@ -71,12 +76,17 @@ func TestParseNumaMapsMalformed(t *testing.T) {
 func FuzzParseNumaMaps(f *testing.F) {
 	f.Add([]byte("7f0000000000 default file=/SYSV0\\040(deleted) huge N0=2 kernelpagesize_kB=2048\n7f1 default heap anon=1 N1=1 kernelpagesize_kB=4\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		got, err := parseNumaMaps(strings.NewReader(string(b)))
+		got, sysv, err := parseNumaMaps(strings.NewReader(string(b)))
 		if err != nil {
 			if _, ok := err.(*ParseError); !ok {
 				t.Fatalf("error %T", err)
 			}
 			return
+		}
+		for k, b := range sysv {
+			if !b.huge && !b.small {
+				t.Fatalf("key %x: a mapping of neither kind", k)
+			}
 		}
 		for i, m := range got {
 			if i > 0 && got[i-1].Node >= m.Node {
@@ -108,5 +118,39 @@ func TestNumaMapsCap(t *testing.T) {
 	}
 	if a := absentFor(c, "processes.numa"); len(a) != 1 || !strings.Contains(a[0].Reason, "3 more skipped") {
 		t.Errorf("absent = %+v", a)
+	}
+}
+
+// TestShmHuge: a SysV segment's backing comes from the numa_maps mappings of
+// its key; an IPC_PRIVATE segment's (key 0, shared by every private
+// segment) only from its creator's or last attacher's, and only when they
+// agree.
+func TestShmHuge(t *testing.T) {
+	maps := map[int]map[uint32]shmBacking{
+		100: {0: {huge: true}, 0x52e2c1: {small: true}},
+		200: {0: {small: true}, 0xffffffff: {huge: true}},
+		300: {0: {huge: true, small: true}},
+	}
+	for _, tc := range []struct {
+		seg  snapshot.ShmSegment
+		want string
+	}{
+		{snapshot.ShmSegment{Key: "0", CPID: 100, LPID: 100}, "true"},
+		{snapshot.ShmSegment{Key: "0", CPID: 200, LPID: 999}, "false"},
+		{snapshot.ShmSegment{Key: "0", CPID: 100, LPID: 200}, "nil"}, // its two processes disagree
+		{snapshot.ShmSegment{Key: "0", CPID: 300, LPID: 300}, "nil"}, // one process maps both kinds
+		{snapshot.ShmSegment{Key: "0", CPID: 999, LPID: 998}, "nil"}, // nobody read maps it
+		{snapshot.ShmSegment{Key: "5432001", CPID: 999, LPID: 999}, "false"},
+		{snapshot.ShmSegment{Key: "-1", CPID: 999, LPID: 999}, "true"},
+		{snapshot.ShmSegment{Key: "77", CPID: 100, LPID: 100}, "nil"},
+		{snapshot.ShmSegment{Key: "x", CPID: 100, LPID: 100}, "nil"},
+	} {
+		got := "nil"
+		if h := shmHuge(tc.seg, maps); h != nil {
+			got = strconv.FormatBool(*h)
+		}
+		if got != tc.want {
+			t.Errorf("%+v: huge = %s, want %s", tc.seg, got, tc.want)
+		}
 	}
 }

@@ -16,8 +16,8 @@ import (
 )
 
 func init() {
-	register("processes", StageSources, readProcesses, "processes", "irqs.irqbalance_running", "config.tuned.running", "host.virt.kvm_guests")
-	register("processes-daemons", StageDerived, deriveDaemons, "irqs.irqbalance_running", "config.tuned.running", "host.virt.kvm_guests")
+	register("processes", StageSources, readProcesses, "processes", "irqs.irqbalance_running", "config.tuned.running", "host.virt.kvm_guests", factLatencyHolders)
+	register("processes-daemons", StageDerived, deriveDaemons, "irqs.irqbalance_running", "config.tuned.running", "host.virt.kvm_guests", "memory.sysv_shm.huge", factLatencyHolders)
 }
 
 const (
@@ -26,19 +26,30 @@ const (
 	// walks the page tables of the whole mapping for each read.
 	maxNumaMapsProcs = 32
 	maxProcFileBytes = 1 << 20
+	// maxFDLinks bounds the /proc/PID/fd links read in one scan (a host with
+	// thousands of processes of thousands of files each); an absence says
+	// which processes were left unchecked.
+	maxFDLinks = 1 << 18
+	// devDMALatency is the PM QoS CPU latency device: a process holding it
+	// open keeps the CPUs out of idle states slower than it asked for.
+	devDMALatency      = "/dev/cpu_dma_latency"
+	factLatencyHolders = "cpu_power.dma_latency_holders"
 )
 
 // procMatchHook lets a test treat another comm as a database process
 // (engine, role). nil outside tests.
 var procMatchHook func(comm string) (engine, role string, ok bool)
 
-// daemonScan is what the process scan learned about non-database daemons;
-// it is handed from the sources stage to deriveDaemons, which writes the
-// fields that belong to other parts of the snapshot (IRQs, Config.Tuned).
+// daemonScan is what the process scan learned for other parts of the
+// snapshot: non-database daemons, and how the database's SysV segments are
+// mapped; it is handed from the sources stage to deriveDaemons, which writes
+// the fields that belong to those parts (IRQs, Config.Tuned, Memory.SysVShm).
 type daemonScan struct {
 	scanned          bool
 	irqbalance, tund bool
-	kvmGuests        int // QEMU/KVM guest processes (this host is a hypervisor)
+	kvmGuests        int                           // QEMU/KVM guest processes (this host is a hypervisor)
+	shmMaps          map[int]map[uint32]shmBacking // PID → SysV key → backing, from numa_maps
+	holders          []snapshot.LatencyHolder      // processes holding /dev/cpu_dma_latency
 }
 
 var daemonScans sync.Map // *Collector → daemonScan
@@ -109,17 +120,25 @@ func readProcesses(c *Collector) {
 	daemonScans.Store(c, ds)
 }
 
-// deriveDaemons sets IRQs.IrqbalanceRunning and Config.Tuned.Running from
-// the process scan: nil when /proc could not be scanned.
+// deriveDaemons sets IRQs.IrqbalanceRunning, Config.Tuned.Running,
+// Host.Virt.KVMGuests and CPUPower.LatencyHolders from the process scan (nil
+// when /proc could not be scanned), and each SysV segment's Huge from the
+// numa_maps of the processes mapping it (nil when none says:
+// /proc/sysvipc/shm does not show SHM_HUGETLB).
 func deriveDaemons(c *Collector) {
 	v, ok := daemonScans.LoadAndDelete(c)
 	if !ok {
 		return
 	}
 	ds := v.(daemonScan)
+	for i := range c.Snap.Memory.SysVShm {
+		c.Snap.Memory.SysVShm[i].Huge = shmHuge(c.Snap.Memory.SysVShm[i], ds.shmMaps)
+	}
 	if !ds.scanned {
+		c.AbsentReason(factLatencyHolders, "/proc", "the process list was not read (see processes)")
 		return
 	}
+	c.Snap.CPUPower.LatencyHolders = ds.holders
 	irq, tuned := ds.irqbalance, ds.tund
 	c.Snap.IRQs.IrqbalanceRunning = &irq
 	c.Snap.Config.Tuned.Running = &tuned
@@ -147,6 +166,8 @@ func scanProcesses(c *Collector) ([]snapshot.Process, daemonScan) {
 	}
 	sort.Ints(pids)
 	var pp procProblems
+	ds.holders = []snapshot.LatencyHolder{}
+	fdLinks, fdStop := 0, 0
 	type cand struct {
 		pid    int
 		comm   string
@@ -164,6 +185,21 @@ func scanProcesses(c *Collector) ([]snapshot.Process, daemonScan) {
 			continue
 		}
 		comm := strings.TrimSuffix(string(b), "\n")
+		if fdLinks >= maxFDLinks {
+			if fdStop == 0 {
+				fdStop = pid
+			}
+		} else if held, err := holdsDMALatency(c, dir, &fdLinks); err != nil {
+			if !c.Root.Live || !vanished(err) {
+				pp.add(factLatencyHolders, "/proc/PID/fd", pid, err)
+			}
+		} else if held {
+			h := snapshot.LatencyHolder{PID: pid, Comm: comm}
+			if cb, err := c.readProcFile(dir+"/cmdline", false); err == nil {
+				h.Cmdline = cmdlineText(cmdlineArgs(cb))
+			}
+			ds.holders = append(ds.holders, h)
+		}
 		switch {
 		case comm == "irqbalance":
 			ds.irqbalance = true
@@ -196,6 +232,9 @@ func scanProcesses(c *Collector) ([]snapshot.Process, daemonScan) {
 		}
 	}
 	ds.scanned = true
+	if fdStop != 0 {
+		c.AbsentReason(factLatencyHolders, "/proc/PID/fd", fmt.Sprintf("stopped after %d open-file links: processes from PID %d on were not checked", maxFDLinks, fdStop))
+	}
 	if c.Root.Live && os.Geteuid() != 0 {
 		if b, err := c.Root.ReadFile("/proc/mounts"); err == nil {
 			if opt := procHidepid(string(b)); opt != "" {
@@ -269,7 +308,7 @@ func scanProcesses(c *Collector) ([]snapshot.Process, daemonScan) {
 		argsOf[cd.pid] = args
 	}
 	resolvePostgres(procs, argsOf)
-	readMainNumaMaps(c, procs, &pp)
+	ds.shmMaps = readMainNumaMaps(c, procs, &pp)
 	pp.record(c)
 	return procs, ds
 }
@@ -290,4 +329,21 @@ func procHidepid(mounts string) string {
 		}
 	}
 	return ""
+}
+
+// holdsDMALatency reports whether the process in dir (/proc/PID) holds
+// /dev/cpu_dma_latency open, from its fd links; *links counts the links
+// read. A descriptor closed while the directory is walked is skipped.
+func holdsDMALatency(c *Collector, dir string, links *int) (bool, error) {
+	fds, err := c.Root.ReadDirNames(dir + "/fd")
+	if err != nil {
+		return false, err
+	}
+	for _, fd := range fds {
+		*links++
+		if t, err := c.Root.Readlink(dir + "/fd/" + fd); err == nil && t == devDMALatency {
+			return true, nil
+		}
+	}
+	return false, nil
 }

@@ -37,7 +37,8 @@ type fakeProc struct {
 	cpus      string
 	cgroup    string
 	numaMaps  string
-	status    string // overrides the generated status when set
+	status    string   // overrides the generated status when set
+	fds       []string // /proc/PID/fd link targets; nil: one on /dev/null
 }
 
 func fakeProcFiles(ps []fakeProc) map[string]string {
@@ -63,6 +64,13 @@ func fakeProcFiles(ps []fakeProc) map[string]string {
 		files[d+"cgroup"] = cg
 		if p.numaMaps != "" {
 			files[d+"numa_maps"] = p.numaMaps
+		}
+		fds := p.fds
+		if fds == nil {
+			fds = []string{"/dev/null"}
+		}
+		for i, target := range fds {
+			files[fmt.Sprintf("%sfd/%d", d, i)] = "->" + target
 		}
 	}
 	return files
@@ -306,5 +314,47 @@ func TestProcHidepid(t *testing.T) {
 		if got := procHidepid(in); got != want {
 			t.Errorf("procHidepid(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestLatencyHolders: a process holding /dev/cpu_dma_latency is found from
+// its fd links, whatever it is (tuned, RHEL 6 tuned's pmqos-static.py, an
+// application); a process whose fd directory cannot be read is counted in
+// an absence, not taken for "holds nothing".
+func TestLatencyHolders(t *testing.T) {
+	files := fakeProcFiles([]fakeProc{
+		{pid: 1, comm: "systemd", cmdline: "/sbin/init\x00"},
+		{pid: 700, comm: "tuned", cmdline: "/usr/bin/python3\x00-Es\x00/usr/sbin/tuned\x00-l\x00-P\x00", fds: []string{"/dev/null", "socket:[4711]", "/dev/cpu_dma_latency"}},
+		{pid: 800, comm: "pmqos-static.py", cmdline: "python\x00/usr/libexec/tuned/pmqos-static.py\x00cpu_dma_latency=0\x00", fds: []string{"/dev/null", "/dev/cpu_dma_latency"}},
+		{pid: 900, comm: "java", cmdline: "java\x00-jar\x00app.jar\x00", fds: []string{"/dev/null", "pipe:[12]", "/var/log/app.log"}},
+		{pid: 901, comm: "bash", cmdline: "bash\x00"},
+	})
+	files["/proc/901/fd"] = "not a directory\n" // unreadable
+	delete(files, "/proc/901/fd/0")
+	c := newTestCollector(t, files)
+	readProcesses(c)
+	deriveDaemons(c)
+	h := c.Snap.CPUPower.LatencyHolders
+	if len(h) != 2 || h[0].PID != 700 || h[0].Comm != "tuned" || h[1].PID != 800 || h[1].Cmdline != "python /usr/libexec/tuned/pmqos-static.py cpu_dma_latency=0" {
+		t.Errorf("holders = %+v", h)
+	}
+	if a := absentFor(c, "cpu_power.dma_latency_holders"); len(a) != 1 || !strings.Contains(a[0].Reason, "1 process(es), first PID 901") {
+		t.Errorf("absences = %+v", c.Snap.Absent)
+	}
+
+	// No holder: an empty list, not null.
+	c = newTestCollector(t, fakeProcFiles([]fakeProc{{pid: 1, comm: "systemd", cmdline: "/sbin/init\x00"}}))
+	readProcesses(c)
+	deriveDaemons(c)
+	if h := c.Snap.CPUPower.LatencyHolders; h == nil || len(h) != 0 || len(c.Snap.Absent) != 0 {
+		t.Errorf("holders = %#v, absent = %+v", h, c.Snap.Absent)
+	}
+
+	// No /proc: null, with the reason.
+	c = newTestCollector(t, map[string]string{"/etc/hostname": "x\n"})
+	readProcesses(c)
+	deriveDaemons(c)
+	if c.Snap.CPUPower.LatencyHolders != nil || len(absentFor(c, "cpu_power.dma_latency_holders")) != 1 {
+		t.Errorf("holders = %#v, absent = %+v", c.Snap.CPUPower.LatencyHolders, c.Snap.Absent)
 	}
 }

@@ -102,7 +102,7 @@ func ReadPIDNUMA(root Root, pid int) (*PIDNUMA, error) {
 	}
 	if b, err := root.ReadFile(dir + "/numa_maps"); err != nil {
 		absent("numa", dir+"/numa_maps", err)
-	} else if m, err := parseNumaMaps(bytes.NewReader(b)); err != nil {
+	} else if m, _, err := parseNumaMaps(bytes.NewReader(b)); err != nil {
 		absent("numa", dir+"/numa_maps", err)
 	} else {
 		out.NUMA = m

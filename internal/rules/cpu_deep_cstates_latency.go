@@ -5,9 +5,11 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/dbhost/dbhost/internal/change"
+	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
 // cpu.deep-cstates-latency: idle states deeper than C1 are allowed on a
@@ -56,24 +58,12 @@ func checkDeepCstates(in *Input) Outcome {
 		}
 		return NotApplicable("no cpuidle states on this host")
 	}
-	// A running tuned whose profile sets [cpu] force_latency holds
-	// /dev/cpu_dma_latency open at that latency: the idle governor then
-	// enters no state with a longer exit latency (000: "as long as the
-	// process keeps the file open").
-	held, heldWhy := int64(-1), ""
-	if a, _, ok := ActiveTuned(s); ok {
-		if fl, set := a.Settings["cpu.force_latency"]; set {
-			if lim, ok := ForceLatencyUS(fl, s); ok {
-				heldWhy = fmt.Sprintf("tuned profile %s sets force_latency=%s (%d µs, from %s)", a.Profile, fl, lim, a.From)
-				if a.Running != nil && *a.Running {
-					held = lim
-					heldWhy += " and tuned is running: it holds /dev/cpu_dma_latency"
-				} else {
-					heldWhy += ", but the tuned daemon is not running (or was not seen): nothing holds /dev/cpu_dma_latency"
-				}
-			}
-		}
-	}
+	// A process holding /dev/cpu_dma_latency open keeps every CPU out of
+	// the idle states whose exit latency exceeds its request (000: "as long
+	// as the process keeps the file open"): tuned for a profile with [cpu]
+	// force_latency, RHEL 6 tuned's pmqos-static.py, or any application.
+	lat := latencyHolds(s)
+	held, heldWhy := lat.limit, strings.Join(lat.why, "; ")
 	type deep struct {
 		latency int64
 		cpus    []int
@@ -112,6 +102,12 @@ func checkDeepCstates(in *Input) Outcome {
 			}
 			d.cpus = append(d.cpus, c.CPU)
 		}
+	}
+	if len(states) > 0 && len(lat.unknown) > 0 {
+		names := slices.Sorted(maps.Keys(states))
+		return CannotCheck("%s enabled, but %s hold(s) /dev/cpu_dma_latency at a latency /proc does not show: the idle governor enters "+
+			"no state slower than the lowest request, so whether these are entered cannot be told (as root, `od -An -td4 /dev/cpu_dma_latency` "+
+			"prints the current limit in µs where the kernel allows reading it)", strings.Join(names, ", "), strings.Join(lat.unknown, ", "))
 	}
 	if len(states) == 0 {
 		// The boot argument that keeps them off, when it is on the command line.
@@ -152,8 +148,8 @@ func checkDeepCstates(in *Input) Outcome {
 		// holder keep the CPUs out of these states; cpupower idle-set cannot.
 		ev = fmt.Sprintf("/sys/devices/system/cpu/cpuN/cpuidle/stateM/{name,latency}: %s listed; this kernel has no stateN/disable "+
 			"(Linux 3.5+), so they are entered unless the boot line limits them or a process holds /dev/cpu_dma_latency "+
-			"(a holder other than tuned does not show in /sys); cpuidle driver %s",
-			strings.Join(names, ", "), orUnknown(driver))
+			"(%s); cpuidle driver %s",
+			strings.Join(names, ", "), lat.holdersSeen, orUnknown(driver))
 		if driver != "acpi_idle" {
 			arg = "intel_idle.max_cstate=1 processor.max_cstate=1" // intel_idle.max_cstate alone hands idle to acpi_idle's ACPI C-states
 		}
@@ -234,4 +230,109 @@ func bootArgChanges(args string, current map[string]string) []change.Change {
 		out = append(out, BootArgChange("cpu.deep-cstates-latency", k, v, current[k], "deep C-states add wake-up latency on a latency workload"))
 	}
 	return out
+}
+
+// latencyHold is what the processes holding /dev/cpu_dma_latency do to the
+// idle states: limit is the lowest known request in µs (-1: none known),
+// why says where it comes from, unknown names holders whose request
+// cannot be told, holdersSeen says what the fd scan found.
+type latencyHold struct {
+	limit       int64
+	why         []string
+	unknown     []string
+	holdersSeen string
+}
+
+// latencyHolds reads cpu_power.dma_latency_holders (every process's fd
+// links) with the active tuned profile: tuned holds the device at its
+// profile's force_latency, RHEL 6 tuned's pmqos-static.py at the
+// cpu_dma_latency=N of its command line; another holder's request is not in
+// /proc. Without the fd scan (an older snapshot, a sosreport) a running
+// tuned is taken to hold what its profile asks, as before the scan existed.
+func latencyHolds(s *snapshot.Snapshot) latencyHold {
+	h := latencyHold{limit: -1}
+	take := func(v int64, why string) {
+		if h.limit < 0 || v < h.limit {
+			h.limit = v
+		}
+		h.why = append(h.why, why)
+	}
+	holders := s.CPUPower.LatencyHolders
+	scanWhy := AbsentReason(s, "cpu_power.dma_latency_holders")
+	known := holders != nil && scanWhy == ""
+	switch {
+	case known && len(holders) == 0:
+		h.holdersSeen = "no process holds it: /proc/PID/fd of every process"
+	case holders == nil && scanWhy == "":
+		h.holdersSeen = "holders not known: the snapshot has no dma_latency_holders"
+	case scanWhy != "":
+		h.holdersSeen = "holders not all known: " + scanWhy
+	default:
+		h.holdersSeen = fmt.Sprintf("held by %d process(es)", len(holders))
+	}
+	var tunedPID []int
+	for _, p := range holders {
+		who := fmt.Sprintf("PID %d (%s)", p.PID, p.Comm)
+		switch {
+		case isTunedProcess(p.Comm, p.Cmdline):
+			tunedPID = append(tunedPID, p.PID)
+		case p.Comm == "pmqos-static.py" || strings.Contains(p.Cmdline, "pmqos-static.py"):
+			if v, ok := pmqosRequest(p.Cmdline); ok {
+				take(v, fmt.Sprintf("%s, RHEL 6 tuned's helper, holds /dev/cpu_dma_latency at %d µs (cpu_dma_latency=%d on its command line)", who, v, v))
+			} else {
+				h.unknown = append(h.unknown, who)
+			}
+		default:
+			h.unknown = append(h.unknown, who)
+		}
+	}
+	lim, fromTuned := int64(-1), ""
+	if a, _, ok := ActiveTuned(s); ok {
+		if fl, set := a.Settings["cpu.force_latency"]; set {
+			if v, ok := ForceLatencyUS(fl, s); ok {
+				lim, fromTuned = v, fmt.Sprintf("tuned profile %s sets force_latency=%s (%d µs, from %s)", a.Profile, fl, v, a.From)
+			}
+		}
+	}
+	switch {
+	case len(tunedPID) > 0 && lim >= 0:
+		take(lim, fmt.Sprintf("%s and tuned (PID %d) holds /dev/cpu_dma_latency", fromTuned, tunedPID[0]))
+	case len(tunedPID) > 0:
+		h.unknown = append(h.unknown, fmt.Sprintf("PID %d (tuned, whose profile's force_latency is not known)", tunedPID[0]))
+	case lim < 0:
+	case known:
+		h.why = append(h.why, fromTuned+", but no tuned process holds /dev/cpu_dma_latency (/proc/PID/fd): the limit is not in force")
+	case s.Config.Tuned.Running != nil && *s.Config.Tuned.Running:
+		take(lim, fromTuned+" and tuned is running: it holds /dev/cpu_dma_latency")
+	default:
+		h.why = append(h.why, fromTuned+", but the tuned daemon is not running (or was not seen): nothing holds /dev/cpu_dma_latency")
+	}
+	return h
+}
+
+// isTunedProcess: tuned's own process ("tuned", or "python3 -Es
+// /usr/sbin/tuned" whose comm is the interpreter's).
+func isTunedProcess(comm, cmdline string) bool {
+	if comm == "tuned" {
+		return true
+	}
+	f := strings.Fields(cmdline)
+	for i := 1; i < len(f) && i < 4; i++ {
+		if f[i] == "tuned" || strings.HasSuffix(f[i], "/tuned") {
+			return true
+		}
+	}
+	return false
+}
+
+// pmqosRequest reads the cpu_dma_latency=N argument RHEL 6 tuned's
+// pmqos-static.py holds the device at.
+func pmqosRequest(cmdline string) (int64, bool) {
+	for _, a := range strings.Fields(cmdline) {
+		if v, ok := strings.CutPrefix(a, "cpu_dma_latency="); ok {
+			n, err := strconv.ParseInt(v, 10, 32)
+			return n, err == nil && n >= 0
+		}
+	}
+	return 0, false
 }

@@ -153,3 +153,60 @@ func TestDeepCstatesDefaultStatus(t *testing.T) {
 		t.Errorf("no default_status: %q", r)
 	}
 }
+
+// The processes holding /dev/cpu_dma_latency (every process's fd links)
+// decide: tuned holds it at its profile's force_latency, RHEL 6 tuned's
+// pmqos-static.py at its command line's cpu_dma_latency=N; a tuned that
+// runs without holding it limits nothing; another holder's request is not
+// in /proc, so the rule cannot tell.
+func TestDeepCstatesLatencyHolders(t *testing.T) {
+	const id = "cpu.deep-cstates-latency"
+	rhel6 := func(holders ...snapshot.LatencyHolder) *snapshot.Snapshot {
+		s := host()
+		s.Host.Kernel = "2.6.32-431.el6.x86_64"
+		s.CPUPower.CpuidleDriver = ptr("intel_idle")
+		for c := 0; c < 4; c++ {
+			s.CPUPower.Cpuidle = append(s.CPUPower.Cpuidle, snapshot.CPUIdle{CPU: c, States: []snapshot.IdleState{
+				{Index: 0, Name: "C0"}, {Index: 1, Name: "C1-NHM", LatencyUS: 3}, {Index: 2, Name: "C3-NHM", LatencyUS: 20}}})
+		}
+		s.CPUPower.LatencyHolders = append([]snapshot.LatencyHolder{}, holders...)
+		return s
+	}
+	// Scanned, nobody holds it: the evidence says so.
+	if f := fires(t, id, rhel6(), WorkloadOLTP, DBNone); !strings.Contains(f.Evidence, "no process holds it: /proc/PID/fd of every process") {
+		t.Errorf("no holder: %q", f.Evidence)
+	}
+	// RHEL 6 tuned's latency-performance: pmqos-static.py holds it at 0 µs.
+	pmqos := snapshot.LatencyHolder{PID: 800, Comm: "pmqos-static.py", Cmdline: "python /usr/libexec/tuned/pmqos-static.py cpu_dma_latency=0"}
+	if r := quiet(t, id, rhel6(pmqos), WorkloadOLTP, DBNone); !strings.Contains(r.Passed[0].Reason, "PID 800 (pmqos-static.py), RHEL 6 tuned's helper, holds /dev/cpu_dma_latency at 0 µs") {
+		t.Errorf("pmqos: %q", r.Passed[0].Reason)
+	}
+	// tuned 2.x latency-performance, running and holding it.
+	tunedProc := snapshot.LatencyHolder{PID: 700, Comm: "tuned", Cmdline: "/usr/bin/python3 -Es /usr/sbin/tuned -l -P"}
+	s := rhel6(tunedProc)
+	s.Config.Tuned.ActiveProfile, s.Config.Tuned.Running = ptr("latency-performance"), ptr(true)
+	if r := quiet(t, id, s, WorkloadOLTP, DBNone); !strings.Contains(r.Passed[0].Reason, "tuned (PID 700) holds /dev/cpu_dma_latency") {
+		t.Errorf("tuned holding: %q", r.Passed[0].Reason)
+	}
+	// tuned runs but the scan found it not holding the device.
+	s = rhel6()
+	s.Config.Tuned.ActiveProfile, s.Config.Tuned.Running = ptr("latency-performance"), ptr(true)
+	if f := fires(t, id, s, WorkloadOLTP, DBNone); !strings.Contains(f.Evidence, "but no tuned process holds /dev/cpu_dma_latency") {
+		t.Errorf("tuned not holding: %q", f.Evidence)
+	}
+	// Without the scan (an older snapshot): a running tuned is taken to hold it.
+	s.CPUPower.LatencyHolders = nil
+	quiet(t, id, s, WorkloadOLTP, DBNone)
+	// Another process holds it: its request is not in /proc.
+	cannot(t, id, rhel6(snapshot.LatencyHolder{PID: 900, Comm: "java", Cmdline: "java -jar trader.jar"}), WorkloadOLTP, DBNone, "PID 900 (java) hold(s) /dev/cpu_dma_latency")
+	// ... unless no deep state is left to judge: the boot line bounds them.
+	b := rhel6(snapshot.LatencyHolder{PID: 900, Comm: "java"})
+	b.CPUPower.CmdlineLimits = map[string]string{"idle": "poll"}
+	quiet(t, id, b, WorkloadOLTP, DBNone)
+	// Some fd directories unreadable: "not known", never "nobody".
+	s = rhel6()
+	absent(s, "cpu_power.dma_latency_holders", "permission denied for 12 process(es) (run as root to read them)")
+	if f := fires(t, id, s, WorkloadOLTP, DBNone); !strings.Contains(f.Evidence, "holders not all known") || strings.Contains(f.Evidence, "no process holds it") {
+		t.Errorf("unreadable fds: %q", f.Evidence)
+	}
+}

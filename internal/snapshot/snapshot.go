@@ -208,8 +208,9 @@ type ShmSegment struct {
 	Nattch    int64  `json:"nattch"`
 	UID       int64  `json:"uid"`
 	User      string `json:"user,omitempty"` // resolved from the root's /etc/passwd when possible
-	// Huge is true when the segment is backed by hugepages (from the rss/swap
-	// columns or numa_maps when known); nil when unknown.
+	// Huge is true when the segment is backed by hugepages (SHM_HUGETLB),
+	// from the numa_maps of the processes mapping it; nil when unknown
+	// (/proc/sysvipc/shm does not say).
 	Huge *bool `json:"huge,omitempty"`
 	// RSSBytes and SwapBytes are the resident and swapped-out bytes of the
 	// segment (the rss/swap columns, Linux 4.5+); nil on kernels without them.
@@ -233,6 +234,20 @@ type CPUPower struct {
 	// 15 = powersave): the value when all online CPUs agree, else a summary
 	// such as "mixed: 6 on CPUs 0-3; 0 on CPUs 4-7".
 	EnergyPerfBias *string `json:"energy_perf_bias,omitempty"`
+	// LatencyHolders are the processes holding /dev/cpu_dma_latency open,
+	// from every process's /proc/PID/fd links: each holds a PM QoS CPU
+	// latency request, and while it does the idle governor enters no state
+	// whose exit latency exceeds the lowest request (on every kernel, also
+	// those without per-state disable). [] when none; null when /proc was
+	// not scanned. The latency asked for is not in /proc.
+	LatencyHolders []LatencyHolder `json:"dma_latency_holders"`
+}
+
+// LatencyHolder is a process holding /dev/cpu_dma_latency open.
+type LatencyHolder struct {
+	PID     int    `json:"pid"`
+	Comm    string `json:"comm"`
+	Cmdline string `json:"cmdline,omitempty"` // truncated to 256 bytes
 }
 
 // CPUFreq is one CPU's cpufreq policy.
