@@ -33,11 +33,13 @@ func unavailable(format string, a ...any) error {
 // Assets are the prepared, cached inputs every VM shares.
 type Assets struct {
 	CacheDir      string
-	QEMU          string // qemu-system-x86_64
-	KernelPackage string // linux-image-6.1.0-56-amd64
-	Kernel        string // vmlinux (PVH entry)
-	Initramfs     string // base image: busybox, dbhost, /init
-	DBHostSHA     string // first 12 hex digits of the dbhost binary's sha256
+	QEMU          string               // qemu-system-x86_64
+	KernelPackage string               // linux-image-6.1.0-56-amd64
+	Kernel        string               // vmlinux (PVH entry)
+	Initramfs     string               // base image: busybox, dbhost, /init
+	DBHostSHA     string               // first 12 hex digits of the dbhost binary's sha256
+	older         map[string][2]string // OlderKernels release → vmlinux, package, once prepared
+	log           io.Writer
 }
 
 // PrepareOptions says where things are.
@@ -62,7 +64,7 @@ func Prepare(ctx context.Context, o PrepareOptions) (*Assets, error) {
 	if o.Busybox == "" {
 		o.Busybox = "/bin/busybox"
 	}
-	a := &Assets{CacheDir: o.CacheDir}
+	a := &Assets{CacheDir: o.CacheDir, log: o.Log}
 	var err error
 	if a.QEMU, err = exec.LookPath("qemu-system-x86_64"); err != nil {
 		return nil, unavailable("qemu-system-x86_64 not found (Debian package qemu-system-x86)")
@@ -191,59 +193,141 @@ func prepareKernel(ctx context.Context, a *Assets, o PrepareOptions) error {
 		}
 	}
 	a.KernelPackage = pkg
+	a.Kernel, err = installKernel(ctx, kdir, pkg, nil, o.Log)
+	return err
+}
+
+// installKernel leaves kdir/<package>/vmlinux, downloading the package with
+// apt-get (aptOpts: a private configuration, see prepareOlderKernel) unless
+// it is cached, and removes the other kernels cached in kdir.
+func installKernel(ctx context.Context, kdir, pkg string, aptOpts []string, log io.Writer) (string, error) {
 	dir := filepath.Join(kdir, pkg)
-	a.Kernel = filepath.Join(dir, "vmlinux")
-	if fi, err := os.Stat(a.Kernel); err == nil && fi.Size() > 0 {
+	vmlinuxPath := filepath.Join(dir, "vmlinux")
+	if fi, err := os.Stat(vmlinuxPath); err == nil && fi.Size() > 0 {
 		pruneKernels(kdir, pkg)
-		return nil
+		return vmlinuxPath, nil
 	}
 	for _, tool := range []string{"apt-get", "dpkg-deb"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			return unavailable("%s not found: the lab takes its kernel from the Debian package %s", tool, pkg)
+			return "", unavailable("%s not found: the lab takes its kernel from the Debian package %s", tool, pkg)
 		}
 	}
 	dl := filepath.Join(kdir, "download")
 	if err := os.RemoveAll(dl); err != nil {
-		return err
+		return "", err
 	}
 	if err := os.MkdirAll(dl, 0o755); err != nil {
-		return err
+		return "", err
 	}
 	defer os.RemoveAll(dl)
-	fmt.Fprintf(o.Log, "lab: downloading %s (apt-get download)\n", pkg)
-	if _, err := run(ctx, dl, "apt-get", "download", "-q", pkg); err != nil {
-		return unavailable("cannot download the kernel package %s: %v", pkg, err)
+	fmt.Fprintf(log, "lab: downloading %s (apt-get download)\n", pkg)
+	if _, err := run(ctx, dl, "apt-get", append(append(aptOpts, "download", "-q"), pkg)...); err != nil {
+		return "", unavailable("cannot download the kernel package %s: %v", pkg, err)
 	}
 	debs, _ := filepath.Glob(filepath.Join(dl, pkg+"_*.deb"))
 	if len(debs) != 1 {
-		return fmt.Errorf("apt-get download %s left %d .deb files in %s", pkg, len(debs), dl)
+		return "", fmt.Errorf("apt-get download %s left %d .deb files in %s", pkg, len(debs), dl)
 	}
 	vmlinuz, err := extractVmlinuz(ctx, debs[0])
 	if err != nil {
-		return err
+		return "", err
 	}
 	payload, err := xzPayload(vmlinuz)
 	if err != nil {
-		return fmt.Errorf("%s: %v", pkg, err)
+		return "", fmt.Errorf("%s: %v", pkg, err)
 	}
 	vmlinux, err := unxz(ctx, payload)
 	if err != nil {
-		return fmt.Errorf("%s: decompressing the kernel: %v", pkg, err)
+		return "", fmt.Errorf("%s: decompressing the kernel: %v", pkg, err)
 	}
 	if !bytes.HasPrefix(vmlinux, []byte("\x7fELF")) {
-		return fmt.Errorf("%s: the decompressed payload is not an ELF vmlinux", pkg)
+		return "", fmt.Errorf("%s: the decompressed payload is not an ELF vmlinux", pkg)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+		return "", err
 	}
 	if err := os.WriteFile(filepath.Join(dir, "vmlinuz"), vmlinuz, 0o644); err != nil {
-		return err
+		return "", err
 	}
-	if err := writeAtomic(a.Kernel, vmlinux); err != nil {
-		return err
+	if err := writeAtomic(vmlinuxPath, vmlinux); err != nil {
+		return "", err
 	}
 	pruneKernels(kdir, pkg)
-	return nil
+	return vmlinuxPath, nil
+}
+
+// OlderKernels are the Debian releases whose kernel a scenario may boot
+// instead of this machine's (Scenario.Kernel), with the apt source line
+// their linux-image-amd64 comes from.
+var OlderKernels = map[string]string{
+	"bullseye": "deb http://deb.debian.org/debian bullseye main", // Debian 11: Linux 5.10
+}
+
+// olderKernel returns the vmlinux and package of an OlderKernels release,
+// preparing it on first use (see prepareOlderKernel).
+func (a *Assets) olderKernel(ctx context.Context, release string) (string, string, error) {
+	if k, ok := a.older[release]; ok {
+		return k[0], k[1], nil
+	}
+	path, pkg, err := prepareOlderKernel(ctx, a.CacheDir, release, a.log)
+	if err != nil {
+		return "", "", err
+	}
+	if a.older == nil {
+		a.older = map[string][2]string{}
+	}
+	a.older[release] = [2]string{path, pkg}
+	return path, pkg, nil
+}
+
+// prepareOlderKernel leaves cache/kernel-<release>/<package>/vmlinux. apt
+// runs with a private configuration under cache/kernel-<release>/apt (its
+// own sources list naming only that release, package lists and archives):
+// this machine's apt sources and lists are never read or changed. The lists
+// are fetched once (apt-get update), then the cached kernel serves, also
+// offline.
+func prepareOlderKernel(ctx context.Context, cacheDir, release string, log io.Writer) (string, string, error) {
+	line, ok := OlderKernels[release]
+	if !ok {
+		return "", "", fmt.Errorf("no older kernel %q (known: bullseye)", release)
+	}
+	kdir := filepath.Join(cacheDir, "kernel-"+release)
+	apt := filepath.Join(kdir, "apt")
+	for _, d := range []string{"lists/partial", "cache/archives/partial", "parts"} {
+		if err := os.MkdirAll(filepath.Join(apt, d), 0o755); err != nil {
+			return "", "", err
+		}
+	}
+	if err := os.WriteFile(filepath.Join(apt, "sources.list"), []byte(line+"\n"), 0o644); err != nil {
+		return "", "", err
+	}
+	opts := []string{"-o", "Dir::Etc::SourceList=" + filepath.Join(apt, "sources.list"), "-o", "Dir::Etc::SourceParts=" + filepath.Join(apt, "parts"),
+		"-o", "Dir::State::Lists=" + filepath.Join(apt, "lists"), "-o", "Dir::Cache=" + filepath.Join(apt, "cache")}
+	depends := func() (string, error) {
+		out, err := run(ctx, "", "apt-cache", append(opts, "depends", "linux-image-amd64")...)
+		if err != nil {
+			return "", err
+		}
+		return parseKernelPackage(string(out))
+	}
+	pkg, err := depends()
+	if err != nil && newestCachedKernel(kdir) == "" {
+		fmt.Fprintf(log, "lab: fetching Debian %s's package lists (private apt configuration in %s)\n", release, apt)
+		if _, uerr := run(ctx, "", "apt-get", append(opts, "update", "-qq")...); uerr != nil {
+			err = uerr
+		} else {
+			pkg, err = depends()
+		}
+	}
+	if err != nil {
+		if cached := newestCachedKernel(kdir); cached != "" {
+			pkg = cached
+		} else {
+			return "", "", unavailable("cannot find Debian %s's kernel package: %v", release, err)
+		}
+	}
+	path, err := installKernel(ctx, kdir, pkg, opts, log)
+	return path, pkg, err
 }
 
 func kernelPackage(ctx context.Context) (string, error) {

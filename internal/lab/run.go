@@ -138,6 +138,9 @@ type Result struct {
 	Mismatches []string // topology differences, "expected … got …"
 	Err        error    // anything else that went wrong (boot, timeout, channel)
 	Dir        string   // run directory (console.log, data.log, qemu.log); kept on failure
+	// KernelPackage is the older kernel the scenario booted (Scenario.Kernel);
+	// "" for the machine's Debian kernel (Assets.KernelPackage).
+	KernelPackage string
 }
 
 // OK is true when the scenario passed.
@@ -178,8 +181,15 @@ func run1(ctx context.Context, a *Assets, s *Scenario, r *Result, o RunOptions) 
 	if err := os.MkdirAll(r.Dir, 0o755); err != nil {
 		return err
 	}
+	kernel := a.Kernel
+	if s.Kernel != "" {
+		var err error
+		if kernel, r.KernelPackage, err = a.olderKernel(ctx, s.Kernel); err != nil {
+			return err
+		}
+	}
 	f := VMFiles{
-		Kernel:  a.Kernel,
+		Kernel:  kernel,
 		Initrd:  filepath.Join(r.Dir, "initrd.cpio.gz"),
 		Console: filepath.Join(r.Dir, "console.log"),
 		Data:    filepath.Join(r.Dir, "data.log"),

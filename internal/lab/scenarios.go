@@ -61,7 +61,46 @@ func Scenarios() []*Scenario {
 				{ID: 1, CPUs: []int{4, 5, 6, 7}, MemMB: 256},
 			},
 		},
+		olderKernel(),
 	}, append(append(applyScenarios(), placeScenarios()...), benchScenarios()...)...) // apply_scenarios.go, place_scenarios.go, bench_scenarios.go
+}
+
+// olderKernel boots Debian 11's Linux 5.10 (Scenario.Kernel) on the
+// two-node layout: the topology checks of every scenario, and what differs
+// from this machine's kernel (docs/snapshot.md, "Kernel eras").
+func olderKernel() *Scenario {
+	return &Scenario{
+		Name: "older-kernel-5-10", Doc: "Debian 11's Linux 5.10 on 2 nodes, hugepages=16: topology, and the 5.10 layout read (sched knobs in /proc/sys)",
+		Kernel:  "bullseye",
+		Sockets: 2, Cores: 2, Threads: 1,
+		Nodes: []Node{
+			{ID: 0, CPUs: []int{0, 1}, MemMB: 256},
+			{ID: 1, CPUs: []int{2, 3}, MemMB: 320},
+		},
+		KernelArgs:       []string{"hugepages=16"},
+		HugepagesPerNode: map[int]int64{0: 8, 1: 8},
+		Check:            checkOlderKernel,
+	}
+}
+
+// checkOlderKernel: the guest ran 5.10, and dbhost read what 5.10 has and
+// 6.x does not: the scheduler tunables still in /proc/sys (moved to debugfs
+// in 5.13; absent on this machine's kernel).
+func checkOlderKernel(r *Result) error {
+	s := r.Snapshot
+	var bad []string
+	if !strings.HasPrefix(s.Host.Kernel, "5.10.") {
+		bad = append(bad, fmt.Sprintf("host.kernel: expected 5.10.*, got %q", s.Host.Kernel))
+	}
+	for _, k := range []string{"kernel.sched_migration_cost_ns", "kernel.sched_min_granularity_ns", "kernel.sched_wakeup_granularity_ns"} {
+		if _, ok := s.Sysctl[k]; !ok {
+			bad = append(bad, fmt.Sprintf("sysctl %s: expected read (in /proc/sys before 5.13), got absent", k))
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("%s", strings.Join(bad, "\n"))
+	}
+	return nil
 }
 
 // eightNodeOdd is 8 nodes where node 4 holds CPU 0 and CPU 15, which -numa

@@ -63,6 +63,9 @@ type Scenario struct {
 	// Compare reports a difference containing this text (the kernel did not
 	// give the layout, as expected, and the lab noticed).
 	WantMismatch string
+	// Kernel boots an older Debian release's kernel (a key of OlderKernels,
+	// "bullseye": Linux 5.10) instead of this machine's; "" for the latter.
+	Kernel string
 	// TimeoutSec bounds the VM's wall time (default 180: TCG on 2 busy cores).
 	TimeoutSec int
 }
@@ -98,6 +101,9 @@ func (s *Scenario) hasDistances() bool { return s.Distances != nil }
 func (s *Scenario) Validate() error {
 	if !validName.MatchString(s.Name) {
 		return fmt.Errorf("scenario name %q: want lower-case letters, digits and dashes (it names a directory)", s.Name)
+	}
+	if _, ok := OlderKernels[s.Kernel]; s.Kernel != "" && !ok {
+		return fmt.Errorf("%s: kernel %q is not one of OlderKernels", s.Name, s.Kernel)
 	}
 	if s.Sockets < 1 || s.Cores < 1 || s.Threads < 1 {
 		return fmt.Errorf("%s: sockets, cores and threads must be ≥ 1", s.Name)

@@ -100,6 +100,9 @@ func main() {
 			break
 		}
 		r := lab.Run(ctx, a, s, lab.RunOptions{Keep: *keep, CoverDir: *coverDir})
+		if r.KernelPackage != "" {
+			fmt.Printf("lab: %s boots %s\n", s.Name, r.KernelPackage)
+		}
 		if r.OK() {
 			passed++
 			fmt.Printf("PASS %-22s %5.1fs  %s\n", s.Name, r.Wall.Seconds(), s.Doc)
