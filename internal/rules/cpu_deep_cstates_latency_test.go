@@ -90,17 +90,24 @@ func TestDeepCstatesLatency(t *testing.T) {
 	fires(t, id, half, WorkloadLatency, DBNone)
 }
 
-// A kernel without per-state disable (RHEL 6): the listed deep states are
-// entered; the fix is boot arguments or tuned, never cpupower idle-set.
-func TestDeepCstatesNoPerStateDisable(t *testing.T) {
-	const id = "cpu.deep-cstates-latency"
+// rhel6Idle is a 2.6.32 host's idle states: no per-state disable, no
+// residency, its poll state named C0.
+func rhel6Idle() *snapshot.Snapshot {
 	s := host()
 	s.Host.Kernel = "2.6.32-431.el6.x86_64"
 	s.CPUPower.CpuidleDriver = ptr("intel_idle")
 	for c := 0; c < 4; c++ {
 		s.CPUPower.Cpuidle = append(s.CPUPower.Cpuidle, snapshot.CPUIdle{CPU: c, States: []snapshot.IdleState{
-			{Index: 0, Name: "POLL"}, {Index: 1, Name: "C1-NHM", LatencyUS: 3}, {Index: 2, Name: "C3-NHM", LatencyUS: 20}}})
+			{Index: 0, Name: "C0"}, {Index: 1, Name: "C1-NHM", LatencyUS: 3}, {Index: 2, Name: "C3-NHM", LatencyUS: 20}}})
 	}
+	return s
+}
+
+// A kernel without per-state disable (RHEL 6): the listed deep states are
+// entered; the fix is boot arguments or tuned, never cpupower idle-set.
+func TestDeepCstatesNoPerStateDisable(t *testing.T) {
+	const id = "cpu.deep-cstates-latency"
+	s := rhel6Idle()
 	f := fires(t, id, s, WorkloadOLTP, DBNone)
 	all := strings.Join(append(f.Fix.Runtime, f.Fix.Persistent...), "\n")
 	if strings.Contains(all, "cpupower idle-set") || strings.Contains(all, "grub2-mkconfig") ||
@@ -162,13 +169,7 @@ func TestDeepCstatesDefaultStatus(t *testing.T) {
 func TestDeepCstatesLatencyHolders(t *testing.T) {
 	const id = "cpu.deep-cstates-latency"
 	rhel6 := func(holders ...snapshot.LatencyHolder) *snapshot.Snapshot {
-		s := host()
-		s.Host.Kernel = "2.6.32-431.el6.x86_64"
-		s.CPUPower.CpuidleDriver = ptr("intel_idle")
-		for c := 0; c < 4; c++ {
-			s.CPUPower.Cpuidle = append(s.CPUPower.Cpuidle, snapshot.CPUIdle{CPU: c, States: []snapshot.IdleState{
-				{Index: 0, Name: "C0"}, {Index: 1, Name: "C1-NHM", LatencyUS: 3}, {Index: 2, Name: "C3-NHM", LatencyUS: 20}}})
-		}
+		s := rhel6Idle()
 		s.CPUPower.LatencyHolders = append([]snapshot.LatencyHolder{}, holders...)
 		return s
 	}
