@@ -178,3 +178,36 @@ func TestCompareRealGuests(t *testing.T) {
 		}
 	}
 }
+
+// TestOlderKernelRealGuest: the host, topology and sysctl parts of the
+// snapshot dbhost collected in Debian 11's Linux 5.10 guest (scripts/lab -run
+// older-kernel -keep) pass the scenario's checks; the same checks fail on
+// this machine's 6.1 guest, whose scheduler tunables moved to debugfs.
+func TestOlderKernelRealGuest(t *testing.T) {
+	var s *Scenario
+	for _, sc := range Scenarios() {
+		if sc.Name == "older-kernel-5-10" {
+			s = sc
+		}
+	}
+	b, err := os.ReadFile(filepath.Join("testdata", "guests", "older-kernel-5-10.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := snapshot.Parse("older-kernel-5-10", b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := Compare(s, snap); len(m) != 0 {
+		t.Errorf("the real 5.10 guest's topology reported:\n%s", strings.Join(m, "\n"))
+	}
+	if err := s.Check(&Result{Scenario: s, Snapshot: snap}); err != nil {
+		t.Errorf("the real 5.10 guest: %v", err)
+	}
+	newer := *snap
+	newer.Host.Kernel = "6.1.0-56-amd64"
+	newer.Sysctl = map[string]string{"kernel.sched_autogroup_enabled": "0"}
+	if err := s.Check(&Result{Scenario: s, Snapshot: &newer}); err == nil || !strings.Contains(err.Error(), "kernel.sched_migration_cost_ns") {
+		t.Errorf("6.1's layout passed as 5.10: %v", err)
+	}
+}

@@ -14,16 +14,7 @@ func Scenarios() []*Scenario {
 			Sockets: 1, Cores: 2, Threads: 1,
 			Nodes: []Node{{ID: 0, CPUs: []int{0, 1}, MemMB: 384}},
 		},
-		{
-			Name: "two-node", Doc: "2 sockets = 2 nodes, default SLIT 10/20, boot-time hugepages=16 split 8/8 by the kernel",
-			Sockets: 2, Cores: 2, Threads: 1,
-			Nodes: []Node{
-				{ID: 0, CPUs: []int{0, 1}, MemMB: 256},
-				{ID: 1, CPUs: []int{2, 3}, MemMB: 320},
-			},
-			KernelArgs:       []string{"hugepages=16"},
-			HugepagesPerNode: map[int]int64{0: 8, 1: 8},
-		},
+		twoNode(),
 		{
 			Name: "four-node-slit", Doc: "4 sockets = 4 nodes with a ring SLIT 10/21/31",
 			Sockets: 4, Cores: 2, Threads: 1,
@@ -65,13 +56,10 @@ func Scenarios() []*Scenario {
 	}, append(append(applyScenarios(), placeScenarios()...), benchScenarios()...)...) // apply_scenarios.go, place_scenarios.go, bench_scenarios.go
 }
 
-// olderKernel boots Debian 11's Linux 5.10 (Scenario.Kernel) on the
-// two-node layout: the topology checks of every scenario, and what differs
-// from this machine's kernel (docs/snapshot.md, "Kernel eras").
-func olderKernel() *Scenario {
+// twoNode: 2 sockets = 2 nodes of different sizes, hugepages=16 at boot.
+func twoNode() *Scenario {
 	return &Scenario{
-		Name: "older-kernel-5-10", Doc: "Debian 11's Linux 5.10 on 2 nodes, hugepages=16: topology, and the 5.10 layout read (sched knobs in /proc/sys)",
-		Kernel:  "bullseye",
+		Name: "two-node", Doc: "2 sockets = 2 nodes, default SLIT 10/20, boot-time hugepages=16 split 8/8 by the kernel",
 		Sockets: 2, Cores: 2, Threads: 1,
 		Nodes: []Node{
 			{ID: 0, CPUs: []int{0, 1}, MemMB: 256},
@@ -79,8 +67,19 @@ func olderKernel() *Scenario {
 		},
 		KernelArgs:       []string{"hugepages=16"},
 		HugepagesPerNode: map[int]int64{0: 8, 1: 8},
-		Check:            checkOlderKernel,
 	}
+}
+
+// olderKernel boots Debian 11's Linux 5.10 (Scenario.Kernel) on the
+// two-node layout: the topology checks of every scenario, and what differs
+// from this machine's kernel (docs/snapshot.md, "Kernel eras").
+func olderKernel() *Scenario {
+	s := twoNode()
+	s.Name = "older-kernel-5-10"
+	s.Doc = "Debian 11's Linux 5.10 on two-node's layout: topology, and the 5.10 layout read (sched knobs in /proc/sys)"
+	s.Kernel = "bullseye"
+	s.Check = checkOlderKernel
+	return s
 }
 
 // checkOlderKernel: the guest ran 5.10, and dbhost read what 5.10 has and
