@@ -41,9 +41,10 @@ const (
 var procMatchHook func(comm string) (engine, role string, ok bool)
 
 // daemonScan is what the process scan learned for other parts of the
-// snapshot: non-database daemons, and how the database's SysV segments are
-// mapped; it is handed from the sources stage to deriveDaemons, which writes
-// the fields that belong to those parts (IRQs, Config.Tuned, Memory.SysVShm).
+// snapshot: non-database daemons, the holders of /dev/cpu_dma_latency, and
+// how the database's SysV segments are mapped; it is handed from the sources stage to deriveDaemons, which writes
+// the fields that belong to those parts (IRQs, Config.Tuned, Host.Virt,
+// CPUPower, Memory.SysVShm).
 type daemonScan struct {
 	scanned          bool
 	irqbalance, tund bool
@@ -134,11 +135,15 @@ func deriveDaemons(c *Collector) {
 	for i := range c.Snap.Memory.SysVShm {
 		c.Snap.Memory.SysVShm[i].Huge = shmHuge(c.Snap.Memory.SysVShm[i], ds.shmMaps)
 	}
+	if ds.holders == nil { // no /proc/PID scanned (a sosreport's processes come from ps)
+		c.AbsentReason(factLatencyHolders, "/proc", "no /proc/PID directories to read open files from (see processes; "+
+			"a sosreport's ps output does not show them)")
+	} else {
+		c.Snap.CPUPower.LatencyHolders = ds.holders
+	}
 	if !ds.scanned {
-		c.AbsentReason(factLatencyHolders, "/proc", "the process list was not read (see processes)")
 		return
 	}
-	c.Snap.CPUPower.LatencyHolders = ds.holders
 	irq, tuned := ds.irqbalance, ds.tund
 	c.Snap.IRQs.IrqbalanceRunning = &irq
 	c.Snap.Config.Tuned.Running = &tuned
