@@ -34,11 +34,7 @@ func checkMyIOCapacity(in *Input, d *snapshot.Database) Outcome {
 	if why != "" {
 		return CannotCheck("%s", why)
 	}
-	dir, why := serverDataDir(d)
-	if why != "" {
-		return CannotCheck("%s", why)
-	}
-	class, _, how, why := in.dirDevice(dir)
+	class, how, why := in.dataDevice(d)
 	if why != "" {
 		return CannotCheck("%s", why)
 	}

@@ -261,6 +261,19 @@ func (in *Input) dirDevice(path string) (class string, phys []string, how, why s
 	return class, phys, how, ""
 }
 
+// dataDevice is the class of the device that holds a local server's data
+// directory and how the directory was mapped to it (dirDevice), or why it
+// could not be: the first steps of every rule that judges a setting against
+// the data's device class.
+func (in *Input) dataDevice(d *snapshot.Database) (class, how, why string) {
+	dir, why := serverDataDir(d)
+	if why != "" {
+		return "", "", why
+	}
+	class, _, how, why = in.dirDevice(dir)
+	return class, how, why
+}
+
 // serverDir is a local server's directory for device mapping: the real
 // path of data_directory (datadir) or of the WAL, or why there is none.
 func serverDataDir(d *snapshot.Database) (string, string) {
