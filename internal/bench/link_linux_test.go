@@ -115,7 +115,7 @@ func linkRTT(t *testing.T, l *Link, n int) time.Duration {
 
 // The round trip the emulated link adds is within 10 % of twice the
 // one-way delay asked for, from 1 to 50 ms (the smallest of 30 round
-// trips, as ping's min: scheduling noise only ever adds; the forwarder
+// trips, 100 below 10 ms, as ping's min: scheduling noise only ever adds; the forwarder
 // never releases a packet early, so the minimum cannot undercut the delay). The base RTT of the same path
 // with no delay (the endpoints' and the forwarder's own wake-ups: tens of
 // µs idle, a few hundred on a loaded 2-CPU machine) is measured in the
@@ -131,21 +131,31 @@ func TestLinkRTT(t *testing.T) {
 		return linkRTT(t, l, 30)
 	}
 	// When the whole suite runs at once even the minimum of 30 can be
-	// late (softirqs deferred to ksoftirqd): up to 3 attempts, as a ping
-	// run longer; a link that releases packets late fails all three.
+	// late (softirqs deferred to ksoftirqd): up to 5 attempts, as a ping
+	// run longer; a link that releases packets late fails all of them.
+	// Lateness only ever adds, to the delayed path and to the base alike:
+	// the base is the smallest seen in the whole test (a late base would
+	// make the link look faster than asked), and the short delays, where
+	// a late wake-up weighs most, take the minimum of more round trips.
+	bestBase := time.Duration(1<<63 - 1)
 	for _, d := range []time.Duration{time.Millisecond, 5 * time.Millisecond, 20 * time.Millisecond, 50 * time.Millisecond} {
 		want := 2 * d
+		n := 30
+		if d < 10*time.Millisecond {
+			n = 100
+		}
 		var msgs []string
 		ok := false
-		for attempt := 1; attempt <= 3 && !ok; attempt++ {
-			b0 := base()
+		for attempt := 1; attempt <= 5 && !ok; attempt++ {
+			bestBase = min(bestBase, base())
 			l, err := NewLink(LinkOptions{Delay: d})
 			if err != nil {
 				t.Fatal(err)
 			}
-			rtt := linkRTT(t, l, 30)
+			rtt := linkRTT(t, l, n)
 			l.Close()
-			b := min(b0, base())
+			bestBase = min(bestBase, base())
+			b := bestBase
 			added := rtt - b
 			msg := fmt.Sprintf("delay %v each way (%s), attempt %d: min RTT %v, base RTT %v, added %v", d, l.MethodName(), attempt, rtt, b, added)
 			t.Log(msg)
@@ -153,7 +163,7 @@ func TestLinkRTT(t *testing.T) {
 			ok = added >= want*9/10 && added <= want*11/10
 		}
 		if !ok {
-			t.Errorf("delay %v each way: the link added more or less than %v ± 10 %% in 3 attempts:\n%s", d, want, strings.Join(msgs, "\n"))
+			t.Errorf("delay %v each way: the link added more or less than %v ± 10 %% in 5 attempts:\n%s", d, want, strings.Join(msgs, "\n"))
 		}
 	}
 }
