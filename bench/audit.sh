@@ -13,14 +13,9 @@
 # Prints both medians and the ratio tuned/dbhost (issue 3 asks for >= 5).
 set -euo pipefail
 export LC_ALL=C
-N=${N:-20}
-while getopts "n:h" opt; do
-	case $opt in
-	n) N=$OPTARG ;;
-	*) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
-	esac
-done
-[[ $N =~ ^[1-9][0-9]*$ ]] || { echo "audit.sh: -n expects a positive count, got '$N'" >&2; exit 2; }
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_runs 20 13 "$@"
 repo=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=../scripts/lib/tuned.sh
 . "$repo/scripts/lib/tuned.sh"
@@ -53,8 +48,6 @@ mkdir -p "/etc/tuned/$profile"
 tuned_up "$profile"
 tuned-adm verify >/dev/null || { echo "audit.sh: tuned-adm verify fails on a profile of current values:" >&2; tuned_log | tail -5 >&2; exit 1; }
 
-# shellcheck source=lib.sh
-. "$repo/bench/lib.sh"
 for _ in 1 2; do "$work/dbhost" audit >/dev/null 2>&1 || true; tuned-adm verify >/dev/null 2>&1 || true; done
 : >"$work/dbhost.us"; : >"$work/dbhost.cpu"; : >"$work/tuned.us"; : >"$work/tuned.cpu"
 for ((i = 1; i <= N; i++)); do

@@ -13,17 +13,9 @@
 set -euo pipefail
 export LC_ALL=C
 
-N=${N:-20}
-while getopts "n:h" opt; do
-	case $opt in
-	n) N=$OPTARG ;;
-	*) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
-	esac
-done
-if ! [[ $N =~ ^[1-9][0-9]*$ ]]; then
-	echo "collect.sh: -n expects a positive count, got '$N'" >&2
-	exit 2
-fi
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_runs 20 12 "$@"
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/dbhost-bench.XXXXXX")
@@ -89,8 +81,6 @@ manual() {
 	ps -eo pid,user,comm,psr,args
 }
 
-# shellcheck source=lib.sh
-. "$repo/bench/lib.sh"
 time_dbhost() { time_it dbhost "$dbhost" collect --format json -o /dev/null; }
 time_manual() { time_it manual manual; }
 time_big() { time_it big "$dbhost" collect --root "$big" --format json -o /dev/null; }

@@ -17,14 +17,9 @@
 # the cached scrape stays within issue 13's 50 ms.
 set -euo pipefail
 export LC_ALL=C
-N=${N:-20}
-while getopts "n:h" opt; do
-	case $opt in
-	n) N=$OPTARG ;;
-	*) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
-	esac
-done
-[[ $N =~ ^[1-9][0-9]*$ ]] || { echo "exporter.sh: -n expects a positive count, got '$N'" >&2; exit 2; }
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_runs 20 16 "$@"
 command -v curl >/dev/null || { echo "exporter.sh: needs curl" >&2; exit 2; }
 repo=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/dbhost-exporter.XXXXXX")
@@ -58,8 +53,6 @@ cached=$addr
 start audit 0
 audit=$addr
 
-# shellcheck source=lib.sh
-. "$repo/bench/lib.sh"
 # scrape NAME URL: appends curl's time_total in microseconds to NAME.us.
 scrape() {
 	curl -sf -o /dev/null -w '%{time_total}\n' "$2" | awk '{ printf "%d\n", $1 * 1000000 }' >>"$work/$1.us"

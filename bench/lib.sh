@@ -2,6 +2,24 @@
 # Timing helpers shared by the bench scripts. Source it after setting $work
 # (a scratch directory): time_it writes its samples there.
 
+# bench_runs DEFAULT HELP_END ARGS...: the -n RUNS option of the bench
+# scripts (N from the environment, else DEFAULT): -h or an unknown option
+# prints the script's header, lines 2..HELP_END, and exits 2; a count that is
+# not a positive integer is exit 2 naming it. Sets N (and OPTIND).
+bench_runs() {
+	local def=$1 help=$2 opt
+	shift 2
+	N=${N:-$def}
+	OPTIND=1
+	while getopts "n:h" opt; do
+		case $opt in
+		n) N=$OPTARG ;;
+		*) sed -n "2,${help}p" "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+		esac
+	done
+	[[ $N =~ ^[1-9][0-9]*$ ]] || { echo "${0##*/}: -n expects a positive count, got '$N'" >&2; exit 2; }
+}
+
 # now_us prints a monotonic-enough wall clock in microseconds.
 now_us() {
 	local t=$EPOCHREALTIME

@@ -14,14 +14,9 @@
 # whether the issue's bounds hold in this run (under 2 s, under 2 MB).
 set -euo pipefail
 export LC_ALL=C
-N=${N:-20}
-while getopts "n:h" opt; do
-	case $opt in
-	n) N=$OPTARG ;;
-	*) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
-	esac
-done
-[[ $N =~ ^[1-9][0-9]*$ ]] || { echo "report.sh: -n expects a positive count, got '$N'" >&2; exit 2; }
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_runs 20 14 "$@"
 repo=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/dbhost-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -31,8 +26,6 @@ echo "building dbhost (CGO_ENABLED=0) and the 240-CPU tree ..." >&2
 (cd "$repo" && go run ./internal/fixture/cmd/genhosts -big240 "$work/big240" >/dev/null)
 "$work/dbhost" collect --root "$work/big240" --format json -o "$work/big.json"
 
-# shellcheck source=lib.sh
-. "$repo/bench/lib.sh"
 report() { "$work/dbhost" report --snapshot "$work/big.json" -o "$work/report.html"; }
 audit() { "$work/dbhost" audit --snapshot "$work/big.json" --format json -o "$work/audit.json"; }
 for _ in 1 2; do report; audit; done
