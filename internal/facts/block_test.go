@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -237,89 +235,6 @@ func TestParseScheduler(t *testing.T) {
 	}
 }
 
-const multipathSample = `# device-mapper-multipath configuration
-defaults {
-    find_multipaths          yes
-    user_friendly_names     yes   # comment
-    polling_interval        10
-}
-blacklist {
-    devnode "^(ram|raw|loop|fd|md|dm-|sr|scd|st)[0-9]*"
-    device {
-        vendor "DELL"
-    }
-}
-devices {
-    device {
-        vendor                "3PARdata"
-        product               "VV"
-        path_selector         "round-robin 0"
-        hardware_handler      "1 alua"
-        no_path_retry        18
-        rr_min_io_rq         1
-    }
-    device
-    {
-        vendor "NETAPP"
-        rr_min_io_rq 100 ! old value
-        rr_min_io_rq 1
-    }
-}
-overrides { no_path_retry fail }
-`
-
-func TestParseMultipathConf(t *testing.T) {
-	m, err := parseMultipathConf(multipathSample)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]map[string]string{
-		"defaults": {"find_multipaths": "yes", "user_friendly_names": "yes", "polling_interval": "10"},
-		"devices[0]": {"vendor": "3PARdata", "product": "VV", "path_selector": "round-robin 0",
-			"hardware_handler": "1 alua", "no_path_retry": "18", "rr_min_io_rq": "1"},
-		"devices[1]": {"vendor": "NETAPP", "rr_min_io_rq": "1"},
-		"overrides":  {"no_path_retry": "fail"},
-	}
-	if !reflect.DeepEqual(m, want) {
-		t.Errorf("got  %v\nwant %v", m, want)
-	}
-}
-
-func TestParseMultipathConfMalformed(t *testing.T) {
-	for _, in := range []string{
-		"defaults {\n  a 1\n",          // not closed
-		"}\n",                          // close without open
-		"defaults\n a 1\n",             // no brace after section name
-		"user_friendly_names yes\n",    // key outside a section
-		"defaults {\n vendor \"x\n}\n", // unterminated quote
-		"a b {\n}\n",                   // two words before {
-		"{\n}\n",                       // brace without a name
-		"a {b {c {d {e {f {g {h {i {\n",
-	} {
-		if _, err := parseMultipathConf(in); err == nil {
-			t.Errorf("parseMultipathConf(%q) succeeded", in)
-		}
-	}
-	if m, err := parseMultipathConf("# only comments\n\n"); err != nil || len(m) != 0 {
-		t.Errorf("empty conf: %v %v", m, err)
-	}
-}
-
-func TestReadMultipathConf(t *testing.T) {
-	s := newBTree(t).file("/etc/multipath.conf", multipathSample).collect(readBlock)
-	if s.Storage.MultipathConf["devices[0]"]["rr_min_io_rq"] != "1" {
-		t.Errorf("MultipathConf = %v", s.Storage.MultipathConf)
-	}
-	s = newBTree(t).mkdir("/sys/block").collect(readBlock)
-	if s.Storage.MultipathConf != nil || len(s.Absent) != 0 {
-		t.Errorf("no multipath.conf must be silent: %v %v", s.Storage.MultipathConf, s.Absent)
-	}
-	s = newBTree(t).mkdir("/sys/block").file("/etc/multipath.conf", "defaults {\n").collect(readBlock)
-	if s.Storage.MultipathConf != nil || !hasAbsent(s, "storage.multipath_conf", "not closed") {
-		t.Errorf("malformed multipath.conf: %v %v", s.Storage.MultipathConf, s.Absent)
-	}
-}
-
 // TestReadBlockScales checks that 64 SCSI disks are read, and that reading
 // them costs about the same per disk as reading 8 (no quadratic step).
 func TestReadBlockScales(t *testing.T) {
@@ -368,22 +283,6 @@ func TestReadBlockScales(t *testing.T) {
 	t.Errorf("per-disk cost grows with the number of disks: %v per disk at 64, %v at 8", pb, ps)
 }
 
-func FuzzParseMultipathConf(f *testing.F) {
-	f.Add(multipathSample)
-	f.Add("defaults\n{\n a \"b c\"\n}\n")
-	f.Fuzz(func(t *testing.T, in string) {
-		m, err := parseMultipathConf(in)
-		if err != nil {
-			return
-		}
-		for k := range m {
-			if k != "defaults" && k != "overrides" && !(len(k) > 9 && k[:8] == "devices[") {
-				t.Fatalf("unexpected section %q", k)
-			}
-		}
-	})
-}
-
 func FuzzParseScheduler(f *testing.F) {
 	f.Add("none [mq-deadline] kyber bfq\n")
 	f.Add("none")
@@ -423,58 +322,4 @@ func BenchmarkReadStorageNetIRQBig240(b *testing.B) {
 			b.Fatalf("%d devices, %d IRQs", len(s.Storage.Devices), len(s.IRQs.IRQs))
 		}
 	}
-}
-
-func TestSCSIHostOf(t *testing.T) {
-	for in, want := range map[string]int{
-		"../devices/pci0000:00/0000:00:05.0/0000:11:00.0/host3/rport-3:0-5/target3:0:5/3:0:5:0/block/sdo": 3,
-		"../devices/pci0000-3a/0000-3a-00.0/0000-3b-00.0/host12/target12-0-1/12-0-1-0/block/sdb":          12,
-	} {
-		if h, ok := scsiHostOf(in); !ok || h != want {
-			t.Errorf("%s: %d %v", in, h, ok)
-		}
-	}
-	for _, in := range []string{"../devices/virtual/block/dm-0", "../devices/pci0000:00/0000:00:1f.2/ata1/hostx/block/sda", ""} {
-		if h, ok := scsiHostOf(in); ok {
-			t.Errorf("%s: host %d", in, h)
-		}
-	}
-}
-
-func TestReadSCSIHosts(t *testing.T) {
-	c := collectorA(fakeRootA(t, map[string]string{
-		"/sys/class/scsi_host/host0/can_queue":    "31\n",
-		"/sys/class/scsi_host/host0/proc_name":    "ahci\n",
-		"/sys/class/scsi_host/host10/can_queue":   "2048\n",
-		"/sys/class/scsi_host/host10/proc_name":   "qla2xxx\n",
-		"/sys/class/scsi_host/host10/cmd_per_lun": "3\n",
-		"/sys/class/scsi_host/host2/proc_name":    "megaraid_sas\n",
-		"/sys/class/scsi_host/README":             "x\n",
-	}))
-	readSCSIHosts(c)
-	h := c.Snap.Storage.SCSIHosts
-	if len(h) != 3 || h[0].Host != 0 || *h[0].CanQueue != 31 || h[1].Host != 2 || h[1].CanQueue != nil || h[2].Host != 10 ||
-		h[2].Driver != "qla2xxx" || *h[2].CmdPerLun != 3 {
-		t.Fatalf("%+v", h)
-	}
-	if a := absenceA(c, "storage.scsi_hosts[host2].can_queue"); a == nil {
-		t.Fatalf("%+v", c.Snap.Absent)
-	}
-	// No SCSI host at all: an empty list, not an absence (git and sosreports keep no empty class directory).
-	none := collectorA(fakeRootA(t, map[string]string{"/sys/class/net/": ""}))
-	readSCSIHosts(none)
-	if len(none.Snap.Absent) != 0 || len(none.Snap.Storage.SCSIHosts) != 0 {
-		t.Fatalf("%+v", none.Snap)
-	}
-}
-
-func FuzzParseSCSIHostName(f *testing.F) {
-	f.Add("host3")
-	f.Add("host")
-	f.Fuzz(func(t *testing.T, s string) {
-		n, err := parseSCSIHostName(s)
-		if err == nil && (n < 0 || strconv.Itoa(n) != strings.TrimPrefix(strings.TrimSpace(s), "host")) {
-			t.Fatalf("%q → %d", s, n)
-		}
-	})
 }

@@ -1,9 +1,11 @@
 package facts
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -198,6 +200,43 @@ func FuzzParseStat(f *testing.F) {
 		for i := range l.PerCPU {
 			if l.PerCPU[i].CPU < 0 || (i > 0 && l.PerCPU[i].CPU <= l.PerCPU[i-1].CPU) {
 				t.Fatalf("PerCPU not sorted/unique: %+v", l.PerCPU)
+			}
+		}
+	})
+}
+
+// FuzzParseBtime: a /proc/stat with the boot time the fuzzer chose on its
+// "btime" line, among any other lines (the fuzzed text without its own cpu
+// and btime lines, plus an aggregate cpu line), with LF or CRLF endings,
+// gives that boot time; a btime line that is not a positive number of
+// seconds is an error naming its line (parseStat is the one reader of
+// btime: facts' cpu_load.boot_time and verify's reboot cause).
+func FuzzParseBtime(f *testing.F) {
+	f.Add("cpu  1 2 3 4\nbtime 1793400000\nprocesses 5\n", int64(1793400000))
+	f.Add("btime -1\nbtime x\n", int64(0))
+	f.Fuzz(func(t *testing.T, s string, v int64) {
+		other := []string{"cpu  1 2 3 4 5 6 7 8"}
+		for _, line := range strings.Split(s, "\n") {
+			if !strings.HasPrefix(line, "cpu") && !strings.HasPrefix(line, "btime") {
+				other = append(other, strings.TrimSuffix(line, "\r"))
+			}
+		}
+		if v <= 0 {
+			v = -(v+1)/2 + 1 // any positive value, without overflowing
+		}
+		half := len(other) / 2
+		for _, nl := range []string{"\n", "\r\n"} {
+			stat := strings.Join(append(append(append([]string{}, other[:half]...), fmt.Sprintf("btime %d", v)), other[half:]...), nl)
+			load, err := parseStat(stat)
+			if err != nil || load.BootTime != v {
+				t.Fatalf("parseStat(%q): boot time %d, %v; want %d", stat, load.BootTime, err, v)
+			}
+			for _, bad := range []string{"0", "-" + strconv.FormatInt(v, 10), "x", ""} {
+				stat := strings.Join(append(append([]string{}, other...), "btime "+bad), nl)
+				_, err := parseStat(stat)
+				if want := fmt.Sprintf("line %d", len(other)+1); err == nil || !strings.Contains(err.Error(), want) {
+					t.Fatalf("parseStat(%q): %v, want an error at %s", stat, err, want)
+				}
 			}
 		}
 	})
