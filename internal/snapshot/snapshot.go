@@ -49,6 +49,10 @@ type Snapshot struct {
 	// --mysql, or the local clusters --db postgres|mysql found as root);
 	// omitted when none was asked for.
 	Databases []Database `json:"databases,omitempty"`
+	// AIX is what an AIX bundle holds (--aix-bundle): nil on Linux. With it
+	// the Linux sections are absent with the reason (an AIX host has no
+	// /proc/meminfo or /sys), never zero (aix.go, docs/snapshot.md).
+	AIX *AIX `json:"aix,omitempty"`
 	// Sysctl holds the kernel parameters the sources name, keyed as sysctl(8)
 	// spells them ("vm.swappiness"); values are the kernel's text with runs of
 	// whitespace collapsed to one space. A key that does not exist on this
@@ -60,7 +64,7 @@ type Snapshot struct {
 
 // Source says where the facts came from.
 type Source struct {
-	Kind      string `json:"kind"` // live | root | sosreport
+	Kind      string `json:"kind"` // live | root | sosreport | aix-bundle
 	Path      string `json:"path,omitempty"`
 	Collector string `json:"collector"` // dbhost version that collected
 	User      string `json:"user,omitempty"`
