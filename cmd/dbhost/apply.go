@@ -9,6 +9,7 @@ import (
 
 	"github.com/dbhost/dbhost/internal/apply"
 	"github.com/dbhost/dbhost/internal/change"
+	"github.com/dbhost/dbhost/internal/crash"
 	"github.com/dbhost/dbhost/internal/facts"
 	"github.com/dbhost/dbhost/internal/hostsrc"
 	"github.com/dbhost/dbhost/internal/plan"
@@ -63,6 +64,20 @@ func (h *hostFlags) options() (apply.Options, error) {
 		return o, err
 	}
 	return o, nil
+}
+
+// changing records, for the report of a crash (crash.AddHint), that the
+// command changes the host from now on, and how the operator verifies and
+// rolls back what it did, with the same --root and --state-dir.
+func (h *hostFlags) changing() {
+	flags := ""
+	if h.root != "" {
+		flags += " --root " + apply.ShellQuote(h.root)
+	}
+	if h.stateDir != "" {
+		flags += " --state-dir " + apply.ShellQuote(h.stateDir)
+	}
+	crash.AddHint(fmt.Sprintf("it was changing the host: every write was journaled before it was made (as after a kill -9 there); 'dbhost verify%s' shows what is in place, 'dbhost rollback%s' restores the old values", flags, flags))
 }
 
 // lockState takes the state directory's lock before anything is read:
@@ -135,6 +150,9 @@ apply/rollback holds the lock (nothing was read or changed).`,
 				return err
 			}
 			o.DryRun, o.AcceptRisk = dryRun, acceptRisk
+			if !dryRun {
+				h.changing()
+			}
 			// The lock first: the plan is computed from the host's
 			// current values, which another apply may be writing.
 			l, err := lockState(&o, dryRun)
@@ -318,6 +336,7 @@ holds the lock (nothing was read or changed).`,
 			if err != nil {
 				return err
 			}
+			h.changing()
 			res, err := apply.Rollback(to, o)
 			if err != nil && res != nil && len(res.Journals) > 0 {
 				// Stopped half-way (its journal could not be written):
@@ -369,8 +388,9 @@ sysctl.d/sysctl.conf entry that wins for the key, tuned's active profile (or one
 includes) setting it, a udev rule assigning the attribute, a reboot after the apply (boot
 time from /proc/stat), else another agent.
 
-Exit codes: 0 every setting as applied, 3 drift found, 2 bad input or nothing to verify,
-6 an apply or rollback is running (it holds the lock).`,
+Exit codes: 0 every setting as applied, 3 drift found (or a damaged journal, or an apply
+that was interrupted before its end), 2 bad input or nothing to verify, 6 an apply or
+rollback is running (it holds the lock).`,
 		Example: `  dbhost verify
   dbhost verify --plan plan/plan.json --format json`,
 		Args: cobra.NoArgs,
@@ -390,7 +410,7 @@ Exit codes: 0 every setting as applied, 3 drift found, 2 bad input or nothing to
 			}
 			var checks []apply.Check
 			var damage []apply.Damage
-			what, legacy := "", false
+			what, legacy, interrupted := "", false, false
 			if planPath != "" {
 				p, err := plan.Load(planPath)
 				if err != nil {
@@ -419,6 +439,10 @@ Exit codes: 0 every setting as applied, 3 drift found, 2 bad input or nothing to
 				checks = apply.VerifyJournal(j, vo)
 				what = "journal " + j.ID
 				damage, legacy = j.Damage, j.Format == apply.FormatLegacy
+				// No end entry: a crash, a kill or an internal error
+				// stopped the apply; the changes after its last write were
+				// never made, whatever the ones before show.
+				interrupted = !j.Ended && !j.RolledBack && !j.Damaged()
 			}
 			if checks == nil {
 				checks = []apply.Check{}
@@ -428,13 +452,18 @@ Exit codes: 0 every setting as applied, 3 drift found, 2 bad input or nothing to
 				Checks []apply.Check  `json:"checks"`
 				Damage []apply.Damage `json:"damage,omitempty"`
 				Legacy bool           `json:"legacy,omitempty"`
-			}{what, checks, damage, legacy}
+				// Interrupted: the apply never reached its end.
+				Interrupted bool `json:"interrupted,omitempty"`
+			}{what, checks, damage, legacy, interrupted}
 			if err := writeOut(c, h.format, out, func() []byte {
 				var b strings.Builder
 				b.Write(report.VerifyText(what, checks))
 				if len(damage) > 0 {
 					b.Write(report.DamageText(strings.TrimPrefix(what, "journal "), damage))
 					b.WriteString("what the damaged or lost entries recorded cannot be verified: NOT as applied\n")
+				}
+				if interrupted {
+					fmt.Fprintf(&b, "%s was INTERRUPTED (crash, kill or internal error) after the writes above: the changes it had not reached were never made, NOT as applied; 'dbhost rollback' undoes it, or apply again\n", what)
 				}
 				return []byte(b.String())
 			}); err != nil {
@@ -445,6 +474,9 @@ Exit codes: 0 every setting as applied, 3 drift found, 2 bad input or nothing to
 			}
 			if len(damage) > 0 {
 				return &exitError{code: exitFindings, err: fmt.Errorf("%s is damaged: it cannot be verified as applied", what)}
+			}
+			if interrupted {
+				return &exitError{code: exitFindings, err: fmt.Errorf("%s was interrupted before its end: not as applied", what)}
 			}
 			n := 0
 			for _, ch := range checks {

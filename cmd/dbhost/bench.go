@@ -12,8 +12,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/dbhost/dbhost/internal/apply"
 	"github.com/dbhost/dbhost/internal/bench"
 	"github.com/dbhost/dbhost/internal/cpulist"
+	"github.com/dbhost/dbhost/internal/crash"
 	"github.com/dbhost/dbhost/internal/report"
 	"github.com/spf13/cobra"
 )
@@ -138,6 +140,11 @@ func runBench(c *cobra.Command, f *benchFlags, stateDir string, planned time.Dur
 			return usageErr("%v: give a writable --state-dir", err)
 		}
 		return err
+	}
+	if stateDir != "" {
+		crash.AddHint("what the bench had created is recorded: 'dbhost bench --cleanup --state-dir " + apply.ShellQuote(stateDir) + "' removes it")
+	} else {
+		crash.AddHint("what the bench had created is recorded: 'dbhost bench --cleanup' removes it")
 	}
 	o := bench.Options{Duration: f.duration, Repeat: f.repeat, Version: version, Registry: reg}
 	if ef, ok := c.ErrOrStderr().(*os.File); ok && bench.IsTerminal(ef) && planned > 0 {

@@ -72,6 +72,7 @@ measures this host): the way to try the machinery without touching the kernel.`,
 				return err
 			}
 			o.AcceptRisk = acceptRisk
+			h.changing()
 			changes, _, err := loadChanges(c, &h, &pf, "")
 			if err != nil {
 				return err

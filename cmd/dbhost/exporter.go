@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/dbhost/dbhost/internal/artifacts"
+	"github.com/dbhost/dbhost/internal/crash"
 	"github.com/dbhost/dbhost/internal/exporter"
 	"github.com/dbhost/dbhost/internal/hostsrc"
 	"github.com/dbhost/dbhost/internal/report"
@@ -105,12 +106,12 @@ func serveExporter(c *cobra.Command, e *exporter.Exporter, ln net.Listener, list
 	server := &http.Server{Handler: e.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	go func() {
+	crash.Go(func() {
 		<-ctx.Done()
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		server.Shutdown(sctx)
-	}()
+	})
 	fmt.Fprintf(c.ErrOrStderr(), "dbhost exporter: listening on %s (/metrics; audit cached %s)\n", ln.Addr(), e.Interval)
 	systemd := false
 	flags := &web.FlagConfig{WebListenAddresses: &[]string{listen}, WebSystemdSocket: &systemd, WebConfigFile: &webConfig}

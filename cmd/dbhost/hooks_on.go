@@ -3,6 +3,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -19,6 +20,9 @@ import (
 //   - DBHOST_TEST_SIMULATE=1: a --root tree plays the kernel's own reactions
 //     (internal/kernelsim);
 //   - DBHOST_TEST_KILL_AT=N: SIGKILL right after the N-th journal step;
+//   - DBHOST_TEST_PANIC_AT=N: panic right after the N-th journal step (a bug
+//     in the middle of a change: internal error, exit 1, the journal as a
+//     kill -9 there leaves it);
 //   - DBHOST_TEST_PAUSE_AT=N:FILE: stop after step N, create FILE.paused and
 //     wait until FILE exists (the lock tests hold a run there).
 func testHooks(o *apply.Options) error {
@@ -26,17 +30,33 @@ func testHooks(o *apply.Options) error {
 		ts.Kernel = kernelsim.New(ts.Root)
 		o.Sys = ts
 	}
-	if v := testhooks.Getenv(testhooks.KillAt); v != "" {
+	// The crash hooks: after step N, SIGKILL or panic.
+	for _, hook := range []struct {
+		env string
+		at  func(n int)
+	}{
+		{testhooks.KillAt, func(int) {
+			if self, err := os.FindProcess(os.Getpid()); err == nil {
+				_ = self.Kill() // SIGKILL
+			}
+			select {}
+		}},
+		{testhooks.PanicAt, func(n int) {
+			panic(fmt.Sprintf("test panic after journal step %d (%s)", n, testhooks.PanicAt))
+		}},
+	} {
+		v := testhooks.Getenv(hook.env)
+		if v == "" {
+			continue
+		}
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
-			return usageErr("%s=%q: expected a step number from 1", testhooks.KillAt, v)
+			return usageErr("%s=%q: expected a step number from 1", hook.env, v)
 		}
+		at := hook.at
 		o.Step = func(k int) {
 			if k == n {
-				if self, err := os.FindProcess(os.Getpid()); err == nil {
-					_ = self.Kill() // SIGKILL
-				}
-				select {}
+				at(k)
 			}
 		}
 	}

@@ -10,7 +10,7 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"github.com/dbhost/dbhost/internal/facts"
+	"github.com/dbhost/dbhost/internal/crash"
 	"github.com/dbhost/dbhost/internal/snapshot"
 	"github.com/dbhost/dbhost/internal/testhooks"
 	"github.com/spf13/cobra"
@@ -81,17 +81,23 @@ func main() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
 	}
+	crash.Setup(version, os.Args[1:])
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// run runs one command line and returns the exit code. A panic anywhere in
-// the command (a bug) is caught here: it is reported as an internal error
-// with the stack and exits 1, never 2 (which says the input was bad).
+// run runs one command line and returns the exit code. A panic in the
+// command (a bug) is caught here, after the command's deferred functions
+// (its lock, its journal) have run: "internal error", a request to report
+// it with the file its stack was saved to, the command's hint (how to
+// verify and roll back a change it was making), exit 1, never 2 (which
+// says the input was bad). Goroutines other than fact readers start with
+// crash.Go, which reports theirs the same way.
 func run(args []string, stdout, stderr io.Writer) (code int) {
+	defer crash.SetHints(crash.Hints()) // experiment runs its benches with run
 	defer func() {
 		if p := recover(); p != nil {
-			fmt.Fprintf(stderr, "dbhost: internal error: %v\nplease report this at %s with the command line and this message (dbhost %s)\n\n%s", p, facts.ReportURL, version, debug.Stack())
-			code = exitInternal
+			crash.Report(stderr, p, debug.Stack())
+			code = crash.ExitCode
 		}
 	}()
 	root := newRootCmd(stdout, stderr)

@@ -87,6 +87,9 @@ failed (rollback restores), 6 (--apply) another dbhost apply/rollback holds the 
 					return err
 				}
 				o.DryRun = dryRun
+				if !dryRun {
+					h.changing()
+				}
 				l, err := lockState(&o, dryRun)
 				if err != nil {
 					return err

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -387,18 +388,46 @@ func TestTamperJournalPaths(t *testing.T) {
 	}
 }
 
-// TestTamperInternalError: a panic is "internal error", a request to report
-// it and the stack, exit 1 (not 2: the input was fine); a panic in a fact
-// reader does not end the process: that reader's facts are absent with the
-// reason and the others are collected.
+// stackDump matches a Go stack trace: "goroutine 1 [running]:", a source
+// line "\t/path/x.go:12 +0x1f".
+var stackDump = regexp.MustCompile(`goroutine \d+ \[|\.go:\d+`)
+
+// TestTamperInternalError: a panic, in the command or in a goroutine it
+// started (a bench's), is "internal error", a request to report it with the
+// file its stack was saved to, exit 1 (not 2: the input was fine), and no
+// Go stack dump on the terminal; a panic in a fact reader does not end the
+// process: that reader's facts are absent with the reason and the others
+// are collected. (A panic in the middle of an apply or a rollback:
+// internal/apply's TestPanicAtEveryStep.)
 func TestTamperInternalError(t *testing.T) {
 	tree := cliTree(t)
-	r := hooksExec(t, []string{"DBHOST_TEST_PANIC=command"}, "collect", "--root", tree)
-	if r.code != exitInternal {
-		t.Errorf("panic: exit %d, want 1", r.code)
+	tmp := t.TempDir()
+	for _, c := range []struct {
+		where string
+		args  []string
+		hint  string
+	}{
+		{"command", []string{"collect", "--root", tree}, ""},
+		{"goroutine", []string{"bench", "mq", "--duration", "100ms", "--state-dir", filepath.Join(tmp, "st")},
+			"what the bench had created is recorded: 'dbhost bench --cleanup --state-dir " + filepath.Join(tmp, "st") + "' removes it"},
+	} {
+		r := hooksExec(t, []string{"DBHOST_TEST_PANIC=" + c.where, "TMPDIR=" + tmp}, c.args...)
+		if r.code != exitInternal {
+			t.Errorf("panic in a %s: exit %d, want 1:\n%s", c.where, r.code, r.stderr)
+		}
+		wantContains(t, "stderr", r.stderr, "dbhost: internal error: test panic", "please report it at https://", c.hint)
+		if stackDump.MatchString(r.stderr) {
+			t.Errorf("panic in a %s: a Go stack dump on the terminal:\n%s", c.where, r.stderr)
+		}
+		files, _ := filepath.Glob(filepath.Join(tmp, "dbhost-internal-error-*.txt"))
+		if len(files) != 1 || !strings.Contains(r.stderr, files[0]) {
+			t.Fatalf("panic in a %s: stack files %v, not named in:\n%s", c.where, files, r.stderr)
+		}
+		b, _ := os.ReadFile(files[0])
+		wantContains(t, "the stack file", string(b), "goroutine ", "command: dbhost "+strings.Join(c.args, " "))
+		os.Remove(files[0])
 	}
-	wantContains(t, "stderr", r.stderr, "dbhost: internal error", "please report this at https://", "goroutine ")
-	r = hooksExec(t, []string{"DBHOST_TEST_PANIC=reader:memory"}, "collect", "--root", tree, "--format", "json")
+	r := hooksExec(t, []string{"DBHOST_TEST_PANIC=reader:memory"}, "collect", "--root", tree, "--format", "json")
 	if r.code != 0 {
 		t.Fatalf("panic in a reader: exit %d: %s", r.code, r.stderr)
 	}

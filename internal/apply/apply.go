@@ -559,9 +559,9 @@ func prepareBootArg(c change.Change, root facts.Root, it *Item) {
 	}
 	it.Status = StatusPending
 	if c.Remove {
-		it.Command = "grubby --update-kernel=ALL --remove-args=" + shellQuote(c.Key)
+		it.Command = "grubby --update-kernel=ALL --remove-args=" + ShellQuote(c.Key)
 	} else {
-		it.Command = "grubby --update-kernel=ALL --args=" + shellQuote(arg)
+		it.Command = "grubby --update-kernel=ALL --args=" + ShellQuote(arg)
 	}
 	it.Message = "boot arguments are never changed by apply: run the command, then reboot"
 	if err != nil {
@@ -569,7 +569,8 @@ func prepareBootArg(c change.Change, root facts.Root, it *Item) {
 	}
 }
 
-func shellQuote(s string) string {
+// ShellQuote quotes s for a shell command line when it needs it.
+func ShellQuote(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._=,:-/") == "" {
 		return s
 	}

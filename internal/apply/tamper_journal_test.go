@@ -37,7 +37,9 @@ type tamperRun struct {
 	data, headData             []byte
 }
 
-func newTamperRun(t *testing.T, changes []change.Change) *tamperRun {
+// writeChangesPlan writes a plan.json of the laptop-2s fixture holding
+// changes; it returns its path.
+func writeChangesPlan(t *testing.T, changes []change.Change) string {
 	t.Helper()
 	p := &plan.Plan{SchemaVersion: plan.SchemaVersion, Host: "laptop-2s", Workload: "oltp", DB: "none",
 		Changes: changes, PendingReboot: []change.Change{}, FindingsWithoutChanges: []plan.Advice{}}
@@ -46,7 +48,15 @@ func newTamperRun(t *testing.T, changes []change.Change) *tamperRun {
 		t.Fatal(err)
 	}
 	planPath := filepath.Join(t.TempDir(), "plan.json")
-	os.WriteFile(planPath, b, 0o644)
+	if err := os.WriteFile(planPath, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return planPath
+}
+
+func newTamperRun(t *testing.T, changes []change.Change) *tamperRun {
+	t.Helper()
+	planPath := writeChangesPlan(t, changes)
 	r := &tamperRun{root: fixture(t, "laptop-2s")}
 	r.state = filepath.Join(r.root, "var/lib/dbhost")
 	before := treeBytes(t, r.root, r.state)

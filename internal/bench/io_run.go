@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/dbhost/dbhost/internal/crash"
 )
 
 // RunIO writes the job file, runs fio once per repeat and reports every
@@ -198,7 +200,7 @@ func runChildTo(ctx context.Context, reg *Registry, bind *Binding, out io.Writer
 	// thread's: the thread must not end before the child does).
 	started := make(chan error, 1)
 	done := make(chan error, 1)
-	go func() {
+	crash.Go(func() {
 		if bind != nil {
 			if err := pinThread(bind.CPUs, bind.MemNodes); err != nil {
 				started <- err
@@ -211,7 +213,7 @@ func runChildTo(ctx context.Context, reg *Registry, bind *Binding, out io.Writer
 		}
 		started <- nil
 		done <- cmd.Wait()
-	}()
+	})
 	if err := <-started; err != nil {
 		_ = reg.Done(id)
 		return fmt.Errorf("%s: %w", name, err)

@@ -18,6 +18,8 @@ import (
 	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netns"
 	"golang.org/x/sys/unix"
+
+	"github.com/dbhost/dbhost/internal/crash"
 )
 
 // Link is an emulated network link between two network namespaces this
@@ -67,7 +69,7 @@ func NewLink(o LinkOptions) (*Link, error) {
 	// original namespace; if that fails the thread stays locked and dies
 	// with its goroutine.
 	done := make(chan error, 1)
-	go func() {
+	crash.Go(func() {
 		runtime.LockOSThread()
 		orig, err := netns.Get()
 		if err != nil {
@@ -82,7 +84,7 @@ func NewLink(o LinkOptions) (*Link, error) {
 		}
 		runtime.UnlockOSThread()
 		done <- e
-	}()
+	})
 	if err = <-done; err != nil {
 		l.Close()
 		return nil, err
@@ -262,7 +264,7 @@ func (l *Link) waitUp() error {
 		return err
 	}
 	defer pc.Close()
-	go func() {
+	crash.Go(func() {
 		buf := make([]byte, 64)
 		for {
 			n, from, err := pc.ReadFrom(buf)
@@ -271,7 +273,7 @@ func (l *Link) waitUp() error {
 			}
 			_, _ = pc.WriteTo(buf[:n], from)
 		}
-	}()
+	})
 	c, err := l.DialB(context.Background(), "udp4", pc.LocalAddr().String())
 	if err != nil {
 		return err
@@ -293,7 +295,7 @@ func (l *Link) waitUp() error {
 // back (or lets it die if that fails). Sockets created by f stay in ns.
 func inNamespace(ns netns.NsHandle, f func() error) error {
 	done := make(chan error, 1)
-	go func() {
+	crash.Go(func() {
 		runtime.LockOSThread()
 		orig, err := netns.Get()
 		if err != nil {
@@ -312,7 +314,7 @@ func inNamespace(ns netns.NsHandle, f func() error) error {
 		}
 		runtime.UnlockOSThread()
 		done <- e
-	}()
+	})
 	return <-done
 }
 
@@ -412,7 +414,7 @@ func (l *Link) forward(in, out *os.File, st *linkStats, seed int64) {
 	rng := rand.New(rand.NewPCG(uint64(seed), uint64(time.Now().UnixNano())))
 	inFd, outFd := int(in.Fd()), int(out.Fd()) // Fd() makes them blocking: reads poll with a timeout
 	l.wg.Add(2)
-	go func() {
+	crash.Go(func() {
 		defer l.wg.Done()
 		defer close(q)
 		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
@@ -463,8 +465,8 @@ func (l *Link) forward(in, out *os.File, st *linkStats, seed int64) {
 				st.dropped.Add(1)
 			}
 		}
-	}()
-	go func() {
+	})
+	crash.Go(func() {
 		defer l.wg.Done()
 		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
 		realtime()
@@ -483,7 +485,7 @@ func (l *Link) forward(in, out *os.File, st *linkStats, seed int64) {
 			}
 			_, _ = unix.Write(outFd, p.data)
 		}
-	}()
+	})
 }
 
 // realtime makes the calling thread SCHED_FIFO priority 1 where allowed.

@@ -16,6 +16,7 @@ import (
 	"unsafe"
 
 	"github.com/dbhost/dbhost/internal/cpulist"
+	"github.com/dbhost/dbhost/internal/crash"
 	"golang.org/x/sys/unix"
 )
 
@@ -228,7 +229,7 @@ func mqRun(ctx context.Context, reg *Registry, n, size int, cpus, mems []int, d 
 	// The receiver: every request names its sender in mtype; the reply goes
 	// to that sender's queue.
 	wg.Add(1)
-	go func() {
+	crash.Go(func() {
 		defer wg.Done()
 		if err := pinThread(cpus, mems); err != nil {
 			errc <- err
@@ -254,7 +255,7 @@ func mqRun(ctx context.Context, reg *Registry, n, size int, cpus, mems []int, d 
 				return
 			}
 		}
-	}()
+	})
 	hs := make([]Histogram, n)
 	counts := make([]uint64, n)
 	start := make(chan struct{})
@@ -263,7 +264,7 @@ func mqRun(ctx context.Context, reg *Registry, n, size int, cpus, mems []int, d 
 	for i := 1; i <= n; i++ {
 		senders.Add(1)
 		ready.Add(1)
-		go func(i int) {
+		crash.Go(func() {
 			defer senders.Done()
 			err := pinThread(cpus, mems)
 			ready.Done()
@@ -289,7 +290,7 @@ func mqRun(ctx context.Context, reg *Registry, n, size int, cpus, mems []int, d 
 				hs[i-1].Record(time.Since(t0).Nanoseconds())
 				counts[i-1]++
 			}
-		}(i)
+		})
 	}
 	ready.Wait()
 	t0 := time.Now()
@@ -303,7 +304,7 @@ func mqRun(ctx context.Context, reg *Registry, n, size int, cpus, mems []int, d 
 	// Every sender finishes its round trip (the receiver still serves), then
 	// the receiver gets the stop message.
 	sendersDone := make(chan struct{})
-	go func() { senders.Wait(); close(sendersDone) }()
+	crash.Go(func() { senders.Wait(); close(sendersDone) })
 	select {
 	case <-sendersDone:
 		_ = msgSend(queues[0].id, make([]byte, 8+size), mtypeStop)

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/dbhost/dbhost/internal/crash"
 )
 
 // NetOptions: netperf's TCP_STREAM and UDP_RR, between --serve and
@@ -128,10 +130,10 @@ func (s *NetServer) Addr() net.Addr { return s.ln.Addr() }
 
 // Serve accepts clients until ctx ends or Close.
 func (s *NetServer) Serve(ctx context.Context) error {
-	go func() {
+	crash.Go(func() {
 		<-ctx.Done()
 		s.ln.Close()
-	}()
+	})
 	for {
 		c, err := s.ln.Accept()
 		if err != nil {
@@ -142,10 +144,10 @@ func (s *NetServer) Serve(ctx context.Context) error {
 			return err
 		}
 		s.wg.Add(1)
-		go func() {
+		crash.Go(func() {
 			defer s.wg.Done()
 			s.session(ctx, c)
-		}()
+		})
 	}
 }
 
@@ -161,10 +163,10 @@ const maxCtlLine = 4096
 
 func (s *NetServer) session(ctx context.Context, c net.Conn) {
 	defer c.Close()
-	go func() {
+	crash.Go(func() {
 		<-ctx.Done()
 		c.Close()
-	}()
+	})
 	r := bufio.NewReaderSize(io.LimitReader(c, 1<<20), maxCtlLine)
 	enc := json.NewEncoder(c)
 	host, _, _ := net.SplitHostPort(c.LocalAddr().String())
@@ -219,7 +221,7 @@ func (s *NetServer) tcpStream(ctx context.Context, ctl net.Conn, r *bufio.Reader
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	conns := make(chan net.Conn, q.Streams)
-	go func() { <-ctx.Done(); ln.Close() }()
+	crash.Go(func() { <-ctx.Done(); ln.Close() })
 	for i := 0; i < q.Streams; i++ {
 		_ = ln.(*net.TCPListener).SetDeadline(time.Now().Add(30 * time.Second))
 		c, err := ln.Accept()
@@ -228,7 +230,7 @@ func (s *NetServer) tcpStream(ctx context.Context, ctl net.Conn, r *bufio.Reader
 		}
 		conns <- c
 		wg.Add(1)
-		go func(c net.Conn) {
+		crash.Go(func() {
 			defer wg.Done()
 			defer c.Close()
 			if v := sockRcvBuf(c); v > 0 {
@@ -250,7 +252,7 @@ func (s *NetServer) tcpStream(ctx context.Context, ctl net.Conn, r *bufio.Reader
 			mu.Lock()
 			total += n
 			mu.Unlock()
-		}(c)
+		})
 	}
 	close(conns)
 	wg.Wait()
@@ -277,7 +279,7 @@ func (s *NetServer) udpRR(ctx context.Context, r *bufio.Reader, enc *json.Encode
 	defer pc.Close()
 	var received int64
 	done := make(chan struct{})
-	go func() {
+	crash.Go(func() {
 		defer close(done)
 		in, free, err := bindData(s.Bind, 65536)
 		if err != nil {
@@ -298,7 +300,7 @@ func (s *NetServer) udpRR(ctx context.Context, r *bufio.Reader, enc *json.Encode
 			}
 			_, _ = pc.WriteTo(out, from)
 		}
-	}()
+	})
 	if err := enc.Encode(netResp{Port: pc.LocalAddr().(*net.UDPAddr).Port}); err != nil {
 		return
 	}
@@ -377,7 +379,7 @@ func RunNet(ctx context.Context, o NetOptions) (*Result, error) {
 		}
 		srv.Bind = o.Bind
 		sctx, cancel := context.WithCancel(ctx)
-		go func() { _ = srv.Serve(sctx) }()
+		crash.Go(func() { _ = srv.Serve(sctx) })
 		defer func() { cancel(); srv.Close() }()
 		ctl = srv.Addr().String()
 	}
@@ -388,7 +390,7 @@ func RunNet(ctx context.Context, o NetOptions) (*Result, error) {
 		return nil, fmt.Errorf("control connection to %s: %w", ctl, err)
 	}
 	defer c.Close()
-	go func() { <-ctx.Done(); c.Close() }()
+	crash.Go(func() { <-ctx.Done(); c.Close() })
 	cl := &netClient{env: env, ctl: c, r: bufio.NewReaderSize(c, maxCtlLine), host: hostOf(ctl), o: o}
 	for _, test := range o.Tests {
 		var row Row
@@ -530,7 +532,7 @@ func (cl *netClient) tcpStream(ctx context.Context) (Sample, Row, error) {
 	end := start.Add(cl.o.Duration)
 	for _, c := range conns {
 		wg.Add(1)
-		go func(c net.Conn) {
+		crash.Go(func() {
 			defer wg.Done()
 			buf, free, err := bindData(cl.o.Bind, cl.o.MsgSize)
 			if err != nil {
@@ -544,7 +546,7 @@ func (cl *netClient) tcpStream(ctx context.Context) (Sample, Row, error) {
 			mu.Lock()
 			sent += n
 			mu.Unlock()
-		}(c)
+		})
 	}
 	wg.Wait()
 	info := tcpInfo(conns[0])
@@ -618,7 +620,7 @@ func (cl *netClient) udpRR(ctx context.Context) (Sample, *Histogram, int64, erro
 	end := start.Add(cl.o.Duration)
 	for f := 0; f < flows; f++ {
 		wg.Add(1)
-		go func(f int) {
+		crash.Go(func() {
 			defer wg.Done()
 			c, err := cl.env.dial(ctx, net.Dialer{Control: bufControl(cl.o.SndBuf)}, "udp", addr)
 			if err != nil {
@@ -667,7 +669,7 @@ func (cl *netClient) udpRR(ctx context.Context) (Sample, *Histogram, int64, erro
 			mu.Lock()
 			lost += l
 			mu.Unlock()
-		}(f)
+		})
 	}
 	wg.Wait()
 	el := time.Since(start)

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 	"unsafe"
+
+	"github.com/dbhost/dbhost/internal/crash"
 )
 
 // RunNuma measures, for every CPU node × memory node pair, the latency of
@@ -179,7 +181,7 @@ func numaPair(ctx context.Context, cpus []int, mem int, size int64, next []uint3
 		err   error
 	}
 	ch := make(chan out, 1)
-	go func() {
+	crash.Go(func() {
 		var o out
 		if err := pinThread(cpus, []int{mem}); err != nil {
 			o.err = err
@@ -202,7 +204,7 @@ func numaPair(ctx context.Context, cpus []int, mem int, size int64, next []uint3
 		sink.Store(p)
 		o.ns = float64(el.Nanoseconds()) / float64(loads)
 		ch <- o
-	}()
+	})
 	r := <-ch
 	if r.err != nil {
 		return s, "", r.err
@@ -224,7 +226,7 @@ func numaPair(ctx context.Context, cpus []int, mem int, size int64, next []uint3
 	var elapsed time.Duration
 	for t := 0; t < threads; t++ {
 		wg.Add(1)
-		go func(t int) {
+		crash.Go(func() {
 			defer wg.Done()
 			cpu := []int{cpus[t%len(cpus)]}
 			if err := pinThread(cpu, []int{mem}); err != nil {
@@ -241,7 +243,7 @@ func numaPair(ctx context.Context, cpus []int, mem int, size int64, next []uint3
 				n += int64(len(part)) * 8
 			}
 			bytes[t] = n
-		}(t)
+		})
 	}
 	time.Sleep(10 * time.Millisecond)
 	t0 := time.Now()

@@ -14,6 +14,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/dbhost/dbhost/internal/crash"
 )
 
 // PoolOptions: seed 002's experiment. A connection pool; one request is
@@ -98,7 +100,7 @@ func newRelay(l *Link, network, target string) (*relay, error) {
 	}
 	r := &relay{ln: ln, done: make(chan struct{})}
 	r.wg.Add(1)
-	go func() {
+	crash.Go(func() {
 		defer r.wg.Done()
 		for {
 			c, err := ln.Accept()
@@ -106,7 +108,7 @@ func newRelay(l *Link, network, target string) (*relay, error) {
 				return
 			}
 			r.wg.Add(1)
-			go func() {
+			crash.Go(func() {
 				defer r.wg.Done()
 				defer c.Close()
 				u, err := net.DialTimeout(network, target, 10*time.Second)
@@ -114,16 +116,16 @@ func newRelay(l *Link, network, target string) (*relay, error) {
 					return
 				}
 				defer u.Close()
-				go func() {
+				crash.Go(func() {
 					<-r.done
 					c.Close()
 					u.Close()
-				}()
-				go func() { _, _ = io.Copy(u, c); u.Close() }()
+				})
+				crash.Go(func() { _, _ = io.Copy(u, c); u.Close() })
 				_, _ = io.Copy(c, u)
-			}()
+			})
 		}
-	}()
+	})
 	return r, nil
 }
 
@@ -380,7 +382,7 @@ func poolRun(ctx context.Context, cfg *pgx.ConnConfig, o PoolOptions, mode, inse
 	bctx, stop := context.WithCancel(ctx)
 	bgDone := make(chan struct{})
 	if mode == "background" {
-		go func() { p.background(bctx, o.BgInterval); close(bgDone) }()
+		crash.Go(func() { p.background(bctx, o.BgInterval); close(bgDone) })
 	} else {
 		close(bgDone)
 	}
@@ -397,7 +399,7 @@ func poolRun(ctx context.Context, cfg *pgx.ConnConfig, o PoolOptions, mode, inse
 	}
 	for w := 0; w < o.Concurrency; w++ {
 		wg.Add(1)
-		go func(w int) {
+		crash.Go(func() {
 			defer wg.Done()
 			for i := 0; ctx.Err() == nil; i++ {
 				if per > 0 && i >= per || per == 0 && time.Now().After(end) {
@@ -418,7 +420,7 @@ func poolRun(ctx context.Context, cfg *pgx.ConnConfig, o PoolOptions, mode, inse
 				hs[w].Record(time.Since(t0).Nanoseconds())
 				counts[w]++
 			}
-		}(w)
+		})
 	}
 	wg.Wait()
 	el := time.Since(start)

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/dbhost/dbhost/internal/crash"
 )
 
 // Progress draws one line on a terminal: what runs, a bar of the time
@@ -27,7 +29,7 @@ type Progress struct {
 func NewProgress(w io.Writer, total time.Duration) *Progress {
 	p := &Progress{w: w, total: total, stop: make(chan struct{})}
 	p.wg.Add(1)
-	go func() {
+	crash.Go(func() {
 		defer p.wg.Done()
 		t := time.NewTicker(200 * time.Millisecond)
 		defer t.Stop()
@@ -39,7 +41,7 @@ func NewProgress(w io.Writer, total time.Duration) *Progress {
 				p.draw()
 			}
 		}
-	}()
+	})
 	return p
 }
 

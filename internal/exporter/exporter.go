@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"runtime/debug"
 	"sync"
 	"time"
 
+	"github.com/dbhost/dbhost/internal/crash"
 	"github.com/dbhost/dbhost/internal/report"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -89,7 +91,7 @@ func (e *Exporter) Refresh() error {
 // refresh runs one audit (e.mu held).
 func (e *Exporter) refresh(now time.Time) error {
 	e.audits++
-	a, err := e.Audit()
+	a, err := e.audit()
 	if err != nil {
 		e.errors++
 		e.failed = true
@@ -109,6 +111,19 @@ func (e *Exporter) refresh(now time.Time) error {
 	a.Prev = nil // keep one snapshot, not a chain
 	e.last = &a
 	return nil
+}
+
+// audit runs Audit; a panic in it (a bug) is a failed audit whose error
+// names the file its stack was saved to: it runs in client_golang's
+// collector goroutine, where it would end the exporter with Go's stack
+// dump, and the cache keeps serving the previous audit.
+func (e *Exporter) audit() (a report.Audit, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = crash.Error(p, debug.Stack())
+		}
+	}()
+	return e.Audit()
 }
 
 func (e *Exporter) clock() time.Time {

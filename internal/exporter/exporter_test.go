@@ -131,3 +131,56 @@ func TestCacheInterval(t *testing.T) {
 		t.Errorf("landing page: %s", b)
 	}
 }
+
+// TestAuditPanic: a bug that panics in an audit runs in client_golang's
+// collector goroutine, where it would end the exporter with Go's stack
+// dump. It is a failed audit instead (logged as an internal error naming
+// the file its stack was saved to), the previous audit is served, and the
+// next audit runs.
+func TestAuditPanic(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	sa := &slowAudit{}
+	var boom atomic.Bool
+	now := time.Unix(1_800_000_000, 0)
+	var log strings.Builder
+	var logMu sync.Mutex
+	e := &Exporter{Audit: func() (report.Audit, error) {
+		if boom.Load() {
+			panic("test panic in the audit")
+		}
+		return sa.audit()
+	}, Interval: time.Minute, now: func() time.Time { return now }, Log: lockedWriter{&logMu, &log}}
+	srv := httptest.NewServer(e.Handler())
+	defer srv.Close()
+	scrape(t, srv.URL+"/metrics")
+	boom.Store(true)
+	now = now.Add(time.Minute)
+	b := scrape(t, srv.URL+"/metrics")
+	for _, want := range []string{"dbhost_audits_total 2\n", "dbhost_audit_errors_total 1\n", "dbhost_audit_success 0\n", "dbhost_finding{"} {
+		if !strings.Contains(b, want) {
+			t.Errorf("panicking audit: no %q:\n%s", want, b)
+		}
+	}
+	logMu.Lock()
+	l := log.String()
+	logMu.Unlock()
+	if !strings.Contains(l, "audit failed: internal error: test panic in the audit") || !strings.Contains(l, "dbhost-internal-error-") {
+		t.Errorf("log: %q", l)
+	}
+	boom.Store(false)
+	now = now.Add(time.Minute)
+	if b = scrape(t, srv.URL+"/metrics"); !strings.Contains(b, "dbhost_audits_total 3\n") || !strings.Contains(b, "dbhost_audit_success 1\n") {
+		t.Errorf("after the panic: no new audit:\n%s", b)
+	}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}

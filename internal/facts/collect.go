@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dbhost/dbhost/internal/crash"
 	"github.com/dbhost/dbhost/internal/snapshot"
 	"github.com/dbhost/dbhost/internal/testhooks"
 )
@@ -181,9 +182,6 @@ func (c *Collector) IsAbsent(fact string) bool {
 	return false
 }
 
-// ReportURL is where internal errors are to be reported.
-const ReportURL = "https://github.com/dbhost/dbhost/issues"
-
 // recoverWorker, deferred at the top of every reader goroutine, turns a
 // panic (a bug, or a file shape the reader did not expect) into an absence
 // of each fact the goroutine fills, named as rules ask for it ("cpu_power",
@@ -201,7 +199,7 @@ func (c *Collector) recoverWorker(name string, panicked *bool, facts ...string) 
 			c.mu.Unlock()
 		}
 		for _, f := range facts {
-			c.AbsentReason(f, "", fmt.Sprintf("internal error in the %s reader: %v (please report it at %s with the host's tree or sosreport)", name, p, ReportURL))
+			c.AbsentReason(f, "", fmt.Sprintf("internal error in the %s reader: %v (please report it at %s with the host's tree or sosreport)", name, p, crash.ReportURL))
 		}
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/dbhost/dbhost/internal/confine"
+	"github.com/dbhost/dbhost/internal/crash"
 	"github.com/dbhost/dbhost/internal/facts"
 	"github.com/ulikunitz/xz"
 )
@@ -112,7 +113,7 @@ func removeOnSignal(dir string) (stop func()) {
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
 	done := make(chan struct{})
-	go func() {
+	crash.Go(func() {
 		select {
 		case sig := <-ch:
 			os.RemoveAll(dir)
@@ -122,7 +123,7 @@ func removeOnSignal(dir string) (stop func()) {
 			}
 		case <-done:
 		}
-	}()
+	})
 	var once sync.Once
 	return func() {
 		once.Do(func() {

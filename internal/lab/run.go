@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/dbhost/dbhost/internal/crash"
 	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
@@ -326,7 +327,7 @@ func runQEMU(ctx context.Context, qemu string, args []string, logPath string, ti
 		return err
 	}
 	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	crash.Go(func() { done <- cmd.Wait() })
 	select {
 	case err := <-done:
 		if err != nil {

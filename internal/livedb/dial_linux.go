@@ -7,6 +7,8 @@ import (
 	"os"
 	"runtime"
 	"syscall"
+
+	"github.com/dbhost/dbhost/internal/crash"
 )
 
 // dialUnixAs connects a unix socket with the effective uid and gid of
@@ -24,7 +26,7 @@ func dialUnixAs(ctx context.Context, path string, uid, gid int) (net.Conn, error
 		err error
 	}
 	ch := make(chan result, 1)
-	go func() {
+	crash.Go(func() {
 		runtime.LockOSThread() // never unlocked: this thread dies with the goroutine
 		keep := ^uintptr(0)    // -1: leave that id as it is
 		if _, _, e := syscall.RawSyscall(syscall.SYS_SETRESGID, keep, uintptr(gid), keep); e != 0 {
@@ -49,16 +51,16 @@ func dialUnixAs(ctx context.Context, path string, uid, gid int) (net.Conn, error
 		c, err := net.FileConn(f)
 		f.Close()
 		ch <- result{c, err}
-	}()
+	})
 	select {
 	case r := <-ch:
 		return r.c, r.err
 	case <-ctx.Done():
-		go func() {
+		crash.Go(func() {
 			if r := <-ch; r.c != nil {
 				r.c.Close()
 			}
-		}()
+		})
 		return nil, ctx.Err()
 	}
 }

@@ -25,8 +25,12 @@ const (
 	// Simulate=1: a --root tree also plays the kernel's own reactions
 	// (internal/kernelsim).
 	Simulate = "DBHOST_TEST_SIMULATE"
-	// Panic=command panics in the command; Panic=reader:NAME in one fact reader.
+	// Panic=command panics in the command; Panic=reader:NAME in one fact
+	// reader, Panic=worker:NAME in one of its workers; Panic=goroutine in
+	// the first goroutine started with crash.Go.
 	Panic = "DBHOST_TEST_PANIC"
+	// PanicAt=N: apply or rollback panics right after its N-th step.
+	PanicAt = "DBHOST_TEST_PANIC_AT"
 	// NoOpenat2=1: confine with os.Root, as on kernels without openat2.
 	NoOpenat2 = "DBHOST_TEST_NO_OPENAT2"
 )

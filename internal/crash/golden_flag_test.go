@@ -1,0 +1,4 @@
+package crash
+
+// -update for `go test ./... -update` (internal/golden).
+import _ "github.com/dbhost/dbhost/internal/golden"
