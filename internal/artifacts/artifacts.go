@@ -1,7 +1,8 @@
 // Package artifacts recognises and parses database artifacts a user hands to
 // the audit (--artifact PATH): Oracle alert logs, init.ora/pfile/spfile strings,
 // listener.ora, tnsnames.ora, cgconfig.conf, postgresql.conf, JBoss/WildFly
-// datasource XML, `srvctl config service` output and AWR/Statspack reports.
+// datasource XML, `srvctl config service` output, AWR/Statspack reports and
+// libvirt domain definitions (KVM guests).
 // Recognition is by content, not by file name.
 //
 // Every parser is a pure function over the file's bytes (ParseAlertLog,
@@ -37,6 +38,7 @@ const (
 	KindPGConf     Kind = "postgresql-conf"
 	KindDatasource Kind = "datasource-xml"
 	KindSrvctl     Kind = "srvctl-service" // `srvctl config service -d DB` output
+	KindDomain     Kind = "libvirt-domain" // a KVM guest definition: virsh dumpxml, /etc/libvirt/qemu/NAME.xml
 )
 
 // Set is every artifact given to one audit, parsed. Each typed list holds one
@@ -53,6 +55,8 @@ type Set struct {
 	Datasources []*Datasource    `json:"datasources,omitempty"` // every datasource of every XML file
 	Services    []*SrvctlService `json:"services,omitempty"`    // every service of every srvctl output
 	AWR         []*AWRReport     `json:"awr_reports,omitempty"` // AWR and Statspack reports
+	// Domains are libvirt guest definitions (File is the artifact's path).
+	Domains []*snapshot.Domain `json:"domains,omitempty"`
 }
 
 // File is one artifact as given, with what it was recognised as. Kind is ""
@@ -221,6 +225,13 @@ func (s *Set) add(path string, b []byte, fromDisk bool, kind Kind, lineOffset in
 		}
 		s.Services = append(s.Services, sv...)
 		errs = e
+	case KindDomain:
+		d, e := ParseDomain(b)
+		if d != nil {
+			d.File = path
+			s.Domains = append(s.Domains, d)
+		}
+		errs = e
 	case KindAWR, KindStatspack:
 		r, e := ParseAWR(b)
 		r.File = path
@@ -229,7 +240,7 @@ func (s *Set) add(path string, b []byte, fromDisk bool, kind Kind, lineOffset in
 	default:
 		return []error{&Error{File: path, Msg: "not a recognised artifact (expected an Oracle alert log, init.ora/pfile, " +
 			"spfile strings, listener.ora, tnsnames.ora, cgconfig.conf, postgresql.conf, datasource XML, " +
-			"`srvctl config service` output, or an AWR or Statspack report)"}}
+			"`srvctl config service` output, an AWR or Statspack report, or a libvirt domain XML)"}}
 	}
 	for _, e := range errs {
 		var pe *Error
@@ -386,6 +397,7 @@ func readReason(err error) string {
 const sniffLen = 1 << 20
 
 var (
+	reDomainXML     = lazyre.New(`^\x{feff}?\s*(?:<\?xml[^>]*\?>\s*)?(?:<!--(?s:.*?)-->\s*)*<(?:domain|domstatus)[\s>]`)
 	reXMLDatasource = lazyre.New(`<(?:[\w-]+:)?(?:datasources|datasource|xa-datasource|local-tx-datasource|no-tx-datasource)[\s>/]`)
 	reAlert         = lazyre.New(`(?m)Starting ORACLE instance|Dump of system resources acquired for SHARED GLOBAL AREA|System parameters with non-default values|^\s*Large Pages Information|NUMA system with \d+ nodes detected|Oracle NUMA support (?:not )?enabled|^\s*Total Shared Global Region in Large Pages|Thread \d+ advanced to log sequence|Completed: ALTER DATABASE|Shutting down instance`)
 	reSrvctl        = lazyre.New(`(?m)^\s*Service name:\s*\S`)
@@ -430,6 +442,8 @@ func recognize(b []byte) Kind {
 	}
 	trimmed := bytes.TrimSpace(b)
 	switch {
+	case reDomainXML().Match(b):
+		return KindDomain
 	case (bytes.HasPrefix(trimmed, []byte("<")) || bytes.HasPrefix(trimmed, []byte("\xef\xbb\xbf<"))) && reXMLDatasource().Match(b):
 		return KindDatasource
 	case reAlert().Match(b):

@@ -15,12 +15,18 @@ func ParseCgconfig(b []byte) (*Cgconfig, []error) {
 	c := &Cgconfig{}
 	es, err := facts.ParseCgconfig(bytes.NewReader(b))
 	if err != nil {
-		var pe *facts.ParseError
-		if errors.As(err, &pe) {
-			return c, []error{errAt(pe.Line, "%s", pe.Msg)}
-		}
-		return c, []error{errAt(0, "%v", err)}
+		return c, factsErrors(err)
 	}
 	c.Entries = es
 	return c, nil
+}
+
+// factsErrors is a facts parser's error as an artifact's error list (the
+// line kept).
+func factsErrors(err error) []error {
+	var pe *facts.ParseError
+	if errors.As(err, &pe) {
+		return []error{errAt(pe.Line, "%s", pe.Msg)}
+	}
+	return []error{errAt(0, "%v", err)}
 }
