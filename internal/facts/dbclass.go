@@ -1,6 +1,7 @@
 package facts
 
 import (
+	"sort"
 	"strings"
 
 	"github.com/dbhost/dbhost/internal/snapshot"
@@ -230,4 +231,38 @@ func resolvePostgres(procs []snapshot.Process, argsOf map[int][]string) {
 // children (shadows, backends) map the same shared memory.
 func mainRole(role string) bool {
 	return role == "pmon" || role == "postmaster" || role == "server"
+}
+
+// PSLine is one process of a ps listing on a host dbhost cannot read
+// /proc of (an AIX ps -ef).
+type PSLine struct {
+	PID, PPID int
+	User      string
+	Command   string // the command line as ps prints it
+}
+
+// DBProcesses picks the database processes of a ps listing and names their
+// engine, role and instance as the Linux readers do (comm taken from the
+// command's program name): the sosreport reader's rules for a host known
+// only by its ps output. Sorted by PID.
+func DBProcesses(rows []PSLine) []snapshot.Process {
+	procs := []snapshot.Process{}
+	argsOf := map[int][]string{}
+	for _, r := range rows {
+		comm := commFromCommand(r.Command)
+		if !dbComm(comm) {
+			continue
+		}
+		args := strings.Fields(r.Command)
+		engine, role, inst, ok := classifyProcess(comm, args)
+		if !ok {
+			continue
+		}
+		procs = append(procs, snapshot.Process{PID: r.PID, PPID: r.PPID, Comm: comm, Cmdline: cmdlineText(args),
+			User: r.User, UID: -1, Engine: engine, Role: role, Instance: inst})
+		argsOf[r.PID] = args
+	}
+	sort.Slice(procs, func(i, j int) bool { return procs[i].PID < procs[j].PID })
+	resolvePostgres(procs, argsOf)
+	return procs
 }
