@@ -70,6 +70,7 @@ list' shows the whole catalog.`,
 		RunE: func(c *cobra.Command, _ []string) error { return runAudit(c, &src, &out, &f) },
 	}
 	src.add(c)
+	src.addLibvirt(c)
 	out.add(c, "text", "json", "markdown", "prometheus")
 	f.scopeFlags.add(c)
 	f.live.add(c)
@@ -109,9 +110,10 @@ func runAudit(c *cobra.Command, src *sourceFlags, out *outputFlags, f *auditFlag
 		return err
 	}
 	o := report.FindingsOptions{Explain: f.explain, Color: out.format == "text" && colorOK(c, out)}
-	failing := 0
+	failing, guestErrs := 0, 0
 	audit := func(s *snapshot.Snapshot, file string) rules.Report {
 		f.live.attach(c, s, src, f.db)
+		guestErrs += libvirtErrors(c, s)
 		r := auditOne(s, file, &f.scopeFlags, set)
 		if f.failOn != "" {
 			failing += r.AtLeast(f.failOn)
@@ -153,6 +155,9 @@ func runAudit(c *cobra.Command, src *sourceFlags, out *outputFlags, f *auditFlag
 	}
 	if len(artErrs) > 0 {
 		return usageErr("%d problem(s) with --artifact files (listed above); the audit ran with the rest", len(artErrs))
+	}
+	if guestErrs > 0 {
+		return usageErr("%d libvirt domain definition(s) could not be read (listed above); the audit ran with the rest", guestErrs)
 	}
 	if failing > 0 {
 		return &exitError{code: exitFindings, err: fmt.Errorf("%d finding(s) at or above %s", failing, f.failOn)}

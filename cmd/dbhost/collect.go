@@ -22,13 +22,15 @@ every other command can read back with --snapshot (see docs/snapshot.md).
 
 --pg/--mysql DSN, or --db postgres|mysql as root, also read live database servers'
 settings (read-only; no password is stored) into the snapshot's databases section
-(docs/livedb.md).`,
+(docs/livedb.md). --libvirt also reads the KVM guests defined on a hypervisor host into
+the snapshot's libvirt section (docs/snapshot.md).`,
 		Example: `  dbhost collect
   dbhost collect --format json -o host.json
   dbhost collect --root /path/to/tree --format json
   dbhost collect --sosreport sosreport-db1.tar.xz --format json
   dbhost collect --snapshot host.json
-  sudo dbhost collect --db postgres --format json -o host.json`,
+  sudo dbhost collect --db postgres --format json -o host.json
+  sudo dbhost collect --libvirt --format json -o kvmhost.json   # with the KVM guests' definitions`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if err := out.validate(); err != nil {
@@ -45,6 +47,7 @@ settings (read-only; no password is stored) into the snapshot's databases sectio
 				return err
 			}
 			live.attach(c, s, &src, db)
+			bad := libvirtErrors(c, s)
 			var b []byte
 			switch out.format {
 			case "json":
@@ -55,10 +58,17 @@ settings (read-only; no password is stored) into the snapshot's databases sectio
 			if err != nil {
 				return err
 			}
-			return out.write(c, b)
+			if err := out.write(c, b); err != nil {
+				return err
+			}
+			if bad > 0 {
+				return usageErr("%d libvirt domain definition(s) could not be read (listed above); the snapshot holds the rest", bad)
+			}
+			return nil
 		},
 	}
 	src.add(c)
+	src.addLibvirt(c)
 	out.add(c, "text", "json")
 	live.add(c)
 	c.Flags().StringVar(&db, "db", "", "postgres|mysql: also read the local servers of that engine (as root: over their unix socket as their OS user)")

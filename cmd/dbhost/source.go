@@ -18,6 +18,7 @@ import (
 // sourceFlags are the input flags every command shares.
 type sourceFlags struct {
 	root, sosreport, snapshot string
+	libvirt                   bool // --libvirt (audit, collect: addLibvirt)
 }
 
 func (f *sourceFlags) add(c *cobra.Command) {
@@ -27,8 +28,26 @@ func (f *sourceFlags) add(c *cobra.Command) {
 	_ = c.MarkFlagDirname("root")
 }
 
+// addLibvirt adds --libvirt (the KVM guests defined on the host) to a
+// command that reads a host.
+func (f *sourceFlags) addLibvirt(c *cobra.Command) {
+	c.Flags().BoolVar(&f.libvirt, "libvirt", false, "also read the KVM guests defined on this hypervisor host: virsh dumpxml of every domain when libvirtd runs, else /etc/libvirt/qemu/*.xml (with --root or --sosreport: the tree's)")
+}
+
+// libvirtErrors prints the guest definitions that could not be read
+// (file and line) and returns how many there were.
+func libvirtErrors(c *cobra.Command, s *snapshot.Snapshot) int {
+	if s.Libvirt == nil {
+		return 0
+	}
+	for _, e := range s.Libvirt.Errors {
+		fmt.Fprintln(c.ErrOrStderr(), "dbhost: libvirt:", e)
+	}
+	return len(s.Libvirt.Errors)
+}
+
 func (f *sourceFlags) spec() hostsrc.Spec {
-	return hostsrc.Spec{Root: f.root, Sosreport: f.sosreport, Snapshot: f.snapshot, Version: version}
+	return hostsrc.Spec{Root: f.root, Sosreport: f.sosreport, Snapshot: f.snapshot, Version: version, Libvirt: f.libvirt}
 }
 
 // one reads the one host a command works on (cmd names it in the error

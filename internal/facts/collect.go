@@ -53,6 +53,11 @@ type Options struct {
 	Now     time.Time // collection time (zero: time.Now())
 	Kind    string    // live | root | sosreport (default from Root)
 	Path    string    // source path recorded in the snapshot
+	// Libvirt asks for the KVM guests defined on the host (--libvirt,
+	// libvirt_read.go); Virsh runs virsh on the live host (nil: read the
+	// definition files only).
+	Libvirt bool
+	Virsh   Virsh
 }
 
 // Collect reads every fact under root into a new snapshot.
@@ -96,6 +101,9 @@ func Collect(root Root, opt Options) *snapshot.Snapshot {
 		}
 	}
 	c := &Collector{Root: root, Snap: s}
+	if opt.Libvirt {
+		c.libvirt = &libvirtAsk{virsh: opt.Virsh}
+	}
 	byStage := map[int][]reader{}
 	stages := []int{}
 	for _, r := range readers {

@@ -279,6 +279,8 @@ type Collector struct {
 	Root Root
 	Snap *snapshot.Snapshot
 	mu   sync.Mutex
+	// libvirt is set when the guests were asked for (Options.Libvirt).
+	libvirt *libvirtAsk
 }
 
 // Absent records that a fact could not be read. path is the host path tried.

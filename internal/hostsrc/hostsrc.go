@@ -20,6 +20,11 @@ type Spec struct {
 	Sosreport string
 	Snapshot  string // a file or a glob of files
 	Version   string
+	// Libvirt asks for the KVM guests defined on the host (--libvirt): virsh
+	// on the live host, etc/libvirt/qemu/*.xml in a tree, the virsh
+	// plugin's outputs in a sosreport; from a --snapshot, the guests it
+	// holds (absent, with the reason, when it was collected without them).
+	Libvirt bool
 }
 
 // InputError is bad input: exit code 2.
@@ -90,6 +95,10 @@ func Each(spec Spec, fn func(s *snapshot.Snapshot, file string) error) error {
 			if err != nil {
 				return err
 			}
+			if spec.Libvirt && s.Libvirt == nil {
+				s.Absent = append(s.Absent, snapshot.Absence{Fact: "libvirt", Path: f,
+					Reason: "the snapshot was collected without --libvirt (dbhost collect --libvirt --format json on the hypervisor host)"})
+			}
 			if err := fn(s, f); err != nil {
 				return err
 			}
@@ -101,7 +110,7 @@ func Each(spec Spec, fn func(s *snapshot.Snapshot, file string) error) error {
 			return err
 		}
 		defer root.Close()
-		return fn(facts.Collect(root, facts.Options{Version: spec.Version, Path: spec.Root}), "")
+		return fn(facts.Collect(root, facts.Options{Version: spec.Version, Path: spec.Root, Libvirt: spec.Libvirt}), "")
 	case spec.Sosreport != "":
 		dir, cleanup, err := OpenSosreport(spec.Sosreport)
 		if err != nil {
@@ -109,9 +118,13 @@ func Each(spec Spec, fn func(s *snapshot.Snapshot, file string) error) error {
 		}
 		defer cleanup()
 		taken, _ := SosTakenAt(dir) // zero when unknown: the time of reading
-		return fn(facts.Collect(facts.Root{Dir: dir, Sos: true}, facts.Options{Version: spec.Version, Path: spec.Sosreport, Now: taken}), "")
+		return fn(facts.Collect(facts.Root{Dir: dir, Sos: true}, facts.Options{Version: spec.Version, Path: spec.Sosreport, Now: taken, Libvirt: spec.Libvirt}), "")
 	default:
-		return fn(facts.Collect(facts.Root{Dir: "/", Live: true}, facts.Options{Version: spec.Version}), "")
+		opt := facts.Options{Version: spec.Version, Libvirt: spec.Libvirt}
+		if spec.Libvirt {
+			opt.Virsh = liveVirsh
+		}
+		return fn(facts.Collect(facts.Root{Dir: "/", Live: true}, opt), "")
 	}
 }
 

@@ -53,6 +53,9 @@ type Snapshot struct {
 	// the Linux sections are absent with the reason (an AIX host has no
 	// /proc/meminfo or /sys), never zero (aix.go, docs/snapshot.md).
 	AIX *AIX `json:"aix,omitempty"`
+	// Libvirt holds the KVM guests defined on this hypervisor host
+	// (--libvirt, libvirt.go); omitted when they were not asked for.
+	Libvirt *Libvirt `json:"libvirt,omitempty"`
 	// Sysctl holds the kernel parameters the sources name, keyed as sysctl(8)
 	// spells them ("vm.swappiness"); values are the kernel's text with runs of
 	// whitespace collapsed to one space. A key that does not exist on this

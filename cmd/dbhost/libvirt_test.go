@@ -1,0 +1,56 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dbhost/dbhost/internal/snapshot"
+)
+
+// collect --libvirt --root: the guests enter the snapshot; a malformed
+// definition is named with its line on stderr and exit 2, the snapshot
+// still written with the others; --snapshot keeps them, and --libvirt on a
+// snapshot without them says why.
+func TestCLICollectLibvirt(t *testing.T) {
+	tree := cliTree(t)
+	qemu := filepath.Join(tree, "etc", "libvirt", "qemu")
+	if err := os.MkdirAll(qemu, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	good, err := os.ReadFile(filepath.Join("..", "..", "internal", "facts", "testdata", "libvirt", "db2-rhel7-i440fx-defaults.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(qemu, "db2.xml"), good, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(qemu, "bad.xml"), []byte("<domain type='kvm'>\n<name>bad</name>\n<memory unit='KiB'>x</memory>\n</domain>\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "kvm.json")
+	code, _, errs := cliRun(t, "collect", "--root", tree, "--libvirt", "--format", "json", "-o", out)
+	if code != 2 || !strings.Contains(errs, "/etc/libvirt/qemu/bad.xml: line 3: <memory> \"x\": expected a number") {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	s, err := snapshot.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Libvirt == nil || len(s.Libvirt.Domains) != 1 || s.Libvirt.Domains[0].Name != "db2" || *s.Libvirt.Domains[0].MemoryKB != 96<<20 {
+		t.Fatalf("libvirt %+v", s.Libvirt)
+	}
+	code, o2, errs := cliRun(t, "collect", "--snapshot", out, "--format", "json")
+	if code != 2 || !strings.Contains(o2, `"name": "db2"`) || !strings.Contains(errs, "bad.xml") {
+		t.Errorf("--snapshot: exit %d, %s", code, errs)
+	}
+	plain := filepath.Join(t.TempDir(), "plain.json")
+	if code, _, errs := cliRun(t, "collect", "--root", tree, "--format", "json", "-o", plain); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	code, o3, _ := cliRun(t, "collect", "--snapshot", plain, "--libvirt", "--format", "json")
+	if code != 0 || !strings.Contains(o3, "the snapshot was collected without --libvirt") || strings.Contains(o3, `"libvirt": {`) {
+		t.Errorf("--libvirt on a snapshot without guests: exit %d", code)
+	}
+}
