@@ -118,7 +118,7 @@ func appliesTo(r rules.Rule) string {
 	if len(r.DBs) > 0 {
 		d = strings.Join(r.DBs, "|")
 	}
-	return w + ", " + d
+	return r.Systems() + " hosts, " + w + ", " + d
 }
 
 // shortSources names the cited documents once each ("HP 2015, Red Hat

@@ -18,6 +18,7 @@ func init() {
 		ID:       "db.oracle-inmemory-distribution",
 		Area:     AreaDB,
 		Severity: SevWarning,
+		OS:       []string{OSLinux, OSAIX}, // reads only the artifacts
 		Title:    "RAC In-Memory population depends on where the service runs (parallel_instance_group)",
 		DBs:      []string{DBOracle},
 		Sources: []Source{

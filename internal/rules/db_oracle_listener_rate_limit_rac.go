@@ -16,6 +16,7 @@ func init() {
 		ID:       "db.oracle-listener-rate-limit-rac",
 		Area:     AreaDB,
 		Severity: SevWarning,
+		OS:       []string{OSLinux, OSAIX}, // reads only the artifacts
 		Title:    "Listener RATE_LIMIT on a RAC / Clusterware-managed listener (unsupported)",
 		DBs:      []string{DBOracle},
 		Sources: []Source{

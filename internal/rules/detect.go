@@ -23,14 +23,24 @@ func DetectDB(s *snapshot.Snapshot, set *artifacts.Set) (db, evidence string) {
 		}
 		count := map[string]int{}
 		example := map[string]string{}
-		for _, p := range s.Processes {
-			e := engineDB(p.Engine)
+		note := func(engine, role, name string) {
+			e := engineDB(engine)
 			if e == "" {
-				continue
+				return
 			}
 			count[e]++
-			if example[e] == "" || mainRole(p.Role) {
-				example[e] = p.Comm
+			if example[e] == "" || mainRole(role) {
+				example[e] = name
+			}
+		}
+		for _, p := range s.Processes {
+			note(p.Engine, p.Role, p.Comm)
+		}
+		if s.AIX != nil {
+			// An AIX host's processes are its ps -ef (aix.processes).
+			for _, p := range s.AIX.Processes {
+				name, _, _ := strings.Cut(strings.TrimSpace(p.Cmd), " ")
+				note(p.Engine, p.Role, name)
 			}
 		}
 		if len(count) > 0 {

@@ -110,10 +110,22 @@ func RunRules(list []Rule, in *Input) Report {
 	return rep
 }
 
-// runOne applies the rule's workload/DB scope and runs its check. A check
+// runOne applies the rule's system, workload and DB scope and runs its check. A check
 // that panics (a bug, or a snapshot shape it did not expect) becomes
 // "could not check" for that rule instead of ending the audit.
 func runOne(r Rule, in *Input) (out Outcome) {
+	if in.Snap != nil {
+		if os := HostOS(in.Snap); !r.RunsOn(os) {
+			if !r.HostOptional {
+				return NotApplicable("applies to %s hosts; this host runs %s", r.Systems(), osName(os))
+			}
+			// A report diagnosis whose host joins read another system's
+			// facts: the report alone, as without a host.
+			alone := *in
+			alone.Snap = nil
+			in = &alone
+		}
+	}
 	if len(r.Workloads) > 0 && !contains(r.Workloads, in.Workload) {
 		return NotApplicable("applies to workload %s; this audit is for %s", strings.Join(r.Workloads, "|"), in.Workload)
 	}

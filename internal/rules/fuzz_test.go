@@ -48,6 +48,12 @@ func FuzzRunSnapshot(f *testing.F) {
 	b, _ = json.Marshal(s)
 	f.Add(b)
 	f.Add([]byte(`{"schema_version":1}`))
+	a := aixHost()
+	a.AIX.VmstatV[aixPbufLabel] = 10
+	a.AIX.FCAdapters[0].NoCommandResourceCount = ptr(int64(3))
+	a.AIX.Disks[0].Description, a.AIX.Disks[0].Generic = "Other FC SCSI Disk Drive", true
+	b, _ = json.Marshal(a)
+	f.Add(b)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		snap, err := snapshot.Parse("fuzz.json", b)
 		if err != nil {

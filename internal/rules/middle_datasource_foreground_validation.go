@@ -16,6 +16,7 @@ func init() {
 		ID:       "middle.datasource-foreground-validation",
 		Area:     AreaMiddle,
 		Severity: SevWarning,
+		OS:       []string{OSLinux, OSAIX}, // reads only the artifacts
 		Title:    "Connection pool validates connections in the foreground on every borrow",
 		Sources: []Source{
 			{Doc: Seed002, Section: "Very simple demonstration how to limit latency impact (improve consumer experience) by switching to out-of-band/background validation connection checking for DB connections — with 6ms RTT with JDBC Connection Pool with background connection check",

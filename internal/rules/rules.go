@@ -110,6 +110,13 @@ const (
 	DBNone     = "none"
 )
 
+// Operating systems a rule runs on (Rule.OS). A snapshot's system is
+// HostOS: AIX when it holds an aix section (an AIX bundle), Linux otherwise.
+const (
+	OSLinux = "linux"
+	OSAIX   = "aix"
+)
+
 // Workloads and DBs list the accepted values of --workload and --db (without "auto").
 var (
 	Workloads = []string{WorkloadOLTP, WorkloadDSS, WorkloadMixed, WorkloadLatency}
@@ -250,6 +257,12 @@ type Rule struct {
 	Severity string   `json:"severity"` // default severity of its findings
 	Sources  []Source `json:"sources"`
 	Scope    Scope    `json:"scope"`
+	// OS lists the systems the rule judges (OSLinux, OSAIX); empty means
+	// Linux only, the facts of /proc and /sys. On a host of another system
+	// the rule is "not applicable", except a HostOptional rule, which then
+	// diagnoses its report alone, as without a host (its joins read the
+	// other system's facts). A rule that reads only artifacts lists both.
+	OS []string `json:"os,omitempty"`
 	// Workloads and DBs restrict the rule; empty means all.
 	Workloads []string `json:"workloads,omitempty"`
 	DBs       []string `json:"dbs,omitempty"`
@@ -315,12 +328,53 @@ func validate(r Rule) error {
 			return fmt.Errorf("%s: unknown workload %q", r.ID, w)
 		}
 	}
+	for _, o := range r.OS {
+		if o != OSLinux && o != OSAIX {
+			return fmt.Errorf("%s: unknown os %q", r.ID, o)
+		}
+	}
 	for _, d := range r.DBs {
 		if !contains(DBs, d) {
 			return fmt.Errorf("%s: unknown db %q", r.ID, d)
 		}
 	}
 	return nil
+}
+
+// RunsOn reports whether the rule judges hosts of system os (OSLinux, OSAIX).
+func (r Rule) RunsOn(os string) bool {
+	if len(r.OS) == 0 {
+		return os == OSLinux
+	}
+	return contains(r.OS, os)
+}
+
+// Systems names the systems the rule judges, for people: "Linux", "AIX",
+// "Linux and AIX".
+func (r Rule) Systems() string {
+	var names []string
+	for _, o := range []string{OSLinux, OSAIX} {
+		if r.RunsOn(o) {
+			names = append(names, osName(o))
+		}
+	}
+	return strings.Join(names, " and ")
+}
+
+func osName(os string) string {
+	if os == OSAIX {
+		return "AIX"
+	}
+	return "Linux"
+}
+
+// HostOS is the system of the host a snapshot describes: OSAIX for a
+// snapshot with an aix section or read from an AIX bundle, else OSLinux.
+func HostOS(s *snapshot.Snapshot) string {
+	if s != nil && (s.AIX != nil || s.Source.Kind == "aix-bundle") {
+		return OSAIX
+	}
+	return OSLinux
 }
 
 // All returns the catalog sorted by id.
