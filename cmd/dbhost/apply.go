@@ -83,7 +83,7 @@ func (h *hostFlags) changing() {
 // lockState takes the state directory's lock before anything is read:
 // shared for a dry run or verify (they only read what an apply writes),
 // exclusive otherwise. A held lock is exit 6 with the holder's pid.
-func lockState(o *apply.Options, shared bool) (*apply.StateLock, error) {
+func lockState(c *cobra.Command, o *apply.Options, shared bool) (*apply.StateLock, error) {
 	var l *apply.StateLock
 	var err error
 	if shared {
@@ -93,6 +93,9 @@ func lockState(o *apply.Options, shared bool) (*apply.StateLock, error) {
 	}
 	if err != nil {
 		return nil, stateErr(err, o.StateDir)
+	}
+	if l != nil && l.Created {
+		fmt.Fprintf(c.ErrOrStderr(), "dbhost: created the state directory %s (its lock, and the journal rollback restores from)\n", o.StateDir)
 	}
 	o.Locked = true
 	return l, nil
@@ -155,7 +158,7 @@ apply/rollback holds the lock (nothing was read or changed).`,
 			}
 			// The lock first: the plan is computed from the host's
 			// current values, which another apply may be writing.
-			l, err := lockState(&o, dryRun)
+			l, err := lockState(c, &o, dryRun)
 			if err != nil {
 				return err
 			}
@@ -399,7 +402,7 @@ rollback is running (it holds the lock).`,
 			if err != nil {
 				return err
 			}
-			l, err := lockState(&o, true)
+			l, err := lockState(c, &o, true)
 			if err != nil {
 				return err
 			}

@@ -90,7 +90,7 @@ failed (rollback restores), 6 (--apply) another dbhost apply/rollback holds the 
 				if !dryRun {
 					h.changing()
 				}
-				l, err := lockState(&o, dryRun)
+				l, err := lockState(c, &o, dryRun)
 				if err != nil {
 					return err
 				}

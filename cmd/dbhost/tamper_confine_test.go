@@ -143,7 +143,22 @@ func TestTamperNotAHostTree(t *testing.T) {
 	for _, d := range []string{"proc", "sys", "etc"} {
 		os.Symlink("/"+d, filepath.Join(links, d))
 	}
-	for _, dir := range []string{empty, other, links} {
+	// The shapes of a mistyped or half-copied capture: only an empty
+	// proc/; proc/ sys/ etc/ all empty; the host's files there but empty
+	// (a copy that failed), beside unrelated ones.
+	emptyProc := filepath.Join(base, "empty-proc")
+	emptyDirs := filepath.Join(base, "empty-dirs")
+	emptyFiles := filepath.Join(base, "empty-files")
+	os.MkdirAll(filepath.Join(emptyProc, "proc"), 0o755)
+	for _, d := range []string{"proc", "sys/devices/system/cpu", "etc"} {
+		os.MkdirAll(filepath.Join(emptyDirs, d), 0o755)
+		os.MkdirAll(filepath.Join(emptyFiles, d), 0o755)
+	}
+	for _, f := range []string{"proc/meminfo", "proc/cpuinfo", "proc/version", "sys/devices/system/cpu/online"} {
+		os.WriteFile(filepath.Join(emptyFiles, f), []byte("\n"), 0o644)
+	}
+	os.WriteFile(filepath.Join(emptyFiles, "etc/hostname"), []byte("db1\n"), 0o644)
+	for _, dir := range []string{empty, other, links, emptyProc, emptyDirs, emptyFiles} {
 		before := listTree(t, dir)
 		for _, args := range [][]string{
 			{"collect", "--root", dir},
@@ -169,6 +184,40 @@ func TestTamperNotAHostTree(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(base, "plan-out")); err == nil {
 		t.Error("plan wrote its directory for a directory that is not a host tree")
+	}
+	// A sosreport with its directories but none of a host's files.
+	sos := filepath.Join(base, "sosreport-empty-2026")
+	for _, d := range []string{"sos_commands/kernel", "proc", "sys"} {
+		os.MkdirAll(filepath.Join(sos, d), 0o755)
+	}
+	r := dbhostExec(t, nil, "audit", "--sosreport", sos, "--fail-on", "warning")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "none of the files a host has") {
+		t.Errorf("audit of an empty sosreport: exit %d, stderr %q; want exit 2", r.code, r.stderr)
+	}
+}
+
+// TestRealTreesAreHostTrees: the check above refuses no real capture: every
+// fixture tree (each era, each layout) and the sosreport are read.
+func TestRealTreesAreHostTrees(t *testing.T) {
+	trees, _ := filepath.Glob("../../testdata/hosts/*")
+	n := 0
+	for _, tree := range trees {
+		if st, err := os.Stat(tree); err != nil || !st.IsDir() {
+			continue
+		}
+		tree, _ = filepath.Abs(tree)
+		args := []string{"collect", "--root", tree}
+		if strings.Contains(filepath.Base(tree), "sosreport") {
+			args = []string{"collect", "--sosreport", tree}
+		}
+		r := dbhostExec(t, nil, args...)
+		if r.code != 0 {
+			t.Errorf("dbhost %s: exit %d: %s", strings.Join(args, " "), r.code, r.stderr)
+		}
+		n++
+	}
+	if n < 10 {
+		t.Fatalf("only %d fixture trees found", n)
 	}
 }
 

@@ -5,10 +5,20 @@ import (
 	"os"
 )
 
+// lockFile is the state directory's lock: flock on it keeps two applies,
+// rollbacks or place --apply runs from interleaving (the kernel releases it
+// when the holder dies, so a kill -9 leaves no stale lock). The exclusive
+// holder writes its PID into it, and empties it when done. (Rollback looks
+// for it on every system: no journal and no lock file is nothing to do.)
+const lockFile = "lock"
+
 // StateLock is a held state-directory lock (see Lock).
 type StateLock struct {
 	f         *os.File
 	exclusive bool
+	// Created: the state directory did not exist; Lock created it (the
+	// command says so: dbhost never makes a directory unannounced).
+	Created bool
 }
 
 // LockedError says another dbhost apply, rollback or place --apply holds

@@ -10,21 +10,18 @@ import (
 	"time"
 )
 
-// lockFile is the state directory's lock: flock on it keeps two applies,
-// rollbacks or place --apply runs from interleaving (the kernel releases it
-// when the holder dies, so a kill -9 leaves no stale lock). The exclusive
-// holder writes its PID into it, and empties it when done.
-const lockFile = "lock"
-
 // readersWait is how long Lock waits for shared holders (a verify, a dry
 // run: they take milliseconds) before giving up.
 const readersWait = 5 * time.Second
 
 // Lock takes the state directory's lock exclusively (apply, rollback,
-// place --apply), creating the directory when needed. Another exclusive
+// place --apply), creating the directory when needed (StateLock.Created
+// says so: the command tells the operator). Another exclusive
 // holder is a *LockedError at once; shared holders are waited for a few
 // seconds. Take it before reading anything the run compares or writes.
 func Lock(stateDir string) (*StateLock, error) {
+	_, serr := os.Lstat(stateDir)
+	created := os.IsNotExist(serr)
 	if err := os.MkdirAll(stateDir, 0o700); err != nil {
 		return nil, err
 	}
@@ -39,7 +36,7 @@ func Lock(stateDir string) (*StateLock, error) {
 	if f.Truncate(0) == nil {
 		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	}
-	return &StateLock{f: f, exclusive: true}, nil
+	return &StateLock{f: f, exclusive: true, Created: created}, nil
 }
 
 // LockShared takes the lock shared (a dry run, verify: they read what an

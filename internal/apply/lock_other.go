@@ -6,10 +6,12 @@ import "os"
 
 // Lock only creates the state directory where flock is not available.
 func Lock(stateDir string) (*StateLock, error) {
+	_, serr := os.Lstat(stateDir)
+	created := os.IsNotExist(serr)
 	if err := os.MkdirAll(stateDir, 0o700); err != nil {
 		return nil, err
 	}
-	return &StateLock{}, nil
+	return &StateLock{Created: created}, nil
 }
 
 // LockShared is no lock where flock is not available.

@@ -2,6 +2,8 @@ package apply
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/dbhost/dbhost/internal/change"
@@ -108,6 +110,16 @@ var ErrNoJournal = fmt.Errorf("no apply journal: nothing to roll back")
 // with their recorded old values (RolledBack.NotRestored, Stopped).
 func Rollback(to string, opt Options) (*RollbackResult, error) {
 	opt.DryRun = false
+	// Nothing to roll back: no journal, and no lock file an apply could be
+	// holding. Said without taking the lock, which would create the state
+	// directory and its lock file: nothing is created when there is nothing
+	// to do.
+	if !opt.Locked {
+		ids, err := ListJournals(opt.StateDir)
+		if _, lerr := os.Lstat(filepath.Join(opt.StateDir, lockFile)); err == nil && len(ids) == 0 && os.IsNotExist(lerr) {
+			return nil, ErrNoJournal
+		}
+	}
 	l, err := opt.lock()
 	if err != nil {
 		return nil, err

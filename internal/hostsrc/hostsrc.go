@@ -3,6 +3,7 @@
 package hostsrc
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -157,7 +158,33 @@ func OpenTree(dir string) (facts.Root, error) {
 		root.Close()
 		return facts.Root{}, &InputError{File: dir, Msg: "not a host tree: none of proc/, sys/, etc/ is a directory in it (expected a captured tree such as DIR/proc, DIR/sys, DIR/etc)"}
 	}
+	if !hasHostFile(root, hostFiles) {
+		root.Close()
+		return facts.Root{}, &InputError{File: dir, Msg: "not a host tree: none of the files a host has could be read in it (" + strings.Join(hostFiles, ", ") + ": its kernel version, CPUs or memory); an empty or half-copied capture is never audited as a healthy host"}
+	}
 	return root, nil
+}
+
+// hostFiles are the files of which a host tree holds at least one, read
+// inside it and not empty: what says the kernel's version, the CPUs or the
+// memory. Every kernel since 2.6 has them (a capture of any era keeps
+// them); a tree holding only empty proc/, sys/ or etc/ directories, or
+// only unrelated files, has none.
+var hostFiles = []string{"proc/sys/kernel/osrelease", "proc/version", "proc/cpuinfo", "proc/stat", "proc/meminfo", "sys/devices/system/cpu/online", "sys/devices/system/cpu/possible"}
+
+// sosHostFiles: the same for a sosreport, which may keep them as command
+// outputs (uname -a, lscpu, free) rather than /proc copies.
+var sosHostFiles = append(append([]string(nil), hostFiles...), "uname", "sos_commands/kernel/uname_-a", "sos_commands/processor/lscpu", "sos_commands/memory/free", "sos_commands/memory/free_-m")
+
+// hasHostFile reports whether one of files is a regular file in the tree
+// (resolved inside it) with something in it.
+func hasHostFile(root facts.Root, files []string) bool {
+	for _, f := range files {
+		if b, err := root.ReadFile("/" + f); err == nil && len(bytes.TrimSpace(b)) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // hasHostDirs reports whether one of the directories exists in the tree

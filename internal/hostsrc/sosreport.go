@@ -71,6 +71,26 @@ var sosKeep = [][]string{
 // content, not its name), the top sosreport-*/ directory of an unpacked
 // report, or a directory holding exactly one sosreport-*/ directory.
 func OpenSosreport(p string) (dir string, cleanup func(), err error) {
+	dir, cleanup, err = openSosreport(p)
+	if err != nil {
+		return dir, cleanup, err
+	}
+	root, err := facts.Root{Dir: dir}.Open()
+	if err == nil {
+		ok := hasHostFile(root, sosHostFiles)
+		root.Close()
+		if !ok {
+			err = &InputError{File: p, Msg: "not a host's sosreport: none of the files a host has could be read in it (" + strings.Join(sosHostFiles, ", ") + ": its kernel version, CPUs or memory); an empty or half-copied report is never audited as a healthy host"}
+		}
+	}
+	if err != nil {
+		cleanup()
+		return "", func() {}, err
+	}
+	return dir, cleanup, nil
+}
+
+func openSosreport(p string) (dir string, cleanup func(), err error) {
 	noop := func() {}
 	st, err := os.Stat(p)
 	if err != nil {
