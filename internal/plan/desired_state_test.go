@@ -70,6 +70,26 @@ func TestPlanAfterApplyKeepsTheDesiredState(t *testing.T) {
 					t.Errorf("%s %s: applied %s, the next plan has %s (in place %v)", c.Kind, c.Key, c.Value, got.Value, got.InPlace)
 				}
 			}
+			// Every artifact kind carries what the first plan wanted, in
+			// place or not: sysctl.d, udev or tuned for sysfs, limits.d,
+			// and the boot arguments (pending reboot until the command line
+			// has them: apply never changes it).
+			for _, c := range p1.Changes {
+				if c.Risk == "" && !persisted(p2, c) {
+					t.Errorf("%s %s = %s [%s]: in no artifact of the plan after apply", c.Kind, c.Key, c.Value, c.Rule)
+				}
+			}
+			boot := string(p2.BootArgs())
+			for _, c := range p1.PendingReboot {
+				got, ok := byKey[string(c.Kind)+" "+c.Key]
+				if !ok || got.Value != c.Value || got.Remove != c.Remove {
+					t.Errorf("boot argument %s=%s (remove %v) [%s] is missing from the plan after apply (got %+v)", c.Key, c.Value, c.Remove, c.Rule, got)
+					continue
+				}
+				if !got.InPlace && !strings.Contains(boot, bootArg(c)) {
+					t.Errorf("boot-args.txt lacks %s:\n%s", bootArg(c), boot)
+				}
+			}
 			// The artifacts carry them (sysctl.d for the sysctls).
 			conf := string(p2.SysctlConf())
 			for _, c := range p2.Changes {
@@ -91,4 +111,29 @@ func noNoOps(t *testing.T, what string, p *Plan) {
 			t.Errorf("%s: a runtime change that changes nothing: %s %s: %s → %s [%s]", what, c.Kind, c.Key, c.Current, c.Value, c.Rule)
 		}
 	}
+}
+
+// persisted reports whether one of p's artifacts carries c at its value:
+// sysctl.d for a sysctl, udev or tuned for a sysfs attribute, limits.d for
+// a limit; a cgroup step is placement's, not the plan's artifacts.
+func persisted(p *Plan, c change.Change) bool {
+	switch c.Kind {
+	case change.Sysctl:
+		return strings.Contains(string(p.SysctlConf()), c.Key+" = "+c.Value)
+	case change.Limit:
+		return strings.Contains(string(p.LimitsConf()), strings.Join(strings.Fields(c.Key), " ")+" "+c.Value)
+	case change.Sysfs:
+		all := string(p.UdevRules()) + string(p.TunedConf())
+		if _, _, attr, ok := blockAttr(c.Key); ok {
+			return strings.Contains(all, attr) && strings.Contains(all, c.Value)
+		}
+		if opt, ok := thpOption[c.Key]; ok {
+			return strings.Contains(all, opt+"="+c.Value)
+		}
+		if opt, val, ok := cpuOption(c); ok {
+			return strings.Contains(all, opt+"="+val)
+		}
+		return strings.Contains(all, c.Key+"="+c.Value) || strings.Contains(all, strings.TrimPrefix(c.Key, "/sys")+"="+c.Value)
+	}
+	return true
 }

@@ -199,6 +199,19 @@ func Build(snap *snapshot.Snapshot, in Options) (*Plan, error) {
 		}
 		all = append(all, h)
 	}
+	// The boot arguments the rules want that the command line lacks while
+	// the running kernel has the value (an apply wrote it): pending reboot,
+	// as before that apply.
+	for _, c := range rep.Unbooted {
+		if !Selected(firstRule(c.Rule), in.Only) {
+			continue
+		}
+		if err := checkChange(c, true); err != nil {
+			p.Dropped = append(p.Dropped, fmt.Sprintf("%s: %v", c.Rule, err))
+			continue
+		}
+		all = append(all, c)
+	}
 	for i := range all {
 		if all[i].Kind != change.BootArg && all[i].AtValue() {
 			all[i].InPlace = true // a finding's change to the value the host has: no runtime change

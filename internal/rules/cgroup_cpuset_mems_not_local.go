@@ -111,26 +111,36 @@ func checkCpusetMems(in *Input) Outcome {
 		return Passed("no cpuset cgroup restricts cpus and mems (live hierarchy and cgconfig.conf)")
 	}
 	var fs []Finding
+	var wants []change.Change // the desired state: every group's mems local, persisted by the plan
 	for _, c := range sets {
-		if f, ok := cpusetFinding(s, c); ok {
+		f, want, ok := cpusetFinding(s, c)
+		wants = append(wants, want...)
+		if ok {
 			fs = append(fs, f)
 		}
 	}
 	if len(fs) == 0 {
-		return Passed("%d cpuset(s): mems are the nodes of their cpus", len(sets))
+		return Passed("%d cpuset(s): mems are the nodes of their cpus", len(sets)).Wanting(wants...)
 	}
-	return Found(fs...)
+	return Found(fs...).Wanting(wants...)
 }
 
-func cpusetFinding(s *snapshot.Snapshot, c cpuset) (Finding, bool) {
+// cpusetFinding returns the finding of one cpuset whose mems are not the
+// nodes of its cpus (ok), and the change that sets them (want: a group of
+// a mounted hierarchy under /sys), found or not.
+func cpusetFinding(s *snapshot.Snapshot, c cpuset) (f Finding, want []change.Change, ok bool) {
 	cpus, err1 := cpulist.Parse(c.cpus)
 	mems, err2 := cpulist.Parse(c.mems)
 	if err1 != nil || err2 != nil || len(cpus) == 0 || len(mems) == 0 {
-		return Finding{}, false
+		return Finding{}, nil, false
 	}
 	cpuNodes, _ := NodesOfCPUs(s, cpus)
 	if len(cpuNodes) == 0 {
-		return Finding{}, false
+		return Finding{}, nil, false
+	}
+	if path := c.mount + c.name + "/cpuset.mems"; c.mount != "" && strings.HasPrefix(path, "/sys/") {
+		want = []change.Change{SysfsChange("cgroup.cpuset-mems-not-local", strings.ReplaceAll(path, "//", "/"), List(cpuNodes), c.mems,
+			"memory on the nodes of the group's CPUs (takes effect for new allocations; restart the instance)")}
 	}
 	memSet := map[int]bool{}
 	for _, m := range mems {
@@ -150,7 +160,7 @@ func cpusetFinding(s *snapshot.Snapshot, c cpuset) (Finding, bool) {
 		}
 	}
 	if len(missing) == 0 && len(extra) == 0 {
-		return Finding{}, false
+		return Finding{}, want, false
 	}
 	sev := SevWarning
 	if len(missing) == len(cpuNodes) {
@@ -174,11 +184,6 @@ func cpusetFinding(s *snapshot.Snapshot, c cpuset) (Finding, bool) {
 		fix.Runtime = append(fix.Runtime, fmt.Sprintf("echo %s > %s%s/cpuset.mems   (then restart the instance: memory already allocated does not move)",
 			List(cpuNodes), c.mount, c.name))
 	}
-	var chg []change.Change
-	if path := c.mount + c.name + "/cpuset.mems"; c.mount != "" && strings.HasPrefix(path, "/sys/") {
-		chg = []change.Change{SysfsChange("cgroup.cpuset-mems-not-local", strings.ReplaceAll(path, "//", "/"), List(cpuNodes), c.mems,
-			"memory on the nodes of the group's CPUs (takes effect for new allocations; restart the instance)")}
-	}
 	return Finding{
 		Severity:    sev,
 		Setting:     setting,
@@ -189,10 +194,10 @@ func cpusetFinding(s *snapshot.Snapshot, c cpuset) (Finding, bool) {
 			"did 2.15x fewer logical reads per second than with local memory; 003: aligning NUMA with cgroups gave 30 %. " +
 			"With mems spanning several nodes the SGA in large pages is not spread evenly over them (001).",
 		Fix:     fix,
-		Changes: chg,
+		Changes: want,
 		Risk: "The SGA/shared memory stays where it was allocated: 001 found cpuset.mems changes (even with memory_migrate=1, " +
 			"which Oracle resets at startup) take effect only after an instance restart. The new nodes need enough free hugepages.",
-	}, true
+	}, want, true
 }
 
 // distanceRatioText reports the worst SLIT ratio between a CPU node and the

@@ -38,6 +38,11 @@ type Report struct {
 	// Holds are the settings the rules want that already hold (Outcome.Holds),
 	// each with its rule id: the plan persists them. Not part of the audit.
 	Holds []change.Change `json:"-"`
+	// Unbooted are the boot arguments the rules want that the command line
+	// lacks while no finding asks for them: the running kernel has the
+	// value (an apply wrote it), the boot line does not keep it. The plan
+	// keeps them pending reboot. Not part of the audit.
+	Unbooted []change.Change `json:"-"`
 	// Skipped are the rules --skip left out (not run).
 	Skipped []Result `json:"skipped,omitempty"`
 }
@@ -86,7 +91,9 @@ func RunRules(list []Rule, in *Input) Report {
 			continue
 		}
 		out := runOne(r, in)
-		rep.Holds = append(rep.Holds, holds(r.ID, out)...)
+		hs, unbooted := holds(r.ID, out)
+		rep.Holds = append(rep.Holds, hs...)
+		rep.Unbooted = append(rep.Unbooted, unbooted...)
 		switch {
 		case len(out.Findings) > 0:
 			for _, f := range out.Findings {
@@ -148,27 +155,33 @@ const OwnThreshold = "dbhost's own threshold"
 
 // holds are an outcome's settings in place: its Holds, and the Wants whose
 // current value is the value wanted (change.AtValue) that no finding of the
-// outcome changes. Each names its rule.
-func holds(id string, out Outcome) []change.Change {
+// outcome changes. unbooted are its wanted boot arguments (to add) that the
+// command line lacks and no finding changes. Each names its rule.
+func holds(id string, out Outcome) (hs, unbooted []change.Change) {
 	changed := map[string]bool{}
 	for _, f := range out.Findings {
 		for _, c := range f.Changes {
 			changed[string(c.Kind)+"\x00"+c.Key] = true
 		}
 	}
-	var hs []change.Change
 	for _, c := range out.Wants {
-		if c.Kind != change.BootArg && c.AtValue() && !changed[string(c.Kind)+"\x00"+c.Key] {
+		switch {
+		case changed[string(c.Kind)+"\x00"+c.Key]:
+		case c.AtValue():
 			hs = append(hs, c)
+		case c.Kind == change.BootArg && !c.Remove:
+			unbooted = append(unbooted, c)
 		}
 	}
 	hs = append(hs, out.Holds...)
-	for i := range hs {
-		if hs[i].Rule == "" {
-			hs[i].Rule = id
+	for _, l := range [][]change.Change{hs, unbooted} {
+		for i := range l {
+			if l[i].Rule == "" {
+				l[i].Rule = id
+			}
 		}
 	}
-	return hs
+	return hs, unbooted
 }
 
 // fill completes a finding from its rule: what the check left empty, and

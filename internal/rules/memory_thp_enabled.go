@@ -141,23 +141,23 @@ func checkTHP(in *Input) Outcome {
 			Risk: "tmpfs mounts with huge= keep their own setting; a program that depends on huge shmem (rare) loses it.",
 		})
 	}
-	// The desired state: THP at the recommended mode (its boot argument
-	// held when the command line has it), shmem THP never.
+	// The desired state: THP at the recommended mode, from boot on too (the
+	// boot argument: held when the command line has it, pending reboot when
+	// it lacks it, as after an apply wrote the mode), shmem THP never.
 	target := firstWord(recommended)
-	wants := []change.Change{SysfsChange("memory.thp-enabled", thpEnabledPath, target, mode, "khugepaged and THP compaction stall the database's allocations")}
+	wants := []change.Change{
+		SysfsChange("memory.thp-enabled", thpEnabledPath, target, mode, "khugepaged and THP compaction stall the database's allocations"),
+		BootArgChange("memory.thp-enabled", "transparent_hugepage", target, s.Host.CmdlineArgs["transparent_hugepage"], "keeps THP "+target+" from boot on"),
+	}
 	if shmem != "" {
 		wants = append(wants, SysfsChange("memory.thp-enabled", thpShmemPath, "never", shmem,
 			"THP would collapse the database's shared memory and stall its faults on compaction"))
-	}
-	var holds []change.Change
-	if v, ok := s.Host.CmdlineArgs["transparent_hugepage"]; ok && v == target {
-		holds = append(holds, BootArgChange("memory.thp-enabled", "transparent_hugepage", target, v, "keeps THP "+target+" from boot on"))
 	}
 	if len(fs) > 0 {
 		return Found(fs...).Wanting(wants...)
 	}
 	return Passed("transparent_hugepage/enabled = %s, shmem_enabled = %s (kernel %s, database %s)", mode, orUnknown(shmem), orUnknown(s.Host.Kernel), in.DB).
-		Wanting(wants...).Holding(holds...)
+		Wanting(wants...)
 }
 
 func orUnknown(s string) string {

@@ -43,6 +43,29 @@ func TestTHPEnabled(t *testing.T) {
 		quiet(t, id, thp("madvise", "5.14.0-427.13.1.el9_4.x86_64").Snap, WorkloadOLTP, DBOracle)
 		quiet(t, id, thp("madvise", "5.15.0-200.131.27.el9uek.x86_64").Snap, WorkloadOLTP, DBOracle)
 	})
+	t.Run("madvise at run time: the boot argument held, or pending when the boot line lacks it", func(t *testing.T) {
+		// After an apply wrote madvise the rule passes; the boot line must
+		// still keep it (the plan persists the desired state).
+		in := thp("madvise", "5.14.0-427.13.1.el9_4.x86_64")
+		rep := quiet(t, id, in.Snap, WorkloadOLTP, DBOracle)
+		if len(rep.Unbooted) != 1 || rep.Unbooted[0].Key != "transparent_hugepage" || rep.Unbooted[0].Value != "madvise" || rep.Unbooted[0].Rule != id {
+			t.Fatalf("unbooted %+v", rep.Unbooted)
+		}
+		for _, h := range rep.Holds {
+			if h.Kind == change.BootArg {
+				t.Fatalf("held without the boot line having it: %+v", h)
+			}
+		}
+		in.Snap.Host.CmdlineArgs = map[string]string{"transparent_hugepage": "madvise"}
+		rep = quiet(t, id, in.Snap, WorkloadOLTP, DBOracle)
+		held := false
+		for _, h := range rep.Holds {
+			held = held || h.Kind == change.BootArg && h.Key == "transparent_hugepage" && h.Value == "madvise"
+		}
+		if len(rep.Unbooted) != 0 || !held {
+			t.Fatalf("on the boot line: unbooted %+v, holds %+v", rep.Unbooted, rep.Holds)
+		}
+	})
 	t.Run("shmem_enabled that backs shared memory with THP", func(t *testing.T) {
 		for _, mode := range []string{"always", "within_size", "force"} {
 			in := thp("never", "5.14.0-427.el9.x86_64")

@@ -214,8 +214,12 @@ type Outcome struct {
 	// persists them (sysctl.d, udev, tuned, limits) like its changes, so
 	// that a host brought to the desired state stays there after a reboot.
 	// A value the rule merely tolerates (swappiness 5 where it sets 10) is
-	// not held. Boot arguments are not compared here: a rule that knows
-	// one is in place says so with Holding.
+	// not held. A boot argument to add is held when the command line has
+	// it at the value; when it lacks it and no finding changes it (the
+	// running kernel has the value, as after an apply), it is the report's
+	// Unbooted: the plan keeps it pending reboot. A boot argument to remove
+	// is not compared here: a rule that knows it is gone says so with
+	// Holding.
 	Wants []change.Change
 	// Holds are settings in place the rule names itself (Holding).
 	Holds []change.Change
