@@ -2,14 +2,15 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/dbhost/dbhost/internal/artifacts"
 	"github.com/dbhost/dbhost/internal/hostsrc"
+	"github.com/dbhost/dbhost/internal/outdir"
 	"github.com/dbhost/dbhost/internal/rules"
 	"github.com/dbhost/dbhost/internal/snapshot"
 	"github.com/spf13/cobra"
@@ -93,9 +94,11 @@ func (o *outputFlags) stream(c *cobra.Command, fn func(io.Writer) error) error {
 }
 
 // writeOutput is what -o FILE means for every single-file output: "" or
-// "-" is standard output; a device or FIFO (/dev/null) is written into; a
-// directory is refused (exit 2); otherwise the file is replaced atomically
-// (temp file + rename), so a reader never sees half of it.
+// "-" is standard output; otherwise outdir.CreateOwnFile: a new file, or
+// dbhost's own unchanged output, is replaced atomically (temp file +
+// rename: a reader never sees half of it); a file dbhost did not write, or
+// changed since, and a directory are refused (exit 2, named); a device or
+// FIFO (/dev/null) is written into.
 func writeOutput(c *cobra.Command, out string, b []byte) error {
 	return streamOutput(c, out, func(w io.Writer) error {
 		_, err := w.Write(b)
@@ -115,44 +118,22 @@ func streamOutput(c *cobra.Command, out string, fn func(io.Writer) error) error 
 		}
 		return w.Flush()
 	}
-	if st, err := os.Stat(out); err == nil && !st.Mode().IsRegular() {
-		// /dev/null, a FIFO, /dev/stdout: write into it. Renaming a temp file
-		// over it would replace a device node (as root) with a regular file.
-		if st.IsDir() {
-			return usageErr("-o %s: is a directory; expected a file name", out)
-		}
-		f, err := os.OpenFile(out, os.O_WRONLY, 0)
-		if err != nil {
-			return usageErr("-o %s: cannot write there: %v", out, err)
-		}
-		w := bufio.NewWriterSize(f, 64<<10)
-		err = fn(w)
-		if err == nil {
-			err = w.Flush()
-		}
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
+	werr := error(nil) // fn's own error, returned as it is
+	// No format check (own nil, no limit): these outputs are recognised by
+	// the checksum CreateOwnFile keeps in their attribute.
+	err := outdir.CreateOwnFile(out, 0, nil, func(w io.Writer) error {
+		werr = fn(w)
+		return werr
+	})
+	var re *outdir.RefusedError
+	switch {
+	case err == nil, werr != nil:
 		return err
-	}
-	dir := filepath.Dir(out)
-	tmp, err := os.CreateTemp(dir, ".dbhost-*")
-	if err != nil {
+	case errors.As(err, &re):
+		return usageErr("-o %v", err)
+	default:
 		return usageErr("-o %s: cannot write there: %v", out, err)
 	}
-	defer os.Remove(tmp.Name())
-	w := bufio.NewWriterSize(tmp, 64<<10)
-	err = fn(w)
-	if err == nil {
-		err = w.Flush()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), out)
 }
 
 // termWidth is how wide a line of text output may be: the terminal's width

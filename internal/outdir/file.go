@@ -1,6 +1,9 @@
 package outdir
 
 import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"io"
 	"io/fs"
@@ -10,16 +13,35 @@ import (
 	"github.com/dbhost/dbhost/internal/confine"
 )
 
-// WriteOwnFile writes one file output (`dbhost report -o report.html`) the
-// way -o means for a directory: a file that exists is replaced only when
-// own says dbhost wrote it and nobody changed it since (own reads at most
-// limit bytes of it; a larger file is not dbhost's), or when it is empty
-// (mktemp's: nothing to lose); anything else is a
-// *RefusedError and nothing is written. The new file is written beside the
-// old one and renamed over it (a reader never sees half of it); a symlink
-// is followed, so the file it names is replaced and the link kept. A
-// character device or FIFO (/dev/null, /dev/stdout) is written into.
+// OwnAttr is the extended attribute in which dbhost keeps the checksum of
+// a single-file output it wrote (-o FILE): the file is dbhost's own, and
+// unchanged since, when its content still has that checksum. The content
+// itself is what standard output gets, byte for byte.
+const OwnAttr = "user.dbhost.sha256"
+
+// WriteOwnFile writes one file output (-o FILE of every command) with
+// data: CreateOwnFile with data written at once.
 func WriteOwnFile(path string, data []byte, limit int64, own func([]byte) bool) error {
+	return CreateOwnFile(path, limit, own, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// CreateOwnFile writes one file output (`dbhost audit -o FILE`, collect,
+// numa, awr, diff, compare, bench, experiment, report) the way -o means for
+// a directory: a file that exists is replaced only when dbhost wrote it and
+// nobody changed it since — its content matches the checksum dbhost kept in
+// its OwnAttr attribute, or own (when not nil: a format with a checksum
+// trailer of its own, the HTML report) says so of its first limit bytes —
+// or when it is empty (mktemp's: nothing to lose). Anything else is a
+// *RefusedError naming it, and nothing is written. fn writes the content;
+// it goes to a temporary file beside the old one, renamed over it only when
+// fn succeeds (a reader never sees half of it, an error leaves the old file
+// as it was); a symlink is followed, so the file it names is replaced and
+// the link kept. A character device or FIFO (/dev/null, /dev/stdout) is
+// written into.
+func CreateOwnFile(path string, limit int64, own func([]byte) bool, fn func(io.Writer) error) error {
 	real := path
 	if r, err := filepath.EvalSymlinks(path); err == nil {
 		real = r
@@ -36,21 +58,24 @@ func WriteOwnFile(path string, data []byte, limit int64, own func([]byte) bool) 
 		if err != nil {
 			return err
 		}
-		if _, err := f.Write(data); err != nil {
-			f.Close()
-			return err
+		w := bufio.NewWriterSize(f, 64<<10)
+		err = fn(w)
+		if err == nil {
+			err = w.Flush()
 		}
-		return f.Close()
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		return err
 	case !st.Mode().IsRegular():
 		return &RefusedError{Dir: path, Why: "is not a regular file"}
 	default:
-		old, small, err := readUpTo(real, limit)
+		mine, err := ownFile(real, st.Size(), limit, own)
 		if err != nil {
 			return err
 		}
-		// An empty file holds nothing to lose (mktemp's, touch's).
-		if !small || (len(old) > 0 && !own(old)) {
-			return &RefusedError{Dir: path, Why: "exists and was not written by dbhost (or was changed since): refusing to overwrite it (dbhost replaces only its own unchanged output); choose another name, or move the file away"}
+		if !mine {
+			return &RefusedError{Dir: path, Why: "exists and was not written by dbhost (or was changed since): refusing to overwrite it (dbhost replaces only its own unchanged output, recognised by the checksum in its " + OwnAttr + " attribute); choose another name, or move the file away"}
 		}
 	}
 	dir := filepath.Dir(real)
@@ -64,12 +89,21 @@ func WriteOwnFile(path string, data []byte, limit int64, own func([]byte) bool) 
 		os.Remove(name)
 		return err
 	}
-	if _, err := tmp.Write(data); err != nil {
+	h := sha256.New()
+	w := bufio.NewWriterSize(io.MultiWriter(tmp, h), 64<<10)
+	if err := fn(w); err != nil {
+		return fail(err)
+	}
+	if err := w.Flush(); err != nil {
 		return fail(err)
 	}
 	if err := tmp.Chmod(0o644); err != nil {
 		return fail(err)
 	}
+	// Best effort: a file system without user attributes (tmpfs before
+	// Linux 6.6, some NFS) keeps the file unmarked, and the next -o to it
+	// is refused, never an overwrite of a file dbhost cannot tell its own.
+	_ = setOwnAttr(tmp, hex.EncodeToString(h.Sum(nil)))
 	if err := tmp.Sync(); err != nil {
 		return fail(err)
 	}
@@ -83,19 +117,38 @@ func WriteOwnFile(path string, data []byte, limit int64, own func([]byte) bool) 
 	return confine.SyncDir(dir)
 }
 
-// readUpTo reads a file of at most limit bytes; small is false when it is larger.
-func readUpTo(p string, limit int64) (b []byte, small bool, err error) {
+// ownFile reports whether the regular file p may be replaced: empty, or
+// dbhost's unchanged output (its checksum attribute, or own of its content).
+func ownFile(p string, size, limit int64, own func([]byte) bool) (bool, error) {
+	if size == 0 {
+		return true, nil // nothing to lose (mktemp's, touch's)
+	}
 	f, err := os.Open(p)
 	if err != nil {
-		return nil, false, err
+		return false, err
 	}
 	defer f.Close()
-	b, err = io.ReadAll(io.LimitReader(f, limit+1))
+	if want := ownAttr(f); want != "" {
+		h := sha256.New()
+		if _, err := io.Copy(h, f); err != nil {
+			return false, err
+		}
+		if hex.EncodeToString(h.Sum(nil)) == want {
+			return true, nil
+		}
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return false, err
+		}
+	}
+	if own == nil {
+		return false, nil
+	}
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
-		return nil, false, err
+		return false, err
 	}
-	if int64(len(b)) > limit {
-		return nil, false, nil
+	if int64(len(b)) > limit || len(b) == 0 {
+		return len(b) == 0, nil
 	}
-	return b, true, nil
+	return own(b), nil
 }

@@ -3,6 +3,7 @@ package outdir
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -81,5 +82,59 @@ func TestWriteOwnFile(t *testing.T) {
 	}
 	if len(ents) != 3 {
 		t.Errorf("%d entries in the directory, want 3", len(ents))
+	}
+}
+
+// TestCreateOwnFileByAttribute: an output without a format of its own to
+// recognise (JSON, text: own is nil) is recognised by the checksum kept in
+// its OwnAttr attribute: replaced while unchanged, refused once edited in
+// place or replaced by another file, or when it never had one; the content
+// is exactly what fn wrote (nothing appended to mark it).
+func TestCreateOwnFileByAttribute(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "snap.json")
+	write := func(data string) error {
+		return CreateOwnFile(p, 0, nil, func(w io.Writer) error { _, err := io.WriteString(w, data); return err })
+	}
+	if err := write("{\"a\": 1}\n"); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "{\"a\": 1}\n" {
+		t.Fatalf("content %q", b)
+	}
+	if err := write("{\"a\": 2}\n"); err != nil {
+		t.Skipf("this file system keeps no user attributes (%v)", err)
+	}
+	// Edited in place (same inode, the attribute stays): refused.
+	if err := os.WriteFile(p, []byte("{\"a\": 3}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var re *RefusedError
+	if err := write("{\"a\": 4}\n"); !errors.As(err, &re) {
+		t.Fatalf("edited: %v", err)
+	}
+	// Replaced by another file (no attribute): refused.
+	os.Remove(p)
+	os.WriteFile(p, []byte("notes\n"), 0o644)
+	if err := write("x"); !errors.As(err, &re) {
+		t.Fatalf("foreign: %v", err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "notes\n" {
+		t.Fatalf("foreign file changed: %q", b)
+	}
+	// fn's error leaves the old file and no temporary file.
+	os.Remove(p)
+	if err := write("old"); err != nil {
+		t.Fatal(err)
+	}
+	boom := errors.New("boom")
+	if err := CreateOwnFile(p, 0, nil, func(w io.Writer) error { io.WriteString(w, "half"); return boom }); err != boom {
+		t.Fatalf("fn's error: %v", err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "old" {
+		t.Fatalf("after fn's error: %q", b)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Fatalf("left behind: %v", ents)
 	}
 }
