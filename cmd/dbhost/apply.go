@@ -94,11 +94,24 @@ func lockState(c *cobra.Command, o *apply.Options, shared bool) (*apply.StateLoc
 	if err != nil {
 		return nil, stateErr(err, o.StateDir)
 	}
-	if l != nil && l.Created {
-		fmt.Fprintf(c.ErrOrStderr(), "dbhost: created the state directory %s (its lock, and the journal rollback restores from)\n", o.StateDir)
-	}
+	sayCreated(c, o.StateDir, l != nil && l.Created)
 	o.Locked = true
 	return l, nil
+}
+
+// missing reports whether dir does not exist yet (sayCreated's argument,
+// taken before the command makes it).
+func missing(dir string) bool {
+	_, err := os.Lstat(dir)
+	return errors.Is(err, os.ErrNotExist)
+}
+
+// sayCreated tells the operator that the command made dbhost's state
+// directory: dbhost never creates one unannounced.
+func sayCreated(c *cobra.Command, dir string, created bool) {
+	if created {
+		fmt.Fprintf(c.ErrOrStderr(), "dbhost: created the state directory %s (the lock, the journals rollback restores from, the record of what benches create)\n", dir)
+	}
 }
 
 // stateErr maps the state directory's errors to exit codes: a held lock 6,

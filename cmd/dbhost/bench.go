@@ -133,7 +133,9 @@ func runBench(c *cobra.Command, f *benchFlags, stateDir string, planned time.Dur
 	}
 	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	reg, cleaned, err := bench.OpenRegistry(registryDir(stateDir), strings.Join(os.Args, " "))
+	regDir := registryDir(stateDir)
+	created := missing(filepath.Dir(regDir))
+	reg, cleaned, err := bench.OpenRegistry(regDir, strings.Join(os.Args, " "))
 	printCleaned(c, cleaned)
 	if err != nil {
 		if errors.Is(err, os.ErrPermission) {
@@ -141,6 +143,7 @@ func runBench(c *cobra.Command, f *benchFlags, stateDir string, planned time.Dur
 		}
 		return err
 	}
+	sayCreated(c, filepath.Dir(regDir), created)
 	if stateDir != "" {
 		crash.AddHint("what the bench had created is recorded: 'dbhost bench --cleanup --state-dir " + apply.ShellQuote(stateDir) + "' removes it")
 	} else {

@@ -80,11 +80,13 @@ measures this host): the way to try the machinery without touching the kernel.`,
 			ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			regDir := filepath.Join(o.StateDir, "bench")
+			created := missing(o.StateDir)
 			reg, cleaned, err := bench.OpenRegistry(regDir, strings.Join(os.Args, " "))
 			printCleaned(c, cleaned)
 			if err != nil {
 				return stateErr(err, o.StateDir)
 			}
+			sayCreated(c, o.StateDir, created)
 			tmp, err := os.MkdirTemp("", bench.ScratchPrefix+"exp-")
 			if err != nil {
 				return err

@@ -11,7 +11,8 @@ import (
 // never applied to (no state directory, or one holding neither journal nor
 // lock) say "no journal" (exit 2) and leave the tree byte for byte as it
 // was: no var/lib/dbhost, no lock file. The first apply in a tree creates
-// the state directory and says so; the next one does not repeat it.
+// the state directory and says so, as a bench does; the next one does not
+// repeat it.
 func TestNothingToDoCreatesNothing(t *testing.T) {
 	tree := cliTree(t)
 	emptyState := cliTree(t)
@@ -41,5 +42,14 @@ func TestNothingToDoCreatesNothing(t *testing.T) {
 	r = dbhostExec(t, nil, "rollback", "--root", tree)
 	if r.code != 0 || strings.Contains(r.stderr, "created the state directory") {
 		t.Fatalf("rollback: exit %d, stderr %q", r.code, r.stderr)
+	}
+	// A bench makes its state directory (its record of what it creates)
+	// and says so, once.
+	benchState := filepath.Join(t.TempDir(), "state")
+	for i, want := range []bool{true, false} {
+		r = dbhostExec(t, nil, "bench", "mq", "--duration", "100ms", "--state-dir", benchState, "-o", os.DevNull)
+		if r.code != 0 || strings.Contains(r.stderr, "created the state directory "+benchState) != want {
+			t.Fatalf("bench %d: exit %d, stderr %q; announced %v expected", i+1, r.code, r.stderr, want)
+		}
 	}
 }
