@@ -41,10 +41,16 @@ database processes, then from the artifacts). A rule whose facts are absent says
 
 --artifact is repeatable; dbhost recognises Oracle alert logs, init.ora/pfile/spfile
 strings, listener.ora, tnsnames.ora, cgconfig.conf, postgresql.conf, JBoss/WildFly
-datasource XML, 'srvctl config service' output and AWR/Statspack reports (their
-diagnosis joined with this host's facts; see 'dbhost awr') by content. A malformed
-artifact is reported with its file and line and makes the exit code 2, but the audit
-still runs.
+datasource XML, 'srvctl config service' output, AWR/Statspack reports (their
+diagnosis joined with this host's facts; see 'dbhost awr') and libvirt domain XML (a KVM
+guest's definition) by content. A malformed artifact is reported with its file and line
+and makes the exit code 2, but the audit still runs.
+
+--libvirt, on a KVM hypervisor host, audits every defined guest: virsh dumpxml of each
+domain when libvirtd runs, else /etc/libvirt/qemu/*.xml (with --root or --sosreport, the
+tree's). The virt.* rules judge each guest's disks (cache, io, bus), NICs (virtio,
+vhost), hugepage backing and the host's per-node pools, vCPU and memory pinning and
+guest NUMA cells against this host's topology; every finding names its domain.
 
 --pg and --mysql (repeatable) read a live server's settings over a real connection,
 read-only, so that hugepages are sized from the server's own figure and the device rules
@@ -62,6 +68,8 @@ list' shows the whole catalog.`,
   dbhost audit --pg 'postgres://monitor@localhost/postgres' --mysql 'monitor@unix(/run/mysqld/mysqld.sock)/'
   sudo dbhost audit --db postgres      # the local clusters, over their sockets, as their OS user
   dbhost audit --root tree/ --format json
+  sudo dbhost audit --libvirt        # every KVM guest defined on this host
+  dbhost audit --artifact /etc/libvirt/qemu/db1.xml
   dbhost audit --snapshot 'fleet/*.json'
   dbhost audit --skip cpu.smt-off --skip network   # leave a rule, or an area, out
   dbhost audit --fail-on warning      # exit 3 when a warning or critical finding exists

@@ -54,3 +54,40 @@ func TestCLICollectLibvirt(t *testing.T) {
 		t.Errorf("--libvirt on a snapshot without guests: exit %d", code)
 	}
 }
+
+// audit --libvirt on a tree and audit --artifact DOMAIN.xml: the virt
+// rules name the domain; a malformed domain artifact is exit 2 with its line.
+func TestCLIAuditLibvirt(t *testing.T) {
+	tree := cliTree(t)
+	qemu := filepath.Join(tree, "etc", "libvirt", "qemu")
+	if err := os.MkdirAll(qemu, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join("..", "..", "internal", "facts", "testdata", "libvirt", "db2-rhel7-i440fx-defaults.xml")
+	good, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(qemu, "db2.xml"), good, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := cliRun(t, "audit", "--root", tree, "--libvirt", "--db", "none")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	wantContains(t, "audit --libvirt", out, "virt.disk-cache", "domain db2", "cache=writethrough",
+		"virt.disk-emulated-bus", "virt.nic-emulated", "model e1000 (emulated)")
+	code, out, errs = cliRun(t, "audit", "--root", tree, "--artifact", src, "--db", "none")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	wantContains(t, "audit --artifact", out, "virt.disk-cache", "domain db2")
+	bad := filepath.Join(t.TempDir(), "db9.xml")
+	if err := os.WriteFile(bad, []byte("<domain type='kvm'>\n<name>db9</name>\n<devices>\n<disk type='file'>\n</devices>\n</domain>\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs = cliRun(t, "audit", "--root", tree, "--artifact", bad, "--db", "none")
+	if code != 2 || !strings.Contains(errs, bad+":5: malformed XML") {
+		t.Errorf("malformed artifact: exit %d: %s", code, errs)
+	}
+}

@@ -69,6 +69,10 @@ func readLibvirt(c *Collector) {
 		}
 	}
 	lv.Note = strings.Join(notes, "; ")
+	if run := c.Int("libvirt.ksm", "/sys/kernel/mm/ksm/run"); run != nil {
+		lv.KSM = &snapshot.KSM{Run: run, PagesShared: c.IntQuiet("/sys/kernel/mm/ksm/pages_shared"),
+			PagesSharing: c.IntQuiet("/sys/kernel/mm/ksm/pages_sharing")}
+	}
 	sort.SliceStable(lv.Domains, func(i, j int) bool { return lv.Domains[i].Name < lv.Domains[j].Name })
 	c.mu.Lock()
 	c.Snap.Libvirt = lv

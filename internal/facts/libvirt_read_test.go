@@ -42,11 +42,16 @@ func TestReadLibvirtFiles(t *testing.T) {
 		"etc/libvirt/qemu/broken.xml":              "<domain type='kvm'>\n<name>broken</name>\n<vcpu>2</vcpu\n</domain>\n",
 		"etc/libvirt/qemu/networks/default.xml":    "<network><name>default</name></network>",
 		"etc/libvirt/qemu/autostart/db1.xml.notes": "x",
+		"sys/kernel/mm/ksm/run":                    "1\n",
+		"sys/kernel/mm/ksm/pages_sharing":          "52311\n",
 	})
 	s := Collect(Root{Dir: dir}, Options{Libvirt: true})
 	lv := s.Libvirt
 	if lv == nil || lv.Source != "files" || len(lv.Domains) != 2 || lv.Domains[0].Name != "db1" || lv.Domains[1].File != "/etc/libvirt/qemu/db2.xml" {
 		t.Fatalf("libvirt %+v", lv)
+	}
+	if lv.KSM == nil || *lv.KSM.Run != 1 || *lv.KSM.PagesSharing != 52311 || lv.KSM.PagesShared != nil {
+		t.Errorf("ksm %+v", lv.KSM)
 	}
 	if len(lv.Errors) != 1 || !strings.HasPrefix(lv.Errors[0], "/etc/libvirt/qemu/broken.xml: line 4: malformed XML") {
 		t.Errorf("errors %q", lv.Errors)
@@ -58,7 +63,7 @@ func TestReadLibvirtFiles(t *testing.T) {
 	empty := t.TempDir()
 	writeTree(t, empty, map[string]string{"etc/hostname": "h\n"})
 	s = Collect(Root{Dir: empty}, Options{Libvirt: true})
-	if s.Libvirt == nil || len(s.Libvirt.Domains) != 0 || !hasAbsence(s.Absent, "libvirt.domains") {
+	if s.Libvirt == nil || len(s.Libvirt.Domains) != 0 || !hasAbsence(s.Absent, "libvirt.domains") || !hasAbsence(s.Absent, "libvirt.ksm") || s.Libvirt.KSM != nil {
 		t.Errorf("no /etc/libvirt/qemu: %+v %+v", s.Libvirt, s.Absent)
 	}
 }

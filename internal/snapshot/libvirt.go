@@ -18,6 +18,18 @@ type Libvirt struct {
 	// Errors lists the definitions that could not be read or parsed:
 	// "/etc/libvirt/qemu/db2.xml: line 12: ...".
 	Errors []string `json:"errors,omitempty"`
+	// KSM is the host's kernel samepage merging (/sys/kernel/mm/ksm), read
+	// with the guests; nil when the kernel has none (absent: libvirt.ksm).
+	KSM *KSM `json:"ksm,omitempty"`
+}
+
+// KSM is /sys/kernel/mm/ksm: run (0 stopped, 1 merging, 2 unmerging),
+// pages_shared (merged pages kept) and pages_sharing (guest pages mapped to
+// them: the memory saved).
+type KSM struct {
+	Run          *int64 `json:"run"`
+	PagesShared  *int64 `json:"pages_shared,omitempty"`
+	PagesSharing *int64 `json:"pages_sharing,omitempty"`
 }
 
 // Domain is one guest definition. Sizes are in KiB (the unit attributes
