@@ -79,6 +79,7 @@ list' shows the whole catalog.`,
 	}
 	src.add(c)
 	src.addLibvirt(c)
+	src.addAIX(c)
 	out.add(c, "text", "json", "markdown", "prometheus")
 	f.scopeFlags.add(c)
 	f.live.add(c)

@@ -69,6 +69,7 @@ the snapshot's libvirt section (docs/snapshot.md).`,
 	}
 	src.add(c)
 	src.addLibvirt(c)
+	src.addAIX(c)
 	out.add(c, "text", "json")
 	live.add(c)
 	c.Flags().StringVar(&db, "db", "", "postgres|mysql: also read the local servers of that engine (as root: over their unix socket as their OS user)")

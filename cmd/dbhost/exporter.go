@@ -80,6 +80,7 @@ For node_exporter's textfile collector use 'dbhost audit --format prometheus' in
 		},
 	}
 	src.add(c)
+	src.addAIX(c)
 	scope.add(c)
 	fl := c.Flags()
 	fl.StringVar(&listen, "listen", "127.0.0.1:9591", "address to listen on (loopback unless told: :9591 listens on every address)")

@@ -100,6 +100,7 @@ its checksum); any other existing file is refused (exit 2). '-o -' writes to sta
 		},
 	}
 	src.add(c)
+	src.addAIX(c)
 	f.add(c)
 	fl := c.Flags()
 	fl.DurationVar(&interval, "interval", time.Second, "CPU busy and interrupt sample length on the live host (0: since boot)")

@@ -18,8 +18,8 @@ import (
 
 // sourceFlags are the input flags every command shares.
 type sourceFlags struct {
-	root, sosreport, snapshot string
-	libvirt                   bool // --libvirt (audit, collect: addLibvirt)
+	root, sosreport, snapshot, aixBundle string
+	libvirt                              bool // --libvirt (audit, collect: addLibvirt)
 }
 
 func (f *sourceFlags) add(c *cobra.Command) {
@@ -47,8 +47,14 @@ func libvirtErrors(c *cobra.Command, s *snapshot.Snapshot) int {
 	return len(s.Libvirt.Errors)
 }
 
+// addAIX adds --aix-bundle (collect, audit, report, exporter: the commands
+// that read an AIX host's facts).
+func (f *sourceFlags) addAIX(c *cobra.Command) {
+	c.Flags().StringVar(&f.aixBundle, "aix-bundle", "", "read an AIX bundle (a directory or .tar.gz made by scripts/dbhost-collect-aix.sh; docs/aix.md)")
+}
+
 func (f *sourceFlags) spec() hostsrc.Spec {
-	return hostsrc.Spec{Root: f.root, Sosreport: f.sosreport, Snapshot: f.snapshot, Version: version, Libvirt: f.libvirt}
+	return hostsrc.Spec{Root: f.root, Sosreport: f.sosreport, Snapshot: f.snapshot, AIXBundle: f.aixBundle, Version: version, Libvirt: f.libvirt}
 }
 
 // one reads the one host a command works on (cmd names it in the error
@@ -58,7 +64,9 @@ func (f *sourceFlags) one(cmd string) (*snapshot.Snapshot, error) {
 }
 
 // live: no source flag, this host.
-func (f *sourceFlags) live() bool { return f.root == "" && f.sosreport == "" && f.snapshot == "" }
+func (f *sourceFlags) live() bool {
+	return f.root == "" && f.sosreport == "" && f.snapshot == "" && f.aixBundle == ""
+}
 
 // outputFlags choose the format and destination.
 type outputFlags struct {

@@ -11,15 +11,18 @@ import (
 	"strings"
 
 	"github.com/dbhost/dbhost/internal/facts"
+	"github.com/dbhost/dbhost/internal/facts/aix"
 	"github.com/dbhost/dbhost/internal/input"
 	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
-// Spec is what the user asked for; at most one of Root, Sosreport, Snapshot is set.
+// Spec is what the user asked for; at most one of Root, Sosreport,
+// Snapshot, AIXBundle is set.
 type Spec struct {
 	Root      string
 	Sosreport string
 	Snapshot  string // a file or a glob of files
+	AIXBundle string // an AIX bundle directory or .tar.gz (docs/aix.md)
 	Version   string
 	// Libvirt asks for the KVM guests defined on the host (--libvirt): virsh
 	// on the live host, etc/libvirt/qemu/*.xml in a tree, the virsh
@@ -65,13 +68,13 @@ func Count(spec Spec) (int, error) {
 
 func checkOne(spec Spec) error {
 	set := 0
-	for _, v := range []string{spec.Root, spec.Sosreport, spec.Snapshot} {
+	for _, v := range []string{spec.Root, spec.Sosreport, spec.Snapshot, spec.AIXBundle} {
 		if v != "" {
 			set++
 		}
 	}
 	if set > 1 {
-		return &InputError{File: "flags", Msg: "use only one of --root, --sosreport, --snapshot"}
+		return &InputError{File: "flags", Msg: "use only one of --root, --sosreport, --snapshot, --aix-bundle"}
 	}
 	return nil
 }
@@ -120,6 +123,15 @@ func Each(spec Spec, fn func(s *snapshot.Snapshot, file string) error) error {
 		defer cleanup()
 		taken, _ := SosTakenAt(dir) // zero when unknown: the time of reading
 		return fn(facts.Collect(facts.Root{Dir: dir, Sos: true}, facts.Options{Version: spec.Version, Path: spec.Sosreport, Now: taken, Libvirt: spec.Libvirt}), "")
+	case spec.AIXBundle != "":
+		if spec.Libvirt {
+			return &InputError{File: "flags", Msg: "--libvirt reads the KVM guests of a Linux host; an AIX bundle has none"}
+		}
+		b, err := ReadAIXBundle(spec.AIXBundle)
+		if err != nil {
+			return err
+		}
+		return fn(aix.Collect(b.Files, aix.Options{Path: spec.AIXBundle, Version: spec.Version, Unread: b.Unread}), "")
 	default:
 		opt := facts.Options{Version: spec.Version, Libvirt: spec.Libvirt}
 		if spec.Libvirt {

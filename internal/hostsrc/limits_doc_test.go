@@ -40,6 +40,10 @@ func TestLimitsDocumented(t *testing.T) {
 		{"one member", confine.Bytes(sosMaxFile)},
 		{"entries unpacked", "500,000"},
 		{"one host file", confine.Bytes(facts.MaxFileBytes)},
+		{"`--aix-bundle`: one command output", confine.Bytes(aixMaxFile)},
+		{"`--aix-bundle`: all command output", confine.Bytes(aixMaxTotal)},
+		{"`--aix-bundle` archive: size once decompressed", confine.Bytes(aixMaxUnpacked)},
+		{"`--aix-bundle`: archive entries", "100,000"},
 	} {
 		found := false
 		for _, r := range rows {
@@ -57,6 +61,9 @@ func TestLimitsDocumented(t *testing.T) {
 	}
 	if snapshotFiles != 100000 {
 		t.Errorf("snapshotFiles is %d; docs/limits.md says 100,000", snapshotFiles)
+	}
+	if aixMaxEntries != 100000 {
+		t.Errorf("aixMaxEntries is %d; docs/limits.md says 100,000", aixMaxEntries)
 	}
 	if sosMaxEntries != 500000 {
 		t.Errorf("sosMaxEntries is %d; docs/limits.md says 500,000", sosMaxEntries)

@@ -284,6 +284,9 @@ func hostFacts(s *snapshot.Snapshot, r rules.Report, artifacts []string) []kv {
 		if len(t.NUMADisabled) > 0 {
 			topo += " — NUMA hidden: " + strings.Join(t.NUMADisabled, "; ")
 		}
+		if s.AIX != nil {
+			topo = aixTopology(s.AIX)
+		}
 		add("Topology", topo)
 		if kb, ok := s.Memory.Meminfo["MemTotal"]; ok {
 			add("Memory", gib(kb))

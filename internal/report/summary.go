@@ -56,6 +56,11 @@ func Summary(s *snapshot.Snapshot) []byte {
 	if h.Virt.Guest {
 		fmt.Fprintf(&b, "Virtualization: guest (%s; %s)\n", h.Virt.Type, h.Virt.Evidence)
 	}
+	if s.AIX != nil {
+		aixSummary(&b, s.AIX)
+		absentSummary(&b, s)
+		return b.Bytes()
+	}
 	t := s.Topology
 	fmt.Fprintf(&b, "\nTopology: %d socket(s), %d core(s), %d online CPU(s), %d NUMA node(s)\n", t.Sockets, t.Cores, t.Threads, len(t.Nodes))
 	for _, d := range t.NUMADisabled {
@@ -136,11 +141,22 @@ func Summary(s *snapshot.Snapshot) []byte {
 		}
 	}
 	databasesSummary(&b, s)
+	absentSummary(&b, s)
+	return b.Bytes()
+}
+
+// absentSummary lists the facts that could not be read, grouped by reason
+// (an AIX bundle's with the file each came from).
+func absentSummary(b *bytes.Buffer, s *snapshot.Snapshot) {
 	if len(s.Absent) > 0 {
-		fmt.Fprintf(&b, "\nNot available (%d facts):\n", len(s.Absent))
+		fmt.Fprintf(b, "\nNot available (%d facts):\n", len(s.Absent))
 		byReason := map[string][]string{}
 		for _, a := range s.Absent {
-			byReason[a.Reason] = append(byReason[a.Reason], a.Fact)
+			f := a.Fact
+			if strings.HasPrefix(f, "aix.") && a.Path != "" {
+				f += " (" + a.Path + ")"
+			}
+			byReason[a.Reason] = append(byReason[a.Reason], f)
 		}
 		reasons := make([]string, 0, len(byReason))
 		for r := range byReason {
@@ -154,10 +170,9 @@ func Summary(s *snapshot.Snapshot) []byte {
 				more = fmt.Sprintf(" and %d more", len(f)-6)
 				f = f[:6]
 			}
-			fmt.Fprintf(&b, "  %s: %s%s\n", r, strings.Join(f, ", "), more)
+			fmt.Fprintf(b, "  %s: %s%s\n", r, strings.Join(f, ", "), more)
 		}
 	}
-	return b.Bytes()
 }
 
 func cpuPowerSummary(b *bytes.Buffer, s *snapshot.Snapshot) {

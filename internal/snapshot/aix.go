@@ -311,7 +311,7 @@ type AIXDiskIOStat struct {
 	QueueMaxTimeMS *float64 `json:"queue_maxtime_ms"`
 	AvgWQSz        *float64 `json:"avgwqsz"` // average wait queue size (AIX 5.3: avgqsz)
 	AvgSQSz        *float64 `json:"avgsqsz"` // average service queue size
-	SQFull         *float64 `json:"sqfull"`  // times the service queue was full (per second in an interval report)
+	SQFull         *float64 `json:"sqfull"`  // times the service queue was full: since boot in the first report, during the interval in the others
 }
 
 // AIXFCAdapter is one Fibre Channel adapter: `lsattr -El fcsN` and

@@ -33,14 +33,18 @@ type Options struct {
 	Path    string    // the bundle as given (source.path)
 	Version string    // this dbhost's version (source.collector)
 	Now     time.Time // collected_at when meta has no readable date
+	// Unread are the bundle's files that were not read (over a size limit,
+	// not a regular file), with the reason: their facts are absent with it.
+	Unread map[string]string
 }
 
 // collector fills one snapshot from one bundle's files.
 type collector struct {
-	files map[string][]byte
-	meta  *meta
-	snap  *snapshot.Snapshot
-	aix   *snapshot.AIX
+	files  map[string][]byte
+	unread map[string]string
+	meta   *meta
+	snap   *snapshot.Snapshot
+	aix    *snapshot.AIX
 }
 
 // Collect reads a bundle's files (path below the bundle → content:
@@ -51,7 +55,7 @@ func Collect(files map[string][]byte, opt Options) *snapshot.Snapshot {
 	if now.IsZero() {
 		now = time.Now()
 	}
-	c := &collector{files: files, aix: &snapshot.AIX{}}
+	c := &collector{files: files, unread: opt.Unread, aix: &snapshot.AIX{}}
 	c.snap = &snapshot.Snapshot{SchemaVersion: snapshot.SchemaVersion, CollectedAt: now.UTC().Truncate(time.Second),
 		Source: snapshot.Source{Kind: "aix-bundle", Path: opt.Path, Collector: opt.Version},
 		Host:   snapshot.Host{Arch: "ppc64", OS: "AIX", OSID: "aix"}, AIX: c.aix, Absent: []snapshot.Absence{}}
@@ -158,6 +162,10 @@ func (c *collector) output(fact, command string) (text string, failed bool, ok b
 		}
 	}
 	b, have := c.files[file]
+	if r, ok := c.unread[file]; ok && !have {
+		c.absent(fact, file, r)
+		return "", false, false
+	}
 	switch {
 	case st != nil && st.Status == "missing":
 		prog, _, _ := strings.Cut(command, " ")
@@ -226,6 +234,11 @@ func (c *collector) notes(command string, n notes) {
 
 func (c *collector) readMeta() {
 	b, ok := c.files["meta"]
+	if r, bad := c.unread["meta"]; bad && !ok {
+		c.absent("aix.bundle", "meta", r)
+		c.meta = &meta{byCmd: map[string]snapshot.AIXCommand{}}
+		return
+	}
 	if !ok {
 		c.absent("aix.bundle", "meta", "not present in the bundle: no meta file (hostname, date, and which commands were missing or failed are unknown)")
 		c.meta = &meta{byCmd: map[string]snapshot.AIXCommand{}}
@@ -453,7 +466,7 @@ func (c *collector) readSvmon() {
 			c.absent("aix.memory", File("svmon -G"), "malformed: no \"memory\" line")
 		}
 		if v.Pools == nil {
-			c.absent("aix.page_pools", File("svmon -G"), "not present on this host: svmon -G prints no PageSize table (AIX 5.3 TL4 and earlier)")
+			c.absent("aix.page_pools", File("svmon -G"), "not present on this host: svmon -G prints no PageSize table (an AIX level before multiple page size support)")
 		}
 	}) {
 		c.absentAs("aix.page_pools", "aix.memory")
