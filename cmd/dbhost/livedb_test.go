@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"html"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -89,6 +90,22 @@ func TestLiveDBPostgresCLI(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "Server: postgres") {
 		t.Errorf("audit --snapshot: %d\n%s", code, out)
 	}
+	// The HTML report's databases section shows the server read over its socket.
+	page := filepath.Join(dir, "report.html")
+	if _, errOut, code := runDB(t, false, "report", "--snapshot", snap, "--db", "postgres", "-o", page); code != 0 {
+		t.Fatalf("report: %d %s", code, errOut)
+	}
+	hb, _ := os.ReadFile(page)
+	sec := html.UnescapeString(string(hb))
+	if i := strings.Index(sec, `<section id="databases"`); i >= 0 {
+		sec = sec[i:]
+	}
+	for _, want := range []string{`<section id="databases"`, `<article class="server"`, "postgres " + d.Version, d.DataDirectory,
+		fmt.Sprintf("pid %d", p.PID), "shared_buffers", "32.0 MiB"} {
+		if !strings.Contains(sec, want) {
+			t.Errorf("report: the databases section lacks %q", want)
+		}
+	}
 	// The hugepage plan of a PostgreSQL 15+ server is its own shared_memory_size_in_huge_pages
 	// (this machine's pool is empty: huge_pages = try fell back). Only this cluster: another
 	// engineer's running beside it would add its own need.
@@ -162,6 +179,14 @@ func TestLiveDBPostgresCLI(t *testing.T) {
 	}
 	if !strings.Contains(out, "password authentication failed") {
 		t.Errorf("wrong password not reported:\n%s", out)
+	}
+	// report --pg: the server in the databases section, its password nowhere in the file.
+	page2 := filepath.Join(dir, "report-pg.html")
+	if out, errOut, code := runDB(t, false, "report", "--pg", dsn, "--interval", "0", "-o", page2); code != 0 || strings.Contains(out+errOut, pw) {
+		t.Errorf("report --pg: exit %d:\n%s\n%s", code, out, errOut)
+	}
+	if hb, _ := os.ReadFile(page2); strings.Contains(string(hb), pw) || !strings.Contains(html.UnescapeString(string(hb)), "<dt>Read as</dt><dd>dbhost_cli</dd>") {
+		t.Errorf("report --pg: the password shown, or the server not read as dbhost_cli")
 	}
 	// A malformed connection string is exit 2, without its password; so is --pg with --snapshot.
 	_, errOut, code = runDB(t, false, "audit", "--pg", "postgres://u:"+pw+"@127.0.0.1:notaport/x")

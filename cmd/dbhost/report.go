@@ -19,6 +19,7 @@ const reportMaxBytes = 64 << 20
 func newReportCmd() *cobra.Command {
 	var src sourceFlags
 	var f scopeFlags
+	var live liveDBFlags
 	var benches []string
 	var out string
 	var interval time.Duration
@@ -30,8 +31,9 @@ func newReportCmd() *cobra.Command {
 the summary (host, workload, database, findings by severity, the three that matter most),
 the findings by area with their evidence, fix commands (with a copy button), risk and
 sources, the NUMA picture (nodes with their CPUs, the distance heatmap, per-node memory
-and hugepage bars, CPU busy and interrupt share, NICs and disks on their node, database
-processes and where their memory is), and charts of the --bench results given (bench
+and hugepage bars, CPU busy and interrupt share, NICs and disks on their node), the
+databases (the servers read with --pg, --mysql or, as root, --db postgres|mysql, as for
+audit; each instance's CPUs and memory node by node, where its processes' pages are), and charts of the --bench results given (bench
 numa's matrix as a heatmap, compare and experiment results as before/after with their
 confidence intervals). Filters by severity and area; prints cleanly. On the live host
 CPU busy and interrupt share are sampled over --interval (as dbhost numa does); from a
@@ -42,6 +44,7 @@ The file is self-contained (inline CSS, JS and SVG): it loads nothing when opene
 its checksum); any other existing file is refused (exit 2). '-o -' writes to standard output.`,
 		Example: `  dbhost report -o report.html
   dbhost report --snapshot db1.json --artifact alert_ORCL.log -o db1.html
+  dbhost report --db postgres -o db1.html            # as root: the local PostgreSQL clusters too
   dbhost report --root tree/ --bench numa.json --bench experiment.json -o tree.html`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
@@ -49,6 +52,9 @@ its checksum); any other existing file is refused (exit 2). '-o -' writes to sta
 				return err
 			}
 			if err := checkInterval(interval); err != nil {
+				return err
+			}
+			if err := live.check(&src); err != nil {
 				return err
 			}
 			if out == "" {
@@ -74,6 +80,7 @@ its checksum); any other existing file is refused (exit 2). '-o -' writes to sta
 			if err != nil {
 				return err
 			}
+			live.attach(c, s, &src, f.db)
 			rep := auditOne(s, "", &f, set)
 			nv := report.NUMANodes(s)
 			addNUMASample(nv, s, src.live(), interval)
@@ -102,6 +109,7 @@ its checksum); any other existing file is refused (exit 2). '-o -' writes to sta
 	src.add(c)
 	src.addAIX(c)
 	f.add(c)
+	live.add(c)
 	fl := c.Flags()
 	fl.DurationVar(&interval, "interval", time.Second, "CPU busy and interrupt sample length on the live host (0: since boot)")
 	fl.StringArrayVar(&benches, "bench", nil, "a result of dbhost bench, compare or experiment (--format json) to chart (repeatable)")

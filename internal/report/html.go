@@ -98,6 +98,7 @@ type page struct {
 	Passed, CannotCheck, NotApp     []rules.Result
 	Skipped                         []rules.Result
 	NUMA                            *htmlNUMA
+	DB                              *htmlDB
 	Bench                           []*htmlBench
 	Absent                          []snapshot.Absence
 	Documents                       []string
@@ -199,6 +200,7 @@ func buildPage(in HTMLInput) *page {
 	sort.Strings(p.Documents)
 	if s != nil {
 		p.NUMA = buildNUMA(s, in.NUMA)
+		p.DB = buildDB(s, p.NUMA)
 		p.Absent = s.Absent
 		if in.NUMA != nil {
 			// What the live sample could not read (its view also repeats
@@ -333,17 +335,14 @@ func hostFacts(s *snapshot.Snapshot, r rules.Report, artifacts []string) []kv {
 // ---- the NUMA picture ----
 
 type htmlNUMA struct {
-	Nodes      []*htmlNode
-	Hidden     []string // evidence that NUMA is off or hidden
-	Enabled    bool
-	Sample     string
-	DistHead   []int
-	Dist       []heatRow
-	Unplaced   []string // devices whose node the kernel does not say
-	Instances  []htmlInstance
-	Procs      []htmlProc
-	ProcNodes  []int
-	NoProcNote string
+	Nodes    []*htmlNode
+	Hidden   []string // evidence that NUMA is off or hidden
+	Enabled  bool
+	Sample   string
+	DistHead []int
+	Dist     []heatRow
+	Unplaced []string    // devices whose node the kernel does not say
+	pos      map[int]int // node id → index in Nodes
 }
 
 type htmlNode struct {
@@ -381,28 +380,6 @@ type heatRow struct {
 type heatCell struct {
 	Text, Title string
 	Style       template.CSS
-}
-
-type htmlInstance struct {
-	Instance, Engine string
-	Procs            int
-	RSS              string
-	CPUs, Nodes      string
-	Mems, Cgroup     string
-}
-
-type htmlProc struct {
-	PID                  int
-	Comm, Instance, Role string
-	Verdict, Line        string
-	Nodes                []procCell
-	Total                string
-}
-
-type procCell struct {
-	Text  string
-	Segs  []barSeg
-	Local bool
 }
 
 func width(part, whole float64) template.CSS {
@@ -536,7 +513,7 @@ func buildNUMA(s *snapshot.Snapshot, v *NUMAView) *htmlNUMA {
 	for _, nd := range n.Nodes {
 		sort.SliceStable(nd.Disks, func(i, j int) bool { return naturalLess(nd.Disks[i], nd.Disks[j]) })
 	}
-	buildProcs(n, s, pos)
+	n.pos = pos
 	return n
 }
 
@@ -590,111 +567,6 @@ func heat(v, lo, hi float64) template.CSS {
 		fg = "#fff"
 	}
 	return template.CSS(fmt.Sprintf("background:hsl(210,65%%,%.0f%%);color:%s", light, fg))
-}
-
-// buildProcs: the database instances (where they may run) and the
-// processes whose pages per node were read (where their memory is).
-func buildProcs(n *htmlNUMA, s *snapshot.Snapshot, pos map[int]int) {
-	type inst struct {
-		engine     string
-		procs      int
-		rss        int64
-		cpus, mems map[int]bool
-		cgroups    map[string]bool
-	}
-	insts := map[string]*inst{}
-	var order []string
-	for _, p := range s.Processes {
-		name := p.Instance
-		if name == "" {
-			name = "(" + p.Engine + ", no instance name)"
-		}
-		in := insts[name]
-		if in == nil {
-			in = &inst{engine: p.Engine, cpus: map[int]bool{}, mems: map[int]bool{}, cgroups: map[string]bool{}}
-			insts[name] = in
-			order = append(order, name)
-		}
-		in.procs++
-		in.rss += p.RSSKB
-		for _, c := range p.CPUsAllowed {
-			in.cpus[c] = true
-		}
-		for _, m := range p.MemsAllowed {
-			in.mems[m] = true
-		}
-		if p.Cgroup != "" {
-			in.cgroups[p.Cgroup] = true
-		}
-	}
-	nodeOf := map[int]int{}
-	for _, nd := range s.Topology.Nodes {
-		for _, c := range nd.CPUs {
-			nodeOf[c] = nd.ID
-		}
-	}
-	for _, name := range order {
-		in := insts[name]
-		cpus, mems, cgs := keys(in.cpus), keys(in.mems), sortedKeysStr(in.cgroups)
-		nodes := map[int]bool{}
-		for _, c := range cpus {
-			if nd, ok := nodeOf[c]; ok {
-				nodes[nd] = true
-			}
-		}
-		hi := htmlInstance{Instance: name, Engine: in.engine, Procs: in.procs, RSS: sizeKB(in.rss),
-			CPUs: orDash(cpulist.Format(cpus)), Nodes: orDash(cpulist.Format(keys(nodes))), Mems: orDash(cpulist.Format(mems)),
-			Cgroup: orDash(strings.Join(cgs, ", "))}
-		n.Instances = append(n.Instances, hi)
-		if len(nodes) > 0 && len(nodes) < len(n.Nodes) {
-			for nd := range nodes {
-				if i, ok := pos[nd]; ok {
-					n.Nodes[i].DBs = append(n.Nodes[i].DBs, name)
-				}
-			}
-		}
-	}
-	for _, nd := range s.Topology.Nodes {
-		n.ProcNodes = append(n.ProcNodes, nd.ID)
-	}
-	for _, p := range s.Processes {
-		if p.NUMA == nil {
-			continue
-		}
-		pn := &ProcNUMA{PID: p.PID, Comm: p.Comm, Instance: p.Instance, CPUsAllowed: p.CPUsAllowed, MemsAllowed: p.MemsAllowed, LastCPU: p.LastCPU, Pages: p.NUMA}
-		pn.Judge(s.Topology, nil)
-		var total int64
-		per := map[int]snapshot.NodeMem{}
-		for _, m := range p.NUMA {
-			total += m.TotalKB
-			per[m.Node] = m
-		}
-		ran := map[int]bool{}
-		for _, r := range pn.RanOn {
-			ran[r] = true
-		}
-		hp := htmlProc{PID: p.PID, Comm: p.Comm, Instance: p.Instance, Role: p.Role, Verdict: pn.Verdict, Line: pn.Line, Total: sizeKB(total)}
-		for _, id := range n.ProcNodes {
-			m := per[id]
-			c := procCell{Text: "-", Local: ran[id]}
-			if m.TotalKB > 0 {
-				c.Text = sizeKB(m.TotalKB)
-				c.Segs = []barSeg{
-					{Class: "seg-huge", Width: width(float64(m.HugeKB), float64(total)), Title: "hugepages " + sizeKB(m.HugeKB)},
-					{Class: "seg-used", Width: width(float64(m.TotalKB-m.HugeKB), float64(total)), Title: "anon/file/shm " + sizeKB(m.TotalKB-m.HugeKB)},
-				}
-			}
-			if c.Local {
-				c.Text += " (runs here)"
-			}
-			hp.Nodes = append(hp.Nodes, c)
-		}
-		n.Procs = append(n.Procs, hp)
-	}
-	sort.SliceStable(n.Procs, func(i, j int) bool { return n.Procs[i].PID < n.Procs[j].PID })
-	if len(s.Processes) > 0 && len(n.Procs) == 0 {
-		n.NoProcNote = "No pages per node were read for these processes (numa_maps are read as root, for each instance's main process)."
-	}
 }
 
 func keys(m map[int]bool) []int {

@@ -241,7 +241,7 @@ func TestHTMLReportDOM(t *testing.T) {
 	if h1 := doc.sel("h1"); len(h1) != 1 || !strings.Contains(h1[0].text(), rep.Host) {
 		t.Fatalf("h1: %v", h1)
 	}
-	for _, id := range []string{"summary", "findings", "numa", "bench", "appendix"} {
+	for _, id := range []string{"summary", "findings", "numa", "databases", "bench", "appendix"} {
 		sec := doc.one(t, "section#"+id)
 		if len(sec.Children) == 0 || sec.Children[0].Name != "h2" {
 			t.Errorf("section #%s does not start with its h2", id)
@@ -385,6 +385,10 @@ func TestHTMLReportDOM(t *testing.T) {
 	}
 	if got := len(doc.one(t, "table#proc-memory").sel("tbody")[0].sel("tr")); got == 0 {
 		t.Error("no process memory row (the fixture's pmon has numa_maps)")
+	}
+	checkInstanceNodes(t, doc, s)
+	if len(doc.sel("#no-servers")) != 1 || len(doc.sel("article.server")) != 0 {
+		t.Error("no server read over a connection: the databases section says so")
 	}
 
 	// Benchmarks: the numa matrices 2x2, the charts, the experiment verdict.
@@ -565,5 +569,157 @@ func TestNaturalLess(t *testing.T) {
 	sort.SliceStable(names, func(i, j int) bool { return naturalLess(names[i], names[j]) })
 	if got := strings.Join(names, " "); got != "nvme2n1 nvme2n2 nvme2n10 nvme10n1 sd01 sda sdaa sdb" {
 		t.Errorf("%s", got)
+	}
+}
+
+// checkInstanceNodes compares the databases section's node-by-node table
+// with the snapshot's processes: one row per instance, one cell per node,
+// each cell the instance's allowed CPUs on that node, whether its memory
+// may be there, and the pages its processes have there.
+func checkInstanceNodes(t *testing.T, doc *node, s *snapshot.Snapshot) {
+	t.Helper()
+	nodeOf := map[int]int{}
+	for _, nd := range s.Topology.Nodes {
+		for _, c := range nd.CPUs {
+			nodeOf[c] = nd.ID
+		}
+	}
+	type want struct {
+		cpus  map[int][]int
+		mems  map[int]bool
+		pages map[int]int64
+		read  bool
+	}
+	insts := map[string]*want{}
+	for _, p := range s.Processes {
+		name := p.Instance
+		if name == "" {
+			name = "(" + p.Engine + ", no instance name)"
+		}
+		w := insts[name]
+		if w == nil {
+			w = &want{cpus: map[int][]int{}, mems: map[int]bool{}, pages: map[int]int64{}}
+			insts[name] = w
+		}
+		for _, c := range p.CPUsAllowed {
+			if !slicesContains(w.cpus[nodeOf[c]], c) {
+				w.cpus[nodeOf[c]] = append(w.cpus[nodeOf[c]], c)
+			}
+		}
+		for _, m := range p.MemsAllowed {
+			w.mems[m] = true
+		}
+		for _, m := range p.NUMA {
+			w.pages[m.Node] += m.TotalKB
+			w.read = true
+		}
+	}
+	rows := doc.one(t, "table#instance-nodes").sel("tbody")[0].sel("tr")
+	if len(rows) != len(insts) || len(insts) == 0 {
+		t.Fatalf("%d instance rows for %d instances", len(rows), len(insts))
+	}
+	home := 0
+	for _, r := range rows {
+		name := r.sel("th")[0].text()
+		w := insts[name]
+		if w == nil {
+			t.Fatalf("row %q names no instance", name)
+		}
+		cells := r.sel("td")
+		if len(cells) != len(s.Topology.Nodes) {
+			t.Fatalf("%s: %d cells for %d nodes", name, len(cells), len(s.Topology.Nodes))
+		}
+		for i, nd := range s.Topology.Nodes {
+			txt := cells[i].text()
+			cpus := w.cpus[nd.ID]
+			sort.Ints(cpus)
+			if len(cpus) > 0 && !strings.Contains(txt, fmt.Sprintf("CPUs %s (%d of %d)", cpulist.Format(cpus), len(cpus), len(nd.CPUs))) ||
+				len(cpus) == 0 && !strings.Contains(txt, "no CPUs") {
+				t.Errorf("%s node %d: %q, want its CPUs %v", name, nd.ID, txt, cpus)
+			}
+			if w.mems[nd.ID] != strings.Contains(txt, "memory allowed") {
+				t.Errorf("%s node %d: %q, memory allowed %v", name, nd.ID, txt, w.mems[nd.ID])
+			}
+			if w.read && w.pages[nd.ID] > 0 && !strings.Contains(txt, sizeKB(w.pages[nd.ID])+" here") {
+				t.Errorf("%s node %d: %q, want %s here", name, nd.ID, txt, sizeKB(w.pages[nd.ID]))
+			}
+			if cells[i].hasClass("home") != (len(cpus) > 0 && w.mems[nd.ID]) {
+				t.Errorf("%s node %d: marked home %v", name, nd.ID, cells[i].hasClass("home"))
+			}
+			if cells[i].hasClass("home") {
+				home++
+			}
+		}
+	}
+	if home == 0 {
+		t.Error("no instance has CPUs and memory on one node in the fixture")
+	}
+}
+
+func slicesContains(xs []int, x int) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// The servers read over a connection (snapshot.Databases): each with its
+// connection, where it runs, how it was found, its directories, its key
+// settings and every setting in a table; one that could not be read says
+// why; settings that could not be read are counted and show their reason.
+func TestHTMLDatabaseServers(t *testing.T) {
+	s, rep := fixtureReport(t, "rhel9")
+	str := func(v string) *string { return &v }
+	s.Databases = []snapshot.Database{
+		{Engine: "postgres", Connection: "user=postgres host=/run/postgresql port=5432 dbname=postgres", Local: true,
+			Discovered: &snapshot.DBDiscovery{PID: 4242, DataDir: "/var/lib/postgresql/15/main", Socket: "/run/postgresql/.s.PGSQL.5432", OSUser: "postgres"},
+			User:       "postgres", Version: "15.4", VersionNum: 150004, DataDirectory: "/var/lib/postgresql/15/main",
+			WALDirectory: "/wal/pg_wal", WALResolved: "pg_wal is a symlink",
+			Settings: []snapshot.DBSetting{
+				{Name: "huge_pages", Value: str("try"), Source: "default"},
+				{Name: "shared_buffers", Value: str("4096"), Unit: "8kB", Source: "configuration file"},
+				{Name: "shared_memory_size_in_huge_pages", Reason: "could not check (permission): must be superuser"},
+				{Name: "wal_buffers", Reason: "not present on this server (PostgreSQL 9.0)"},
+			}},
+		{Engine: "mysql", Connection: "monitor@tcp(10.0.0.5:3306)/", Error: "dial tcp 10.0.0.5:3306: connection refused"},
+	}
+	b, err := HTML(HTMLInput{Snap: s, Report: rep, Version: "test", Generated: time.Unix(0, 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := parseDOM(t, b)
+	sec := doc.one(t, "section#databases")
+	servers := sec.sel("article.server")
+	if len(servers) != 2 || len(sec.sel("#no-servers")) != 0 {
+		t.Fatalf("%d server articles, want 2", len(servers))
+	}
+	pg := servers[0]
+	for _, want := range []string{"postgres 15.4", "this host", "pid 4242", "as OS user postgres", "/var/lib/postgresql/15/main",
+		"/wal/pg_wal (pg_wal is a symlink)", "32.0 MiB", "1 setting(s) could not be read"} {
+		if !strings.Contains(pg.text(), want) {
+			t.Errorf("postgres server: %q missing from %q", want, pg.text())
+		}
+	}
+	rows := pg.one(t, "table.db-settings").sel("tbody")[0].sel("tr")
+	if len(rows) != 4 {
+		t.Fatalf("%d setting rows, want 4", len(rows))
+	}
+	if r := rows[2]; r.Attr["data-unread"] != "true" || !strings.Contains(r.text(), "must be superuser") {
+		t.Errorf("the unread setting: %q", r.text())
+	}
+	if r := rows[1]; !strings.Contains(r.text(), "32.0 MiB") || r.sel("td")[0].Attr["title"] != "4096 × 8kB" || !strings.Contains(r.text(), "configuration file") {
+		t.Errorf("shared_buffers row: %q", r.text())
+	}
+	if pg.one(t, "details.settings").Attr["open"] != "open" {
+		t.Error("a server with unread settings shows its settings open")
+	}
+	my := servers[1]
+	if !strings.Contains(my.one(t, ".warnbox").text(), "connection refused") || !strings.Contains(my.text(), "another host") {
+		t.Errorf("the server not read: %q", my.text())
+	}
+	if nav := doc.one(t, "nav").text(); !strings.Contains(nav, "Databases (2 server(s))") {
+		t.Errorf("navigation: %q", nav)
 	}
 }

@@ -429,6 +429,14 @@ var dbKeySettings = map[string][]string{
 		"innodb_log_file_size"},
 }
 
+// serverKeySettings are the settings shown for a server's engine.
+func serverKeySettings(d *snapshot.Database) []string {
+	if d.Engine == "mariadb" {
+		return dbKeySettings["mysql"]
+	}
+	return dbKeySettings[d.Engine]
+}
+
 // databasesSummary lists the servers read over a connection, their
 // directories and key settings, and every setting that could not be read.
 func databasesSummary(b *bytes.Buffer, s *snapshot.Snapshot) {
@@ -445,12 +453,8 @@ func databasesSummary(b *bytes.Buffer, s *snapshot.Snapshot) {
 		if d.DataDirectory != "" {
 			fmt.Fprintf(b, "    data directory %s; WAL %s (%s)\n", d.DataDirectory, orDash(d.WALDirectory), d.WALResolved)
 		}
-		keys := dbKeySettings[d.Engine]
-		if d.Engine == "mariadb" {
-			keys = dbKeySettings["mysql"]
-		}
 		var kv []string
-		for _, k := range keys {
+		for _, k := range serverKeySettings(d) {
 			if st := d.Setting(k); st != nil && st.Value != nil {
 				kv = append(kv, k+"="+settingText(st))
 			}

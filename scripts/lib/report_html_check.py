@@ -6,6 +6,8 @@ checks what a reader sees against dbhost's own JSON of the same host:
   - no console error, no uncaught exception, no request other than the file itself;
   - the sections, the counts by severity and by area, one card per NUMA node,
     the distance table N x N (from `dbhost numa --format json`);
+  - the databases section: the servers read over a connection and each
+    database instance node by node (from `dbhost collect --format json`);
   - the filters: unchecking a severity, then an area, hides exactly those
     findings and says how many are shown; "Show all" brings them back;
   - the copy button takes the fix's commands;
@@ -15,7 +17,7 @@ checks what a reader sees against dbhost's own JSON of the same host:
 Writes report.png (the whole page), report-filtered.png and report.pdf into
 --out. Exit 1 with every failed check listed, 3 when Chromium itself failed.
 
-  report_html_check.py --html R.html --audit audit.json --numa numa.json --out DIR
+  report_html_check.py --html R.html --audit audit.json --numa numa.json --snapshot snap.json --out DIR
       [--matrices N] [--charts N] -- chromium [flags...]
 """
 
@@ -42,6 +44,7 @@ def main():
     ap.add_argument("--html", required=True)
     ap.add_argument("--audit", required=True)
     ap.add_argument("--numa", required=True)
+    ap.add_argument("--snapshot", required=True, help="dbhost collect --format json of the same host")
     ap.add_argument("--out", required=True)
     ap.add_argument("--matrices", type=int, default=0)
     ap.add_argument("--charts", type=int, default=0)
@@ -57,6 +60,13 @@ def main():
         area[f["area"]] = area.get(f["area"], 0) + 1
     total = len(audit["findings"])
     nodes = len(numa["nodes"])
+    snap = json.load(open(a.snapshot))
+    instances = []
+    for pr in snap.get("processes") or []:
+        name = pr.get("instance") or "(%s, no instance name)" % pr.get("engine")
+        if name not in instances:
+            instances.append(name)
+    servers = len(snap.get("databases") or [])
     url = "file://" + os.path.abspath(a.html)
 
     b = cdp.Browser(a.chromium)
@@ -88,7 +98,7 @@ def main():
         check(not errors, "no console error (%s)" % ("; ".join(errors) or "none"))
 
         # Sections and counts.
-        for sid in ["summary", "findings", "numa", "appendix"] + (["bench"] if a.matrices or a.charts else []):
+        for sid in ["summary", "findings", "numa", "databases", "appendix"] + (["bench"] if a.matrices or a.charts else []):
             check(p.eval("!!document.querySelector('section#%s > h2')" % sid), "section #%s with its heading" % sid)
         check(p.eval("document.querySelectorAll('h1').length") == 1, "one h1")
         host = audit["host"]
@@ -106,6 +116,19 @@ def main():
         rows = p.eval("Array.from(document.querySelectorAll('#distance tbody tr')).map(r => r.querySelectorAll('td').length)")
         check(rows == [nodes] * nodes if nodes > 0 and numa["nodes"][0].get("distances") else True,
               "distance heatmap %dx%d (%s)" % (nodes, nodes, rows))
+        # Databases: the servers read over a connection, each instance node by node.
+        got = p.eval("document.querySelectorAll('#databases article.server').length")
+        check(got == servers, "%d database server(s) read over a connection (snapshot: %d)" % (got, servers))
+        if servers == 0:
+            check(p.eval("!!document.getElementById('no-servers')"), "the page says no server was read over a connection")
+        rows = p.eval("Array.from(document.querySelectorAll('#instance-nodes tbody tr')).map(r => [r.querySelector('th').textContent, r.querySelectorAll('td').length])")
+        check(rows == [[n, len(snap["topology"]["nodes"])] for n in instances],
+              "instances node by node: %s (snapshot: %s x %d nodes)" % (rows, instances, len(snap["topology"]["nodes"])))
+        homes = p.eval("Array.from(document.querySelectorAll('#instance-nodes td.home')).map(c => c.textContent)")
+        check(all("memory allowed" in h and "CPUs " in h for h in homes),
+              "outlined cells say their CPUs and that memory is allowed there (%d outlined)" % len(homes))
+        check(p.eval("getComputedStyle(document.querySelector('#instance-nodes td.home') || document.body).outlineStyle") == ("solid" if homes else "none"),
+              "CPUs and memory on one node are outlined")
         check(p.eval("document.querySelectorAll('table th[scope]').length") > 0, "table headers carry scope")
         check(p.eval("Array.from(document.querySelectorAll('article.finding .sev')).every(s => /critical|warning|info/.test(s.textContent))"),
               "every severity badge says its severity in words (colour is not the only signal)")

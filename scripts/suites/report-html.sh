@@ -37,6 +37,7 @@ CGO_ENABLED=0 go build -o "$bin" ./cmd/dbhost
 host=testdata/hosts/interleaved-4n
 "$bin" audit --root "$host" --workload oltp --format json -o "$work/audit.json"
 "$bin" numa --root "$host" --format json >"$work/numa.json"
+"$bin" collect --root "$host" --format json -o "$work/snap.json"
 
 # Real results to chart: this host's NUMA matrix, two bench mq runs and their
 # comparison, an experiment on a copy of the fixture tree (its vm.swappiness
@@ -69,7 +70,7 @@ fi
 
 check() {
 	"${netns[@]}" python3 scripts/lib/report_html_check.py --html "$work/report.html" --audit "$work/audit.json" \
-		--numa "$work/numa.json" --out "$out" --matrices 3 --charts 4 -- \
+		--numa "$work/numa.json" --snapshot "$work/snap.json" --out "$out" --matrices 3 --charts 4 -- \
 		"$browser" --headless --no-sandbox --disable-gpu --no-first-run --no-default-browser-check \
 		--disable-extensions --disable-background-networking --disable-component-update --disable-sync \
 		--user-data-dir="$work/profile-$1"
