@@ -188,26 +188,23 @@ func auditFleet(w io.Writer, spec hostsrc.Spec, format string, o report.Findings
 		return j.Close()
 	}
 	fl := report.NewFleet()
-	var spill *os.File
-	var sw *bufio.Writer
+	var sp *spill
 	if format == "markdown" || o.Explain {
 		var err error
-		if spill, err = os.CreateTemp("", "dbhost-audit-*"); err != nil {
+		if sp, err = newSpill(); err != nil {
 			return err
 		}
-		defer os.Remove(spill.Name())
-		defer spill.Close()
-		sw = bufio.NewWriter(spill)
+		defer sp.close()
 	}
 	err := hostsrc.Each(spec, func(s *snapshot.Snapshot, file string) error {
 		r := audit(s, file)
 		fl.Add(r, file)
 		switch {
 		case format == "markdown":
-			report.HostMarkdown(sw, r, true, o)
+			report.HostMarkdown(sp.w, r, true, o)
 		case o.Explain:
-			sw.WriteString("\n")
-			report.HostText(sw, r, o)
+			sp.w.WriteString("\n")
+			report.HostText(sp.w, r, o)
 		}
 		return nil
 	})
@@ -219,17 +216,47 @@ func auditFleet(w io.Writer, spec hostsrc.Spec, format string, o report.Findings
 	} else {
 		err = fl.Text(w, report.FleetOptions{Width: width, Color: o.Color})
 	}
-	if err != nil || spill == nil {
+	if err != nil || sp == nil {
 		return err
 	}
-	if err := sw.Flush(); err != nil {
+	rd, err := sp.reader()
+	if err != nil {
 		return err
 	}
-	if _, err := spill.Seek(0, io.SeekStart); err != nil {
-		return err
-	}
-	_, err = io.Copy(w, spill)
+	_, err = io.Copy(w, rd)
 	return err
+}
+
+// spill is a temporary file holding a fleet's per-host sections while the
+// fleet is read, so that memory does not grow with the number of hosts;
+// they follow (or sit inside) the fleet's summary, which is known last.
+type spill struct {
+	f *os.File
+	w *bufio.Writer
+}
+
+func newSpill() (*spill, error) {
+	f, err := os.CreateTemp("", "dbhost-fleet-*")
+	if err != nil {
+		return nil, err
+	}
+	return &spill{f: f, w: bufio.NewWriter(f)}, nil
+}
+
+// reader is what was written, from its start.
+func (s *spill) reader() (io.Reader, error) {
+	if err := s.w.Flush(); err != nil {
+		return nil, err
+	}
+	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	return bufio.NewReader(s.f), nil
+}
+
+func (s *spill) close() {
+	s.f.Close()
+	os.Remove(s.f.Name())
 }
 
 // auditOne runs the catalog on one snapshot, resolving --db auto.

@@ -1,14 +1,18 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"time"
 
+	"github.com/dbhost/dbhost/internal/artifacts"
 	"github.com/dbhost/dbhost/internal/bench"
+	"github.com/dbhost/dbhost/internal/hostsrc"
 	"github.com/dbhost/dbhost/internal/input"
 	"github.com/dbhost/dbhost/internal/outdir"
 	"github.com/dbhost/dbhost/internal/report"
+	"github.com/dbhost/dbhost/internal/snapshot"
 	"github.com/spf13/cobra"
 )
 
@@ -39,12 +43,18 @@ confidence intervals). Filters by severity and area; prints cleanly. On the live
 CPU busy and interrupt share are sampled over --interval (as dbhost numa does); from a
 tree, sosreport or snapshot they are the counters since boot.
 
+--snapshot 'fleet/*.json' matching several snapshots writes the fleet report: per failing
+rule how many hosts fail it and which (the first few, then +N more to expand), the values
+they have, the fix and sources once; the hosts that differ from the majority; one section
+per host. The snapshots are read one at a time (memory does not grow with the fleet).
+
 The file is self-contained (inline CSS, JS and SVG): it loads nothing when opened.
 -o replaces only a report dbhost wrote and nobody changed since (its last line carries
 its checksum); any other existing file is refused (exit 2). '-o -' writes to standard output.`,
 		Example: `  dbhost report -o report.html
   dbhost report --snapshot db1.json --artifact alert_ORCL.log -o db1.html
   dbhost report --db postgres -o db1.html            # as root: the local PostgreSQL clusters too
+  dbhost report --snapshot 'fleet/*.json' -o fleet.html
   dbhost report --root tree/ --bench numa.json --bench experiment.json -o tree.html`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
@@ -75,17 +85,20 @@ its checksum); any other existing file is refused (exit 2). '-o -' writes to sta
 				}
 				files = append(files, bf)
 			}
-			set, artErrs := f.loadArtifacts(c)
-			s, err := src.one("report")
+			hosts, err := hostsrc.Count(src.spec())
 			if err != nil {
 				return err
 			}
-			live.attach(c, s, &src, f.db)
-			rep := auditOne(s, "", &f, set)
-			nv := report.NUMANodes(s)
-			addNUMASample(nv, s, src.live(), interval)
-			b, err := report.HTML(report.HTMLInput{Snap: s, Report: rep, Artifacts: f.artifacts, Bench: files,
-				NUMA: nv, Version: version, Generated: time.Now()})
+			if hosts > 1 && len(files) > 0 {
+				return usageErr("--bench charts one host's results; --snapshot matched %d hosts (report them one at a time to add --bench)", hosts)
+			}
+			set, artErrs := f.loadArtifacts(c)
+			var b []byte
+			if hosts > 1 {
+				b, err = fleetReport(src.spec(), &f, set)
+			} else {
+				b, err = hostReport(c, &src, &f, &live, set, files, interval)
+			}
 			if err != nil {
 				return err
 			}
@@ -115,4 +128,48 @@ its checksum); any other existing file is refused (exit 2). '-o -' writes to sta
 	fl.StringArrayVar(&benches, "bench", nil, "a result of dbhost bench, compare or experiment (--format json) to chart (repeatable)")
 	fl.StringVarP(&out, "output", "o", "", "the HTML file to write (required; '-' for standard output)")
 	return c
+}
+
+// hostReport is the report of one host.
+func hostReport(c *cobra.Command, src *sourceFlags, f *scopeFlags, live *liveDBFlags, set *artifacts.Set, files []report.BenchFile, interval time.Duration) ([]byte, error) {
+	s, err := src.one("report")
+	if err != nil {
+		return nil, err
+	}
+	live.attach(c, s, src, f.db)
+	rep := auditOne(s, "", f, set)
+	nv := report.NUMANodes(s)
+	addNUMASample(nv, s, src.live(), interval)
+	return report.HTML(report.HTMLInput{Snap: s, Report: rep, Artifacts: f.artifacts, Bench: files,
+		NUMA: nv, Version: version, Generated: time.Now()})
+}
+
+// fleetReport is the report of several snapshots, read and audited one at
+// a time: each host's section goes to a spill file as it is audited, the
+// page is written around them from what report.Fleet kept.
+func fleetReport(spec hostsrc.Spec, f *scopeFlags, set *artifacts.Set) ([]byte, error) {
+	fl := report.NewFleet()
+	sp, err := newSpill()
+	if err != nil {
+		return nil, err
+	}
+	defer sp.close()
+	err = hostsrc.Each(spec, func(s *snapshot.Snapshot, file string) error {
+		r := auditOne(s, file, f, set)
+		i := fl.Len()
+		fl.Add(r, file)
+		return report.FleetHostHTML(sp.w, r, i)
+	})
+	if err != nil {
+		return nil, err
+	}
+	rd, err := sp.reader()
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	if err := fl.HTML(&b, rd, report.FleetHTMLMeta{Pattern: spec.Snapshot, Version: version, Generated: time.Now()}); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }

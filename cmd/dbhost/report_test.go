@@ -70,7 +70,9 @@ func TestCLIReportUsage(t *testing.T) {
 		{[]string{"report", "--root", root, "-o", out, "--bench", bad}, "bad.json: line 2"},
 		{[]string{"report", "--root", root, "-o", out, "--bench", filepath.Join(dir, "none.json")}, "no such file"},
 		{[]string{"report", "--root", root, "-o", out, "--bench", dir}, "is a directory"},
-		{[]string{"report", "--snapshot", filepath.Join(dir, "[st].json"), "-o", out}, "one host; 2 snapshots"},
+		{[]string{"report", "--snapshot", filepath.Join(dir, "[st].json"), "--bench", bad, "-o", out}, "bad.json: line 2"},
+		{[]string{"report", "--snapshot", filepath.Join(dir, "[st].json"), "--bench", snap, "-o", out}, "neither a bench result"},
+		{[]string{"report", "--snapshot", filepath.Join(dir, "[st].json"), "--pg", "host=/tmp", "-o", out}, "cannot be joined"},
 		{[]string{"report", "--root", root, "-o", dir}, "is a directory"},
 		{[]string{"report", "--root", root, "--workload", "web", "-o", out}, "--workload"},
 	} {
@@ -111,5 +113,42 @@ func TestCLIReportLiveSample(t *testing.T) {
 		if code, _, stderr := cliRun(t, "report", "--interval", bad, "-o", out); code != 2 || !strings.Contains(stderr, "--interval") {
 			t.Errorf("--interval %s: exit %d %q", bad, code, stderr)
 		}
+	}
+}
+
+// Several snapshots make the fleet report: per failing rule its hosts,
+// one section per host, replaced as its own on a second run; --bench
+// (one host's results) is refused.
+func TestCLIReportFleet(t *testing.T) {
+	dir := t.TempDir()
+	for _, h := range []string{"rhel9", "numa-off", "odd-8n"} {
+		root := filepath.Join("..", "..", "testdata", "hosts", h)
+		if code, _, stderr := cliRun(t, "collect", "--root", root, "--format", "json", "-o", filepath.Join(dir, h+".json")); code != 0 {
+			t.Fatal(stderr)
+		}
+	}
+	out := filepath.Join(dir, "fleet.html")
+	glob := filepath.Join(dir, "*.json")
+	for run := 0; run < 2; run++ {
+		if code, stdout, stderr := cliRun(t, "report", "--snapshot", glob, "-o", out); code != 0 || stdout != "" {
+			t.Fatalf("run %d: exit %d: %s%s", run, code, stdout, stderr)
+		}
+	}
+	page := string(mustRead(t, out))
+	wantContains(t, "fleet report", page, "<h1>dbhost fleet report: 3 hosts</h1>", `id="rules"`, `id="differ"`,
+		`<article class="host sev-`, "numa.disabled-at-boot", "<!-- dbhost report sha256:")
+	for _, h := range []string{"rhel9.json", "numa-off.json", "odd-8n.json"} {
+		wantContains(t, "fleet report", page, filepath.Join(dir, h))
+	}
+	bench := filepath.Join(dir, "bench.json")
+	if err := os.WriteFile(bench, []byte(`{"schema_version": 1, "bench": "mq", "results": []}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := mustRead(t, out)
+	if code, _, stderr := cliRun(t, "report", "--snapshot", glob, "--bench", bench, "-o", out); code != 2 || !strings.Contains(stderr, "--bench charts one host") {
+		t.Errorf("--bench with a fleet: exit %d %q", code, stderr)
+	}
+	if string(mustRead(t, out)) != string(before) {
+		t.Error("a refused fleet report changed the file")
 	}
 }

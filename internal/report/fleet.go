@@ -32,10 +32,16 @@ type fleetHost struct {
 
 type fleetRule struct {
 	id, title string
-	sev       int                // worst severity rank over the fleet
-	fail      []int32            // hosts that fail it
-	cannot    int                // hosts where it could not check
-	values    map[string][]int32 // current value → hosts that fail with it
+	// From the first finding of the rule: what the fleet HTML shows once
+	// per rule (not per host).
+	area, why, risk string
+	fix             []string
+	fixHost         string
+	sources, docs   []string
+	sev             int                // worst severity rank over the fleet
+	fail            []int32            // hosts that fail it
+	cannot          int                // hosts where it could not check
+	values          map[string][]int32 // current value → hosts that fail with it
 }
 
 // NewFleet returns an empty fleet.
@@ -63,7 +69,12 @@ func (f *Fleet) Add(r rules.Report, file string) {
 			f.rules[x.ID] = row
 		}
 		if row.title == "" {
-			row.title = x.Title
+			row.title, row.area, row.why, row.risk = x.Title, x.Area, x.Why, x.Risk
+			row.fix, row.fixHost = x.Fix.Runtime, r.Host
+			for _, src := range x.Sources {
+				row.sources = append(row.sources, src.Cite())
+				row.docs = append(row.docs, src.DocName())
+			}
 		}
 		if sev > row.sev {
 			row.sev = sev

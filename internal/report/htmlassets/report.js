@@ -21,7 +21,7 @@
     });
     if (shown) {
       shown.setAttribute("data-shown", String(n));
-      shown.textContent = "Showing " + n + " of " + findings.length + " findings";
+      shown.textContent = "Showing " + n + " of " + findings.length + " " + (shown.getAttribute("data-noun") || "findings");
     }
   }
   boxes.forEach(function (b) { b.addEventListener("change", apply); });
