@@ -108,9 +108,9 @@ func TestFleetHTMLDOM(t *testing.T) {
 		id := a.Attr["data-rule"]
 		want := failing[id]
 		if a.Attr["data-fail"] != strconv.Itoa(len(want)) || !strings.Contains(a.text(), fmt.Sprintf("Fails on %d of %d hosts", len(want), len(reps))) {
-			t.Errorf("%s: %q, want %d hosts", id, a.one(t, "p.fails").text(), len(want))
+			t.Errorf("%s: %q, want %d hosts", id, a.one(t, "div.fails").text(), len(want))
 		}
-		fails := a.one(t, "p.fails")
+		fails := a.one(t, "div.fails")
 		linked := map[int]bool{}
 		direct := 0
 		for _, l := range fails.sel("a") {

@@ -9,6 +9,7 @@ scripts/suites/report-html.sh (scripts/lib/report_html_check.py).
 import json
 import os
 import select
+import signal
 import subprocess
 import time
 
@@ -20,8 +21,11 @@ class CDPError(Exception):
 class Browser:
     def __init__(self, argv, timeout=60.0):
         """argv: the command that starts Chromium (flags included, without
-        --remote-debugging-pipe, which is added)."""
+        --remote-debugging-pipe, which is added). Chromium's standard error
+        goes to the file $CDP_LOG names (else nowhere): what it said before
+        dying is quoted in the error (fatal())."""
         self.timeout = timeout
+        self.log = os.environ.get("CDP_LOG")
         to_r, to_w = os.pipe()  # our commands -> browser's fd 3
         from_r, from_w = os.pipe()  # browser's fd 4 -> our events
 
@@ -33,7 +37,7 @@ class Browser:
             pass_fds=(to_r, from_w),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL if os.environ.get("CDP_QUIET", "1") == "1" else None,
+            stderr=open(self.log, "ab") if self.log else subprocess.DEVNULL,
         )
         os.close(to_r)
         os.close(from_w)
@@ -58,6 +62,31 @@ class Browser:
             except OSError:
                 pass
 
+    def status(self):
+        """How the browser process ended, waiting a little for it."""
+        try:
+            rc = self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            return "still running"
+        if rc < 0:
+            try:
+                return "killed by %s" % signal.Signals(-rc).name
+            except ValueError:
+                return "killed by signal %d" % -rc
+        return "exit status %d" % rc
+
+    def fatal(self):
+        """Chromium's last FATAL or failed CHECK line in its log, if any."""
+        if not self.log:
+            return ""
+        try:
+            with open(self.log, "rb") as f:
+                lines = f.read().decode("utf-8", "replace").splitlines()
+        except OSError:
+            return ""
+        bad = [ln for ln in lines if "FATAL" in ln or "Check failed" in ln]
+        return (": " + bad[-1][:400]) if bad else ""
+
     def _read_message(self, deadline):
         while b"\0" not in self.buf:
             left = deadline - time.monotonic()
@@ -68,7 +97,7 @@ class Browser:
                 continue
             chunk = os.read(self.r, 1 << 20)
             if not chunk:
-                raise CDPError("Chromium closed the pipe (exit status %s)" % self.proc.poll())
+                raise CDPError("Chromium closed the pipe (%s)%s" % (self.status(), self.fatal()))
             self.buf += chunk
         msg, _, self.buf = self.buf.partition(b"\0")
         return json.loads(msg)

@@ -39,6 +39,23 @@ def check(ok, what):
         failures.append(what)
 
 
+def browser_errors(b):
+    """The requests for anything but the file (or data: URLs), and the
+    console errors, log errors and uncaught exceptions seen so far."""
+    reqs = [e["params"]["request"]["url"] for e in b.events if e["method"] == "Network.requestWillBeSent"]
+    foreign = [u for u in reqs if not (u.startswith("file://") or u.startswith("data:"))]
+    errors = []
+    for e in b.events:
+        m, prm = e["method"], e.get("params", {})
+        if m == "Runtime.exceptionThrown":
+            errors.append("exception: " + json.dumps(prm.get("exceptionDetails", {}))[:300])
+        elif m == "Runtime.consoleAPICalled" and prm.get("type") in ("error", "assert"):
+            errors.append("console.%s: %s" % (prm["type"], json.dumps(prm.get("args"))[:300]))
+        elif m == "Log.entryAdded" and prm["entry"].get("level") == "error":
+            errors.append("log: " + prm["entry"].get("text", "")[:300])
+    return foreign, errors
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--html", required=True)
@@ -83,18 +100,8 @@ def main():
         b.drain(0.5)
 
         # What the page asked for and said.
-        reqs = [e["params"]["request"]["url"] for e in b.events if e["method"] == "Network.requestWillBeSent"]
-        foreign = [u for u in reqs if not (u.startswith("file://") or u.startswith("data:"))]
-        check(not foreign, "no network request (%d request(s): %s)" % (len(reqs), ", ".join(foreign) or "the file only"))
-        errors = []
-        for e in b.events:
-            m, prm = e["method"], e.get("params", {})
-            if m == "Runtime.exceptionThrown":
-                errors.append("exception: " + json.dumps(prm.get("exceptionDetails", {}))[:300])
-            elif m == "Runtime.consoleAPICalled" and prm.get("type") in ("error", "assert"):
-                errors.append("console.%s: %s" % (prm["type"], json.dumps(prm.get("args"))[:300]))
-            elif m == "Log.entryAdded" and prm["entry"].get("level") == "error":
-                errors.append("log: " + prm["entry"].get("text", "")[:300])
+        foreign, errors = browser_errors(b)
+        check(not foreign, "no network request (%s)" % (", ".join(foreign) or "the file only"))
         check(not errors, "no console error (%s)" % ("; ".join(errors) or "none"))
 
         # Sections and counts.
