@@ -48,11 +48,14 @@ Two different hosts are compared too, with a note. Exit codes: 0 no drift, 3 dri
 				return err
 			}
 			var b []byte
-			if out.format == "json" {
+			switch out.format {
+			case "json":
 				if b, err = jsonfmt.Marshal(d); err != nil {
 					return err
 				}
-			} else {
+			case "markdown":
+				b = report.DriftMarkdown(d)
+			default:
 				b = report.DriftText(d, termWidth(c, &out))
 			}
 			if err := out.write(c, b); err != nil {
@@ -64,6 +67,6 @@ Two different hosts are compared too, with a note. Exit codes: 0 no drift, 3 dri
 			return nil
 		},
 	}
-	out.add(c, "text", "json")
+	out.add(c, "text", "json", "markdown")
 	return c
 }

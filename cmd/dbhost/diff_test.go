@@ -30,6 +30,11 @@ func TestCLIDiff(t *testing.T) {
 		t.Fatalf("drift: exit %d, want %d\n%s", code, exitFindings, out)
 	}
 	wantContains(t, "diff text", out, "Drift of clihost from "+a, "SETTINGS (", "  ~ sysctl.vm.swappiness: 60 → 10\n", "TOPOLOGY (", "  ~ topology.cpus_online: 0-1 → 0\n")
+	code, out, _ = cliRun(t, "diff", a, b, "--format", "markdown")
+	if code != exitFindings {
+		t.Fatalf("markdown: exit %d", code)
+	}
+	wantContains(t, "diff markdown", out, "# Drift of clihost from "+a, "## SETTINGS (", "- ~ `sysctl.vm.swappiness`: `60` → `10`\n")
 	code, out, _ = cliRun(t, "diff", a, b, "--format", "json")
 	var d struct {
 		SameHost bool `json:"same_host"`

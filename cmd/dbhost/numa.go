@@ -63,10 +63,16 @@ spread or remote, with the memory-weighted distance ratio from the SLIT (seed 00
 					return err
 				}
 				view, text = ps, report.ProcText(ps)
+				if out.format == "markdown" {
+					text = report.ProcMarkdown(ps)
+				}
 			} else {
 				v := report.NUMANodes(s)
 				addNUMASample(v, s, live, interval)
 				view, text = v, v.Text()
+				if out.format == "markdown" {
+					text = v.Markdown()
+				}
 			}
 			if out.format == "json" {
 				b, err := report.JSON(view)
@@ -79,7 +85,7 @@ spread or remote, with the memory-weighted distance ratio from the SLIT (seed 00
 		},
 	}
 	src.add(c)
-	out.add(c, "text", "json")
+	out.add(c, "text", "json", "markdown")
 	fl := c.Flags()
 	fl.DurationVar(&interval, "interval", time.Second, "CPU and interrupt sample length on the live host (0: none)")
 	fl.IntVar(&pid, "pid", 0, "show this process's pages per node and a locality verdict")

@@ -36,6 +36,16 @@ func TestNumaCommand(t *testing.T) {
 		t.Fatalf("--db: exit %d", code)
 	}
 	wantContains(t, "--db", out, "pid 4101", "verdict: pid 4101 (ora_pmon_ORCL): spread: 25%", "distance ratio")
+	code, out, _ = cliRun(t, "numa", "--root", "../../testdata/hosts/interleaved-4n", "--db", "orcl", "--format", "markdown")
+	if code != 0 {
+		t.Fatalf("--db --format markdown: exit %d", code)
+	}
+	wantContains(t, "--db markdown", out, "# pid 4101", "- verdict: pid 4101 (ora_pmon_ORCL): spread: 25%", "| node | anon_kB |")
+	code, out, _ = cliRun(t, "numa", "--snapshot", bdtSnap, "--format", "markdown")
+	if code != 0 {
+		t.Fatalf("--format markdown: exit %d", code)
+	}
+	wantContains(t, "numa markdown", out, "# NUMA nodes", "| Node_4 | 0,81-89,120-129 | 136024568_kB |", "## node distances", "| 0: | 10 | 13 | 12 |")
 
 	code, _, errs = cliRun(t, "numa", "--root", "../../testdata/hosts/interleaved-4n", "--pid", "99999")
 	if code != exitUsage {

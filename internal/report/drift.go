@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 
@@ -15,8 +14,20 @@ func DriftText(d *drift.Diff, width int) []byte {
 	if width <= 0 {
 		width = 200
 	}
-	var b bytes.Buffer
-	lw := &lineWriter{w: &b, width: width}
+	w := newTextDoc(width)
+	driftView(w, d, width/3)
+	return w.bytes()
+}
+
+// DriftMarkdown is DriftText's view in Markdown.
+func DriftMarkdown(d *drift.Diff) []byte {
+	w := &mdDoc{}
+	driftView(w, d, 1<<30)
+	return w.bytes()
+}
+
+// driftView writes the diff; an old value is cut to clipA characters.
+func driftView(w doc, d *drift.Diff, clipA int) {
 	when := func(s drift.Side) string {
 		if s.CollectedAt == "" {
 			return s.File
@@ -28,38 +39,35 @@ func DriftText(d *drift.Diff, width int) []byte {
 		host = orDash(d.A.Host) + " → " + orDash(d.B.Host)
 	}
 	n := d.Count("")
-	lw.line(fmt.Sprintf("Drift of %s from %s to %s: %s", host, when(d.A), when(d.B), plural(n, "change")))
+	w.title(fmt.Sprintf("Drift of %s from %s to %s: %s", host, when(d.A), when(d.B), plural(n, "change")))
 	if !d.SameHost {
-		lw.line(fmt.Sprintf("Note: two different hosts (%s, %s): every difference between them is listed.", orDash(d.A.Host), orDash(d.B.Host)))
+		w.line(fmt.Sprintf("Note: two different hosts (%s, %s): every difference between them is listed.", orDash(d.A.Host), orDash(d.B.Host)))
 	}
 	if n == 0 {
-		lw.line("No drift: settings, topology and database instances are the same.")
-		return b.Bytes()
+		w.line("No drift: settings, topology and database instances are the same.")
+		return
 	}
 	for _, sec := range []string{drift.Settings, drift.Topology, drift.Processes} {
 		k := d.Count(sec)
 		if k == 0 {
 			continue
 		}
-		lw.line("")
-		lw.line(fmt.Sprintf("%s (%d)", strings.ToUpper(sec), k))
+		w.section(fmt.Sprintf("%s (%d)", strings.ToUpper(sec), k))
 		for _, c := range d.Changes {
 			if c.Section != sec {
 				continue
 			}
 			switch c.Kind {
 			case "added":
-				lw.line("  + " + c.Path + " = " + oneLine(*c.B))
+				w.item("+ " + w.code(c.Path) + " = " + w.code(oneLine(*c.B)))
 			case "removed":
-				lw.line("  - " + c.Path + " (was " + oneLine(*c.A) + ")")
+				w.item("- " + w.code(c.Path) + " (was " + w.code(oneLine(*c.A)) + ")")
 			default:
-				lw.line("  ~ " + c.Path + ": " + clip(oneLine(*c.A), width/3) + " → " + oneLine(*c.B))
+				w.item("~ " + w.code(c.Path) + ": " + w.code(clip(oneLine(*c.A), clipA)) + " → " + w.code(oneLine(*c.B)))
 			}
 		}
 	}
-	lw.line("")
-	lw.line("~ changed, + only in the second snapshot, - only in the first. Counters (free memory, CPU time, interrupts, vmstat) are not drift.")
-	return b.Bytes()
+	w.note("~ changed, + only in the second snapshot, - only in the first. Counters (free memory, CPU time, interrupts, vmstat) are not drift.")
 }
 
 func plural(n int, what string) string {

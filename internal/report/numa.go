@@ -1,12 +1,10 @@
 package report
 
 import (
-	"bytes"
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/dbhost/dbhost/internal/cpulist"
 	"github.com/dbhost/dbhost/internal/snapshot"
@@ -169,9 +167,22 @@ func pctCell(p *float64) string {
 // Text renders the view like bdt's numa_memory.sh (seed 001), for any
 // number of nodes and hugepage sizes, then the distance table.
 func (v *NUMAView) Text() []byte {
-	var b bytes.Buffer
+	d := newTextDoc(0)
+	v.render(d)
+	return d.bytes()
+}
+
+// Markdown is Text's view in Markdown: the same tables and lines.
+func (v *NUMAView) Markdown() []byte {
+	d := &mdDoc{}
+	d.title("NUMA nodes")
+	v.render(d)
+	return d.bytes()
+}
+
+func (v *NUMAView) render(d doc) {
 	if len(v.Nodes) == 0 {
-		b.WriteString("No NUMA nodes: the kernel shows no /sys/devices/system/node (NUMA off or CONFIG_NUMA=n).\n")
+		d.line("No NUMA nodes: the kernel shows no /sys/devices/system/node (NUMA off or CONFIG_NUMA=n).")
 	}
 	sizes := map[int64]bool{}
 	for _, n := range v.Nodes {
@@ -185,15 +196,13 @@ func (v *NUMAView) Text() []byte {
 	}
 	sort.Slice(sz, func(i, j int) bool { return sz[i] < sz[j] })
 	if len(v.Nodes) > 0 {
-		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-		hdr := []string{"", "CPUs", "MemTotal", "MemFree", "MemUsed", "Shmem", "FilePages"}
+		t := docTable{head: []string{"", "CPUs", "MemTotal", "MemFree", "MemUsed", "Shmem", "FilePages"}, right: true, pad: 2}
 		for _, s := range sz {
-			hdr = append(hdr, fmt.Sprintf("HugePages_Total/Free/Surp(%dkB)", s))
+			t.head = append(t.head, fmt.Sprintf("HugePages_Total/Free/Surp(%dkB)", s))
 		}
 		if v.Sample != "" {
-			hdr = append(hdr, "Busy", "IRQ share")
+			t.head = append(t.head, "Busy", "IRQ share")
 		}
-		fmt.Fprintln(tw, strings.Join(hdr, "\t")+"\t")
 		for _, n := range v.Nodes {
 			cpus := cpulist.Format(n.CPUs)
 			if cpus == "" {
@@ -212,19 +221,17 @@ func (v *NUMAView) Text() []byte {
 			if v.Sample != "" {
 				row = append(row, pctCell(n.BusyPct), pctCell(n.IRQSharePct))
 			}
-			fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
+			t.rows = append(t.rows, row)
 		}
-		tw.Flush()
+		d.table(t)
 		if v.Sample != "" {
-			fmt.Fprintf(&b, "Busy and IRQ share (device interrupts): %s.\n", v.Sample)
+			d.line(fmt.Sprintf("Busy and IRQ share (device interrupts): %s.", v.Sample))
 		}
-		b.WriteString("\nnode distances:\n")
-		tw = tabwriter.NewWriter(&b, 0, 0, 1, ' ', tabwriter.AlignRight)
-		hdr = []string{"node"}
+		d.section("node distances:")
+		dt := docTable{head: []string{"node"}, right: true, pad: 1}
 		for _, n := range v.Nodes {
-			hdr = append(hdr, strconv.Itoa(n.Node))
+			dt.head = append(dt.head, strconv.Itoa(n.Node))
 		}
-		fmt.Fprintln(tw, strings.Join(hdr, "\t")+"\t")
 		for _, n := range v.Nodes {
 			row := []string{strconv.Itoa(n.Node) + ":"}
 			for i := range v.Nodes {
@@ -234,12 +241,11 @@ func (v *NUMAView) Text() []byte {
 					row = append(row, "-")
 				}
 			}
-			fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
+			dt.rows = append(dt.rows, row)
 		}
-		tw.Flush()
+		d.table(dt)
 	}
 	for _, a := range v.Absent {
-		fmt.Fprintf(&b, "absent: %s (%s): %s\n", a.Fact, a.Path, a.Reason)
+		d.line(fmt.Sprintf("absent: %s (%s): %s", a.Fact, a.Path, a.Reason))
 	}
-	return b.Bytes()
 }

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"fmt"
 	"sort"
 
@@ -121,35 +120,48 @@ func (p *ProcNUMA) Judge(t snapshot.Topology, threadCPUs []int) {
 
 // ProcText renders one or more processes' NUMA pictures.
 func ProcText(ps []*ProcNUMA) []byte {
-	var b bytes.Buffer
+	d := newTextDoc(0)
+	procView(d, ps)
+	return d.bytes()
+}
+
+// ProcMarkdown is ProcText's view in Markdown.
+func ProcMarkdown(ps []*ProcNUMA) []byte {
+	d := &mdDoc{}
+	procView(d, ps)
+	return d.bytes()
+}
+
+func procView(d doc, ps []*ProcNUMA) {
 	for i, p := range ps {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
 		name := p.Comm
 		if p.Instance != "" {
 			name += " [" + p.Instance + "]"
 		}
-		fmt.Fprintf(&b, "pid %d %s\n", p.PID, name)
-		fmt.Fprintf(&b, "  cpus allowed  %s (nodes %s)\n", orNone(cpulist.Format(p.CPUsAllowed)), orNone(cpulist.Format(p.NodesAllowed)))
-		fmt.Fprintf(&b, "  mems allowed  %s\n", orNone(cpulist.Format(p.MemsAllowed)))
+		if i > 0 {
+			d.section(fmt.Sprintf("pid %d %s", p.PID, name))
+		} else {
+			d.title(fmt.Sprintf("pid %d %s", p.PID, name))
+		}
+		d.item(fmt.Sprintf("cpus allowed  %s (nodes %s)", orNone(cpulist.Format(p.CPUsAllowed)), orNone(cpulist.Format(p.NodesAllowed))))
+		d.item(fmt.Sprintf("mems allowed  %s", orNone(cpulist.Format(p.MemsAllowed))))
 		last := "-"
 		if p.LastCPU != nil {
 			last = fmt.Sprint(*p.LastCPU)
 		}
-		fmt.Fprintf(&b, "  last cpu      %s; threads last ran on nodes %s\n", last, orNone(cpulist.Format(p.RanOn)))
+		d.item(fmt.Sprintf("last cpu      %s; threads last ran on nodes %s", last, orNone(cpulist.Format(p.RanOn))))
 		if len(p.Pages) > 0 {
-			fmt.Fprintf(&b, "  %-6s %14s %14s %14s %14s %14s\n", "node", "anon_kB", "file_kB", "huge_kB", "shm_kB", "total_kB")
+			t := docTable{head: []string{"node", "anon_kB", "file_kB", "huge_kB", "shm_kB", "total_kB"}, right: true, pad: 3, indent: "  "}
 			for _, m := range p.Pages {
-				fmt.Fprintf(&b, "  %-6d %14d %14d %14d %14d %14d\n", m.Node, m.AnonKB, m.FileKB, m.HugeKB, m.ShmKB, m.TotalKB)
+				t.rows = append(t.rows, []string{fmt.Sprint(m.Node), fmt.Sprint(m.AnonKB), fmt.Sprint(m.FileKB), fmt.Sprint(m.HugeKB), fmt.Sprint(m.ShmKB), fmt.Sprint(m.TotalKB)})
 			}
+			d.table(t)
 		}
 		for _, a := range p.Absent {
-			fmt.Fprintf(&b, "  absent: %s (%s): %s\n", a.Fact, a.Path, a.Reason)
+			d.item(fmt.Sprintf("absent: %s (%s): %s", a.Fact, a.Path, a.Reason))
 		}
-		fmt.Fprintf(&b, "  verdict: %s\n", p.Line)
+		d.item("verdict: " + p.Line)
 	}
-	return b.Bytes()
 }
 
 func orNone(s string) string {

@@ -1,0 +1,148 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"text/tabwriter"
+)
+
+// A view for people (numa, numa --pid, diff) is written once, into a doc,
+// and drawn as text or as Markdown by the doc: the two formats of a view
+// always say the same, and no view has a second renderer.
+type doc interface {
+	title(s string)       // the view's first line ("# s" in Markdown)
+	section(s string)     // a blank line, then s ("## s")
+	line(s string)        // a line of text (a paragraph)
+	item(s string)        // an indented line ("- s")
+	note(s string)        // a blank line, then s (a paragraph)
+	table(t docTable)     // aligned columns (a pipe table)
+	code(s string) string // a path, setting or command as typed (`s`)
+	bytes() []byte        // what was written
+}
+
+// docTable is a table: its header and rows, right-aligned or not; in text,
+// each line starts with indent and columns are pad spaces apart.
+type docTable struct {
+	head   []string
+	rows   [][]string
+	right  bool
+	pad    int
+	indent string
+}
+
+// textDoc draws a doc as dbhost's text: no line wider than width (0: no limit).
+type textDoc struct {
+	b  bytes.Buffer
+	lw *lineWriter
+}
+
+func newTextDoc(width int) *textDoc {
+	d := &textDoc{}
+	if width <= 0 {
+		width = 1 << 30
+	}
+	d.lw = &lineWriter{w: &d.b, width: width}
+	return d
+}
+
+func (d *textDoc) title(s string)       { d.lw.line(s) }
+func (d *textDoc) section(s string)     { d.lw.line(""); d.lw.line(s) }
+func (d *textDoc) line(s string)        { d.lw.line(s) }
+func (d *textDoc) item(s string)        { d.lw.line("  " + s) }
+func (d *textDoc) note(s string)        { d.lw.line(""); d.lw.line(s) }
+func (d *textDoc) code(s string) string { return s }
+func (d *textDoc) bytes() []byte        { return d.b.Bytes() }
+func (d *textDoc) table(t docTable) {
+	var flags uint
+	if t.right {
+		flags = tabwriter.AlignRight
+	}
+	var b bytes.Buffer
+	tw := tabwriter.NewWriter(&b, 0, 0, t.pad, ' ', flags)
+	for _, r := range append([][]string{t.head}, t.rows...) {
+		tw.Write([]byte(t.indent + strings.Join(r, "\t") + "\t\n"))
+	}
+	tw.Flush()
+	for _, l := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {
+		d.lw.line(strings.TrimRight(l, " "))
+	}
+}
+
+// mdDoc draws a doc as Markdown (CommonMark with GitHub's pipe tables).
+type mdDoc struct {
+	b      bytes.Buffer
+	inList bool
+}
+
+// block starts a block: a list in progress ends with a blank line.
+func (d *mdDoc) block() {
+	if d.inList {
+		d.b.WriteString("\n")
+		d.inList = false
+	}
+}
+
+func (d *mdDoc) title(s string) { d.block(); d.b.WriteString("# " + s + "\n\n") }
+func (d *mdDoc) section(s string) {
+	d.block()
+	d.b.WriteString("## " + strings.TrimSuffix(s, ":") + "\n\n")
+}
+func (d *mdDoc) line(s string) {
+	d.block()
+	if s != "" {
+		d.b.WriteString(s + "\n\n")
+	}
+}
+func (d *mdDoc) note(s string) { d.line(s) }
+
+// item is a list item; a leading -, + or * (drift's marks) is escaped, not
+// taken for a nested list.
+func (d *mdDoc) item(s string) {
+	if s != "" && strings.ContainsRune("-+*", rune(s[0])) {
+		s = "\\" + s
+	}
+	d.b.WriteString("- " + s + "\n")
+	d.inList = true
+}
+func (d *mdDoc) code(s string) string { return mdCode(s) }
+func (d *mdDoc) bytes() []byte        { return d.b.Bytes() }
+func (d *mdDoc) table(t docTable) {
+	d.block()
+	row := func(cells []string) {
+		d.b.WriteString("|")
+		for _, c := range cells {
+			d.b.WriteString(" " + mdCell(c) + " |")
+		}
+		d.b.WriteString("\n")
+	}
+	row(t.head)
+	d.b.WriteString("|")
+	for i := range t.head {
+		if t.right && i > 0 {
+			d.b.WriteString("---:|")
+		} else {
+			d.b.WriteString("---|")
+		}
+	}
+	d.b.WriteString("\n")
+	for _, r := range t.rows {
+		row(r)
+	}
+	d.b.WriteString("\n")
+}
+
+// mdCode is s as inline code, with a fence longer than any run of
+// backticks inside it.
+func mdCode(s string) string {
+	if s == "" {
+		return ""
+	}
+	fence := "`"
+	for strings.Contains(s, fence) {
+		fence += "`"
+	}
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		return fence + " " + s + " " + fence
+	}
+	return fence + s + fence
+}

@@ -1,0 +1,90 @@
+package report
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dbhost/dbhost/internal/drift"
+	"github.com/dbhost/dbhost/internal/snapshot"
+)
+
+// A view's text and Markdown come from one renderer: every word of the
+// text is in the Markdown (backticks and escapes aside), the Markdown's
+// tables have as many cells in every row as in their header, and a list
+// item never starts a nested list.
+func checkSameView(t *testing.T, name string, text, md []byte) {
+	t.Helper()
+	plain := strings.NewReplacer("`", "", "\\", "").Replace(string(md))
+	words := map[string]bool{}
+	for _, w := range strings.Fields(plain) {
+		words[strings.Trim(w, "|")] = true
+	}
+	for _, w := range strings.Fields(string(text)) {
+		if !words[w] && !strings.Contains(plain, strings.TrimSuffix(w, ":")) {
+			t.Errorf("%s: %q of the text is not in the Markdown", name, w)
+		}
+	}
+	cells := -1
+	for i, l := range strings.Split(string(md), "\n") {
+		switch {
+		case strings.HasPrefix(l, "|"):
+			n := strings.Count(strings.ReplaceAll(l, "\\|", ""), "|") - 1
+			if cells < 0 {
+				cells = n
+			} else if n != cells {
+				t.Errorf("%s: Markdown line %d has %d cells, its table %d: %q", name, i+1, n, cells, l)
+			}
+		default:
+			cells = -1
+		}
+		if strings.HasPrefix(l, "- ") && strings.ContainsRune("-+*", rune(strings.TrimPrefix(l, "- ")[0])) {
+			t.Errorf("%s: Markdown line %d starts a nested list: %q", name, i+1, l)
+		}
+	}
+}
+
+func TestNUMAViewMarkdown(t *testing.T) {
+	for _, h := range []string{"odd-8n", "numa-off", "interleaved-4n"} {
+		s, _ := fixtureReport(t, h)
+		v := NUMANodes(s)
+		v.AddSample("since boot", snapshot.CPULoad{}, s.CPULoad, snapshot.IRQs{}, s.IRQs)
+		md := v.Markdown()
+		checkSameView(t, h, v.Text(), md)
+		if !strings.Contains(string(md), "| Node_0 |") || !strings.Contains(string(md), "## node distances") {
+			t.Errorf("%s:\n%s", h, md)
+		}
+	}
+	s, _ := fixtureReport(t, "rhel9")
+	var ps []*ProcNUMA
+	for _, p := range s.Processes {
+		if p.NUMA != nil {
+			pn := &ProcNUMA{PID: p.PID, Comm: p.Comm, Instance: p.Instance, CPUsAllowed: p.CPUsAllowed, MemsAllowed: p.MemsAllowed, LastCPU: p.LastCPU, Pages: p.NUMA}
+			pn.Judge(s.Topology, nil)
+			ps = append(ps, pn)
+		}
+	}
+	if len(ps) == 0 {
+		t.Fatal("the rhel9 fixture has no process with numa_maps")
+	}
+	checkSameView(t, "numa --pid", ProcText(ps), ProcMarkdown(ps))
+}
+
+func TestDriftMarkdown(t *testing.T) {
+	load := func(h string) *snapshot.Snapshot {
+		s, err := snapshot.Load(filepath.Join("..", "..", "testdata", "golden", h+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	d, err := drift.Compare(load("rhel8"), "rhel8.json", load("rhel9"), "rhel9.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := DriftMarkdown(d)
+	checkSameView(t, "diff", DriftText(d, 100000), md)
+	if !strings.HasPrefix(string(md), "# Drift of ") || !strings.Contains(string(md), "## SETTINGS (") || !strings.Contains(string(md), "- \\+ `") {
+		t.Errorf("diff Markdown:\n%s", md)
+	}
+}
