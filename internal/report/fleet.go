@@ -154,6 +154,23 @@ func (f *Fleet) failingRules() []*fleetRule {
 	return out
 }
 
+// valuesByCount are the values the failing hosts have, the most common
+// first (then by value).
+func (r *fleetRule) valuesByCount() []string {
+	vals := make([]string, 0, len(r.values))
+	for v := range r.values {
+		vals = append(vals, v)
+	}
+	sort.Slice(vals, func(i, j int) bool {
+		a, b := len(r.values[vals[i]]), len(r.values[vals[j]])
+		if a != b {
+			return a > b
+		}
+		return vals[i] < vals[j]
+	})
+	return vals
+}
+
 // majority is the most common set of failing rules and its hosts (ties:
 // the set seen first).
 func (f *Fleet) majority() (key string, hosts []int32) {
@@ -205,17 +222,7 @@ func (f *Fleet) Text(w io.Writer, o FleetOptions) error {
 			head += fmt.Sprintf(" (could not check on %s)", count(r.cannot))
 		}
 		lw.line(fitHosts(head+": ", r.fail, labels, width, o.Few))
-		vals := make([]string, 0, len(r.values))
-		for v := range r.values {
-			vals = append(vals, v)
-		}
-		sort.Slice(vals, func(i, j int) bool {
-			a, b := len(r.values[vals[i]]), len(r.values[vals[j]])
-			if a != b {
-				return a > b
-			}
-			return vals[i] < vals[j]
-		})
+		vals := r.valuesByCount()
 		const shownValues = 3
 		for i, v := range vals {
 			if i == shownValues {

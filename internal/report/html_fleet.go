@@ -152,17 +152,7 @@ func (f *Fleet) fleetPage(m FleetHTMLMeta) *fleetPage {
 		for _, d := range r.docs {
 			docs[d] = true
 		}
-		vals := make([]string, 0, len(r.values))
-		for x := range r.values {
-			vals = append(vals, x)
-		}
-		sort.Slice(vals, func(i, j int) bool {
-			a, b := len(r.values[vals[i]]), len(r.values[vals[j]])
-			if a != b {
-				return a > b
-			}
-			return vals[i] < vals[j]
-		})
+		vals := r.valuesByCount()
 		const shownValues = 5
 		for i, x := range vals {
 			if i == shownValues {

@@ -28,7 +28,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cdp  # noqa: E402
-from report_html_check import browser_errors, check, failures  # noqa: E402
+from report_html_check import check, failures, open_offline  # noqa: E402
 
 
 def main():
@@ -53,19 +53,7 @@ def main():
 
     b = cdp.Browser(a.chromium)
     try:
-        p = cdp.Page(b)
-        for d in ("Runtime.enable", "Log.enable", "Network.enable", "Page.enable"):
-            p.call(d)
-        p.call("Network.emulateNetworkConditions",
-               {"offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
-        p.call("Emulation.setDeviceMetricsOverride",
-               {"width": 1280, "height": 900, "deviceScaleFactor": 1, "mobile": False})
-        p.call("Page.navigate", {"url": url})
-        b.wait_event("Page.loadEventFired", session=p.session)
-        b.drain(0.5)
-        foreign, errors = browser_errors(b)
-        check(not foreign, "no network request (%s)" % (", ".join(foreign) or "the file only"))
-        check(not errors, "no console error (%s)" % ("; ".join(errors) or "none"))
+        p = open_offline(b, url)
 
         n = len(hosts)
         check(("%d hosts" % n) in p.eval("document.querySelector('h1').textContent").replace(",", ""), "h1 says %d hosts" % n)

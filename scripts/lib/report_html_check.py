@@ -39,6 +39,26 @@ def check(ok, what):
         failures.append(what)
 
 
+def open_offline(b, url):
+    """Opens url in a new tab of b with the network emulated offline, waits
+    for it to load, and checks that it asked for nothing but itself and
+    said no error."""
+    p = cdp.Page(b)
+    for d in ("Runtime.enable", "Log.enable", "Network.enable", "Page.enable"):
+        p.call(d)
+    p.call("Network.emulateNetworkConditions",
+           {"offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+    p.call("Emulation.setDeviceMetricsOverride",
+           {"width": 1280, "height": 900, "deviceScaleFactor": 1, "mobile": False})
+    p.call("Page.navigate", {"url": url})
+    b.wait_event("Page.loadEventFired", session=p.session)
+    b.drain(0.5)
+    foreign, errors = browser_errors(b)
+    check(not foreign, "no network request (%s)" % (", ".join(foreign) or "the file only"))
+    check(not errors, "no console error (%s)" % ("; ".join(errors) or "none"))
+    return p
+
+
 def browser_errors(b):
     """The requests for anything but the file (or data: URLs), and the
     console errors, log errors and uncaught exceptions seen so far."""
@@ -88,21 +108,7 @@ def main():
 
     b = cdp.Browser(a.chromium)
     try:
-        p = cdp.Page(b)
-        for d in ("Runtime.enable", "Log.enable", "Network.enable", "Page.enable"):
-            p.call(d)
-        p.call("Network.emulateNetworkConditions",
-               {"offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
-        p.call("Emulation.setDeviceMetricsOverride",
-               {"width": 1280, "height": 900, "deviceScaleFactor": 1, "mobile": False})
-        p.call("Page.navigate", {"url": url})
-        b.wait_event("Page.loadEventFired", session=p.session)
-        b.drain(0.5)
-
-        # What the page asked for and said.
-        foreign, errors = browser_errors(b)
-        check(not foreign, "no network request (%s)" % (", ".join(foreign) or "the file only"))
-        check(not errors, "no console error (%s)" % ("; ".join(errors) or "none"))
+        p = open_offline(b, url)
 
         # Sections and counts.
         for sid in ["summary", "findings", "numa", "databases", "appendix"] + (["bench"] if a.matrices or a.charts else []):
