@@ -10,7 +10,24 @@ import (
 type AlertLog struct {
 	File     string     `json:"file"`
 	Startups []*Startup `json:"startups"`
+	// AIOEAgain are the "Warning: lio_listio returned EAGAIN" lines (AIX:
+	// the asynchronous I/O servers or queue, maxservers/maxreqs, were too
+	// few for the I/Os Oracle issued), the first maxAlertEvents of them;
+	// AIOEAgainCount counts them all. They may come at any time, not only
+	// at a startup.
+	AIOEAgain      []AlertEvent `json:"aio_eagain,omitempty"`
+	AIOEAgainCount int          `json:"aio_eagain_count,omitempty"`
 }
+
+// AlertEvent is one line of an alert log that says something happened.
+type AlertEvent struct {
+	Line int    `json:"line"`
+	Time string `json:"time,omitempty"` // the timestamp line before it, as written
+	Text string `json:"text"`
+}
+
+// maxAlertEvents bounds the events of one kind kept (the count goes on).
+const maxAlertEvents = 16
 
 // Last is the most recent startup in the log, nil when there is none.
 func (a *AlertLog) Last() *Startup {
@@ -309,6 +326,13 @@ func ParseAlertLog(b []byte) (*AlertLog, []error) {
 		}
 		if strings.Contains(t, "Large Page") || strings.Contains(t, "Shared Global Region") {
 			parseLargePagesLine(get, t, n)
+			continue
+		}
+		if strings.Contains(t, "lio_listio returned EAGAIN") {
+			a.AIOEAgainCount++
+			if len(a.AIOEAgain) < maxAlertEvents {
+				a.AIOEAgain = append(a.AIOEAgain, AlertEvent{Line: n, Time: lastTime, Text: trunc(t, 300)})
+			}
 			continue
 		}
 		if strings.Contains(t, "ORA-") && cur != nil {

@@ -204,6 +204,12 @@ func FuzzParseAlertLog(f *testing.F) {
 				t.Fatalf("startup line %d", s.Line)
 			}
 		}
+		if a.AIOEAgainCount < len(a.AIOEAgain) || len(a.AIOEAgain) > maxAlertEvents {
+			t.Fatalf("AIO EAGAIN: count %d, kept %d", a.AIOEAgainCount, len(a.AIOEAgain))
+		}
+		if want := strings.Count(string(b), "lio_listio returned EAGAIN"); a.AIOEAgainCount > want {
+			t.Fatalf("AIO EAGAIN: counted %d, the text holds %d", a.AIOEAgainCount, want)
+		}
 	})
 }
 
@@ -222,5 +228,27 @@ func TestAlertLogRedoMembers(t *testing.T) {
 	if len(r) != 3 || r[0].Path != "/u02/oradata/ORCL/redo02a.log" || r[0].Line != 5 || r[1].Member != 1 || r[2].Group != 3 ||
 		r[2].Path != "+REDO/ORCL/ONLINELOG/group_3.263.1096" {
 		t.Fatalf("%+v", r)
+	}
+}
+
+func TestAlertLogAIOEAgain(t *testing.T) {
+	log := "Mon Nov 23 02:10:11 2026\r\nWarning: lio_listio returned EAGAIN\r\nPerformance degradation may be seen.\r\n" +
+		"Starting ORACLE instance (normal)\nORACLE_SID = ORCL\nTue Nov 24 03:00:00 2026\nWarning: lio_listio returned EAGAIN\n" +
+		"Performance degradation may be seen.\n"
+	a, errs := ParseAlertLog([]byte(log))
+	noErrors(t, errs)
+	if a.AIOEAgainCount != 2 || len(a.AIOEAgain) != 2 || a.AIOEAgain[0].Line != 2 || a.AIOEAgain[0].Time != "Mon Nov 23 02:10:11 2026" ||
+		a.AIOEAgain[1].Line != 7 || a.AIOEAgain[1].Text != "Warning: lio_listio returned EAGAIN" {
+		t.Fatalf("%+v", a)
+	}
+	if Recognize([]byte("Warning: lio_listio returned EAGAIN\nPerformance degradation may be seen.\n")) != KindAlertLog {
+		t.Error("an excerpt holding only the AIO warning is not recognised as an alert log")
+	}
+	var many strings.Builder
+	for i := 0; i < 40; i++ {
+		many.WriteString("Warning: lio_listio returned EAGAIN\n")
+	}
+	if a, _ := ParseAlertLog([]byte(many.String())); a.AIOEAgainCount != 40 || len(a.AIOEAgain) != maxAlertEvents {
+		t.Fatalf("count %d kept %d", a.AIOEAgainCount, len(a.AIOEAgain))
 	}
 }

@@ -399,7 +399,7 @@ const sniffLen = 1 << 20
 var (
 	reDomainXML     = lazyre.New(`^\x{feff}?\s*(?:<\?xml[^>]*\?>\s*)?(?:<!--(?s:.*?)-->\s*)*<(?:domain|domstatus)[\s>]`)
 	reXMLDatasource = lazyre.New(`<(?:[\w-]+:)?(?:datasources|datasource|xa-datasource|local-tx-datasource|no-tx-datasource)[\s>/]`)
-	reAlert         = lazyre.New(`(?m)Starting ORACLE instance|Dump of system resources acquired for SHARED GLOBAL AREA|System parameters with non-default values|^\s*Large Pages Information|NUMA system with \d+ nodes detected|Oracle NUMA support (?:not )?enabled|^\s*Total Shared Global Region in Large Pages|Thread \d+ advanced to log sequence|Completed: ALTER DATABASE|Shutting down instance`)
+	reAlert         = lazyre.New(`(?m)Starting ORACLE instance|Dump of system resources acquired for SHARED GLOBAL AREA|System parameters with non-default values|^\s*Large Pages Information|NUMA system with \d+ nodes detected|Oracle NUMA support (?:not )?enabled|^\s*Total Shared Global Region in Large Pages|Thread \d+ advanced to log sequence|Completed: ALTER DATABASE|Shutting down instance|Warning: lio_listio returned EAGAIN`)
 	reSrvctl        = lazyre.New(`(?m)^\s*Service name:\s*\S`)
 	reSrvctl2       = lazyre.New(`(?m)^\s*(?:Preferred instances|Available instances|Server pool|Cardinality|Management policy):`)
 	reCgconfig      = lazyre.New(`(?m)^\s*(?:group\s+[^\s{]+\s*\{|mount\s*\{|template\s+[^\s{]+\s*\{)`)

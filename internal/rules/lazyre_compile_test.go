@@ -12,6 +12,11 @@ func TestLazyPatternsCompile(t *testing.T) {
 		reInitFileSID,
 		reAlertFileSID,
 		reArchLocation,
+		rePosixTZ,
+		reOlsonTZ,
+		reAIXDataName,
+		reAIXRedoName,
+		reAIXArchName,
 	} {
 		if re() == nil {
 			t.Errorf("pattern %d did not compile", i)

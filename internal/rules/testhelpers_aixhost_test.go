@@ -136,3 +136,8 @@ func TestAIXHostIsHealthy(t *testing.T) {
 		}
 	}
 }
+
+// aixTun is a numeric ioo/vmo tunable.
+func aixTun(v int64) snapshot.AIXValue {
+	return snapshot.AIXValue{Value: fmt.Sprint(v), Kind: "number", Number: &v}
+}
