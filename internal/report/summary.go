@@ -141,6 +141,7 @@ func Summary(s *snapshot.Snapshot) []byte {
 		}
 	}
 	databasesSummary(&b, s)
+	guestsSummary(&b, s)
 	absentSummary(&b, s)
 	return b.Bytes()
 }
@@ -493,4 +494,47 @@ func settingText(st *snapshot.DBSetting) string {
 		return fmt.Sprintf("%.1f MiB", float64(n*m)/(1<<20))
 	}
 	return fmt.Sprintf("%d kB", n*m>>10)
+}
+
+// guestsSummary lists the KVM guests read with --libvirt: one line each
+// with its size, pinning, memory binding and backing.
+func guestsSummary(b *bytes.Buffer, s *snapshot.Snapshot) {
+	lv := s.Libvirt
+	if lv == nil {
+		return
+	}
+	fmt.Fprintf(b, "\nKVM guests (libvirt, from %s): %d\n", lv.Source, len(lv.Domains))
+	if lv.Note != "" {
+		fmt.Fprintf(b, "  note: %s\n", lv.Note)
+	}
+	for i := range lv.Domains {
+		d := &lv.Domains[i]
+		mem := "-"
+		if d.MemoryKB != nil {
+			mem = sizeName(*d.MemoryKB)
+		}
+		state := "defined"
+		if d.ID != nil {
+			state = fmt.Sprintf("running (id %d)", *d.ID)
+		}
+		pins := "vCPUs not pinned"
+		if len(d.CPUTune.VCPUPins) > 0 {
+			pins = fmt.Sprintf("%d vcpupin(s)", len(d.CPUTune.VCPUPins))
+		} else if d.VCPUCpuset != nil {
+			pins = "vcpu cpuset " + d.VCPUCpuset.Text
+		}
+		memTo := "memory unbound"
+		if d.NUMATune != nil && d.NUMATune.Nodeset != nil {
+			memTo = "memory " + orDash(d.NUMATune.Mode) + " on node(s) " + d.NUMATune.Nodeset.Text
+		}
+		backing := "4 KiB pages"
+		if d.MemoryBacking != nil && d.MemoryBacking.Hugepages {
+			backing = "hugepages"
+		}
+		fmt.Fprintf(b, "  %s: %s, %d vCPU(s), %s, %s, %s, %s; %d disk(s), %d NIC(s) [%s]\n", d.Name, state, d.VCPUs, mem, pins, memTo, backing,
+			len(d.Disks), len(d.Interfaces), d.File)
+	}
+	for _, e := range lv.Errors {
+		fmt.Fprintf(b, "  ! %s\n", e)
+	}
 }

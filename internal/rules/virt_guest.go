@@ -53,7 +53,12 @@ func checkGuest(in *Input) Outcome {
 		Evidence:    fmt.Sprintf("%s (/proc/cpuinfo, /sys/class/dmi/id)", v.Evidence),
 		Why: "003: guests run as host processes and inherit NUMA and huge pages from the host kernel; hugepages matter more with " +
 			"several VMs; cache=none keeps guest I/O out of the host page cache (writethrough can make the host swap). Inside " +
-			"this guest dbhost still checks sysctls, THP, the database's hugepages and I/O; it skips C-states and the CPU governor.",
+			"this guest dbhost still checks what the guest kernel owns: sysctls (swappiness, dirty ratios, numa_balancing), THP, " +
+			"the database's hugepages and limits, I/O schedulers and queues, and NUMA when the guest has vNUMA cells. Not " +
+			"applicable here, the host's: C-states (cpu.deep-cstates-latency), the governor (cpu.governor-not-performance), " +
+			"intel_pstate and energy bias (cpu.intel-pstate-min-perf, cpu.energy-perf-bias), SMT (cpu.smt-off); the guest's " +
+			"definition (disk cache and io, virtio, vhost, hugepage backing, vCPU and memory pinning) is judged on the host with " +
+			"dbhost audit --libvirt (the virt.* rules).",
 		Fix: Fix{
 			Runtime:    []string{"tuned-adm profile virtual-guest"},
 			Persistent: []string{"on the hypervisor host: tuned-adm profile virtual-host; libvirt <numatune>/<vcpupin> and <memoryBacking><hugepages/>; <driver cache='none'/> for database disks"},

@@ -15,6 +15,18 @@ func TestVirtGuest(t *testing.T) {
 	if f.Severity != SevInfo || !strings.HasPrefix(f.Current, "kvm guest") || f.Fix.Runtime[0] != "tuned-adm profile virtual-guest" {
 		t.Fatalf("%+v", f)
 	}
+	for _, r := range []string{"cpu.deep-cstates-latency", "cpu.governor-not-performance", "cpu.smt-off", "dbhost audit --libvirt"} {
+		if !strings.Contains(f.Why, r) {
+			t.Errorf("why does not name %s: %s", r, f.Why)
+		}
+	}
+	// Every CPU power rule it names as the host's is indeed not
+	// applicable in this guest.
+	for _, r := range []string{"cpu.deep-cstates-latency", "cpu.governor-not-performance", "cpu.intel-pstate-min-perf", "cpu.energy-perf-bias", "cpu.smt-off"} {
+		if rep := run(t, r, s, WorkloadLatency, DBNone); len(rep.NotApplicable) != 1 {
+			t.Errorf("%s in a guest: %+v", r, rep)
+		}
+	}
 	quiet(t, id, host(), WorkloadMixed, DBNone)
 	unknown := host()
 	absent(unknown, "host.virt.hypervisor", "permission denied")
