@@ -50,6 +50,11 @@ func TestCLIAIXBundle(t *testing.T) {
 	if strings.Contains(out, "Topology:") {
 		t.Errorf("an AIX host's summary shows the Linux topology:\n%s", out)
 	}
+	code, out, errs = cliRun(t, "collect", "--aix-bundle", aixBundle, "--format", "markdown")
+	if code != 0 {
+		t.Fatalf("markdown: exit %d: %s", code, errs)
+	}
+	wantContains(t, "collect --aix-bundle markdown", out, "## AIX level 7200-05-03-2148", "| hdisk10 | Available | ", "| fcs0 | 8 GBIT | 2048 |")
 	// audit and report: the same contract as on Linux (exit 0 or 3, never a usage or internal error).
 	code, _, errs = cliRun(t, "audit", "--aix-bundle", aixBundle, "--format", "json")
 	if code != 0 && code != 3 {

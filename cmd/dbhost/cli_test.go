@@ -147,6 +147,11 @@ func TestCLICollectRoot(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	wantContains(t, "summary", out, "clihost", "6.1.0-test")
+	code, out, errs = cliRun(t, "collect", "--root", tree, "--format", "markdown")
+	if code != 0 {
+		t.Fatalf("markdown: exit %d: %s", code, errs)
+	}
+	wantContains(t, "summary markdown", out, "# Host clihost", "## Topology: ", "| node | cpus | mem total |")
 
 	code, out, errs = cliRun(t, "collect", "--root", tree, "--format", "json")
 	if code != 0 {

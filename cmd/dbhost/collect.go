@@ -18,7 +18,8 @@ func newCollectCmd() *cobra.Command {
 network interfaces and IRQs, cgroups, limits, sysctl files, tuned and database processes.
 A fact that cannot be read is listed with the reason ("not present on this host",
 "permission denied"), never guessed. --format json writes the versioned Snapshot that
-every other command can read back with --snapshot (see docs/snapshot.md).
+every other command can read back with --snapshot (see docs/snapshot.md); --format
+markdown draws the text summary as Markdown (headings, lists, pipe tables).
 
 --pg/--mysql DSN, or --db postgres|mysql as root, also read live database servers'
 settings (read-only; no password is stored) into the snapshot's databases section
@@ -29,6 +30,7 @@ the snapshot's libvirt section (docs/snapshot.md).`,
   dbhost collect --root /path/to/tree --format json
   dbhost collect --sosreport sosreport-db1.tar.xz --format json
   dbhost collect --snapshot host.json
+  dbhost collect --snapshot host.json --format markdown -o host.md
   sudo dbhost collect --db postgres --format json -o host.json
   sudo dbhost collect --libvirt --format json -o kvmhost.json   # with the KVM guests' definitions`,
 		Args: cobra.NoArgs,
@@ -52,6 +54,8 @@ the snapshot's libvirt section (docs/snapshot.md).`,
 			switch out.format {
 			case "json":
 				b, err = snapshot.Marshal(s)
+			case "markdown":
+				b = report.SummaryMarkdown(s)
 			default:
 				b = report.Summary(s)
 			}
@@ -70,7 +74,7 @@ the snapshot's libvirt section (docs/snapshot.md).`,
 	src.add(c)
 	src.addLibvirt(c)
 	src.addAIX(c)
-	out.add(c, "text", "json")
+	out.add(c, "text", "json", "markdown")
 	live.add(c)
 	c.Flags().StringVar(&db, "db", "", "postgres|mysql: also read the local servers of that engine (as root: over their unix socket as their OS user)")
 	return c

@@ -48,6 +48,8 @@ func TestCLICollectLibvirt(t *testing.T) {
 	_, text, _ := cliRun(t, "collect", "--snapshot", out)
 	wantContains(t, "summary", text, "KVM guests (libvirt, from files): 1", "db2: defined, 24 vCPU(s), 96G, vCPUs not pinned, memory unbound, 4 KiB pages; 3 disk(s), 2 NIC(s) [/etc/libvirt/qemu/db2.xml]",
 		"! /etc/libvirt/qemu/bad.xml: line 3")
+	_, md, _ := cliRun(t, "collect", "--snapshot", out, "--format", "markdown")
+	wantContains(t, "summary markdown", md, "## KVM guests (libvirt, from files): 1", "- db2: defined, 24 vCPU(s)", "- ! /etc/libvirt/qemu/bad.xml: line 3")
 	plain := filepath.Join(t.TempDir(), "plain.json")
 	if code, _, errs := cliRun(t, "collect", "--root", tree, "--format", "json", "-o", plain); code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)

@@ -1,11 +1,10 @@
 package report
 
 import (
-	"bytes"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/dbhost/dbhost/internal/cpulist"
 	"github.com/dbhost/dbhost/internal/snapshot"
@@ -13,50 +12,48 @@ import (
 
 // aixSummary is collect's text for an AIX host: the aix section, the way an
 // AIX administrator reads it (what is absent is listed after it).
-func aixSummary(b *bytes.Buffer, a *snapshot.AIX) {
-	b.WriteString("\n")
+func aixSummary(d doc, a *snapshot.AIX) {
+	l := "AIX level absent"
 	if a.OSLevel != nil {
-		fmt.Fprintf(b, "AIX level %s", *a.OSLevel)
-	} else {
-		b.WriteString("AIX level absent")
+		l = "AIX level " + *a.OSLevel
 	}
 	if p := a.Prtconf; p != nil {
-		fmt.Fprintf(b, "; %s, %s", orDash(p.SystemModel), orDash(p.ProcessorType))
+		l += fmt.Sprintf("; %s, %s", orDash(p.SystemModel), orDash(p.ProcessorType))
 		if p.ImplementationMode != "" {
-			fmt.Fprintf(b, " (mode %s)", p.ImplementationMode)
+			l += fmt.Sprintf(" (mode %s)", p.ImplementationMode)
 		}
 		if p.ClockMHz != nil {
-			fmt.Fprintf(b, " at %d MHz", *p.ClockMHz)
+			l += fmt.Sprintf(" at %d MHz", *p.ClockMHz)
 		}
 	}
-	b.WriteString("\n")
+	d.section(l)
 	if lp := a.LPAR; lp != nil {
-		fmt.Fprintf(b, "LPAR %s: %s, %s, entitled %s, %s online vCPU(s), %s MB online memory\n", orDash(lp.Name), orDash(lp.Type), orDash(lp.Mode),
-			optFloat(lp.EntitledCapacity, "%.2f"), optIntp(lp.OnlineVCPUs), optInt(lp.OnlineMemoryMB))
+		d.line(fmt.Sprintf("LPAR %s: %s, %s, entitled %s, %s online vCPU(s), %s MB online memory", orDash(lp.Name), orDash(lp.Type), orDash(lp.Mode),
+			optFloat(lp.EntitledCapacity, "%.2f"), optIntp(lp.OnlineVCPUs), optInt(lp.OnlineMemoryMB)))
 	}
 	if t := a.SMT; t != nil {
 		state := "absent"
 		if t.Enabled != nil {
 			state = map[bool]string{true: "enabled", false: "disabled"}[*t.Enabled]
 		}
-		fmt.Fprintf(b, "SMT: %s, up to %s threads per processor, boot mode %s, %d processor(s)\n", state, optIntp(t.MaxThreads), orDash(t.BootMode), len(t.Procs))
+		d.line(fmt.Sprintf("SMT: %s, up to %s threads per processor, boot mode %s, %d processor(s)", state, optIntp(t.MaxThreads), orDash(t.BootMode), len(t.Procs)))
 	}
 	if len(a.SRADs) > 0 {
 		var parts []string
 		for _, r := range a.SRADs {
 			parts = append(parts, fmt.Sprintf("%d: %s MB, CPUs %s", r.SRAD, optFloat(r.MemMB, "%.0f"), orDash(cpulist.Format(r.CPUs))))
 		}
-		fmt.Fprintf(b, "SRADs: %s\n", strings.Join(parts, "; "))
+		d.line("SRADs: " + strings.Join(parts, "; "))
 	}
 	if m := a.Memory; m != nil {
-		fmt.Fprintf(b, "\nMemory (svmon -G, 4 KB frames): size %s, inuse %s, free %s, pin %s, virtual %s; paging space %s, inuse %s\n",
-			optInt(m.Size), optInt(m.Inuse), optInt(m.Free), optInt(m.Pin), optInt(m.Virtual), optInt(m.PgspSize), optInt(m.PgspInuse))
+		d.section(fmt.Sprintf("Memory (svmon -G, 4 KB frames): size %s, inuse %s, free %s, pin %s, virtual %s; paging space %s, inuse %s",
+			optInt(m.Size), optInt(m.Inuse), optInt(m.Free), optInt(m.Pin), optInt(m.Virtual), optInt(m.PgspSize), optInt(m.PgspInuse)))
 	}
 	for _, p := range a.PagePools {
-		fmt.Fprintf(b, "  %s pages: pool %s, inuse %s, pin %s\n", sizeName(p.SizeKB), optInt(p.PoolSize), optInt(p.Inuse), optInt(p.Pin))
+		d.item(fmt.Sprintf("%s pages: pool %s, inuse %s, pin %s", sizeName(p.SizeKB), optInt(p.PoolSize), optInt(p.Inuse), optInt(p.Pin)))
 	}
 	for _, p := range a.PagingSpaces {
-		fmt.Fprintf(b, "  paging space %s on %s: %s MB, %s%% used\n", p.Name, p.PV, optInt(p.SizeMB), optIntp(p.UsedPct))
+		d.item(fmt.Sprintf("paging space %s on %s: %s MB, %s%% used", p.Name, p.PV, optInt(p.SizeMB), optIntp(p.UsedPct)))
 	}
 	if len(a.VmstatV) > 0 {
 		var parts []string
@@ -68,29 +65,27 @@ func aixSummary(b *bytes.Buffer, a *snapshot.AIX) {
 			}
 		}
 		if len(parts) > 0 {
-			fmt.Fprintf(b, "  vmstat -v blocked I/Os: %s\n", strings.Join(parts, ", "))
+			d.item("vmstat -v blocked I/Os: " + strings.Join(parts, ", "))
 		}
 	}
 	if len(a.Disks) > 0 {
-		fmt.Fprintf(b, "\nDisks: %d\n", len(a.Disks))
-		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  disk\tstatus\tqueue_depth\tmax_transfer\talgorithm\treserve_policy\tpaths\tdescription")
-		for _, d := range a.Disks {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", d.Name, orDash(d.Status), optInt(d.QueueDepth), optHex(d.MaxTransfer), orDash(d.Algorithm), orDash(d.ReservePolicy), len(d.Paths), orDash(d.Description))
+		d.section(fmt.Sprintf("Disks: %d", len(a.Disks)))
+		tb := docTable{head: []string{"disk", "status", "queue_depth", "max_transfer", "algorithm", "reserve_policy", "paths", "description"}, pad: 2, indent: "  ", open: true}
+		for _, k := range a.Disks {
+			tb.rows = append(tb.rows, []string{k.Name, orDash(k.Status), optInt(k.QueueDepth), optHex(k.MaxTransfer), orDash(k.Algorithm), orDash(k.ReservePolicy), strconv.Itoa(len(k.Paths)), orDash(k.Description)})
 		}
-		tw.Flush()
+		d.table(tb)
 	}
 	if len(a.FCAdapters) > 0 {
-		fmt.Fprintf(b, "\nFibre Channel adapters: %d\n", len(a.FCAdapters))
-		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  adapter\tspeed\tnum_cmd_elems\tmax_xfer_size\tno command resource\tno DMA resource\tno adapter elements")
+		d.section(fmt.Sprintf("Fibre Channel adapters: %d", len(a.FCAdapters)))
+		tb := docTable{head: []string{"adapter", "speed", "num_cmd_elems", "max_xfer_size", "no command resource", "no DMA resource", "no adapter elements"}, pad: 2, indent: "  ", open: true}
 		for _, f := range a.FCAdapters {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\n", f.Name, orDash(f.PortSpeed), optInt(f.NumCmdElems), optHex(f.MaxXferSize), optInt(f.NoCommandResourceCount), optInt(f.NoDMAResourceCount), optInt(f.NoAdapterElementsCount))
+			tb.rows = append(tb.rows, []string{f.Name, orDash(f.PortSpeed), optInt(f.NumCmdElems), optHex(f.MaxXferSize), optInt(f.NoCommandResourceCount), optInt(f.NoDMAResourceCount), optInt(f.NoAdapterElementsCount)})
 		}
-		tw.Flush()
+		d.table(tb)
 	}
 	t := a.Tunables
-	fmt.Fprintf(b, "\nTunables: ioo %s, vmo %s, no %s, schedo %s", mapLen(t.IOO), mapLen(t.VMO), mapLen(t.NO), mapLen(t.Schedo))
+	tl := fmt.Sprintf("Tunables: ioo %s, vmo %s, no %s, schedo %s", mapLen(t.IOO), mapLen(t.VMO), mapLen(t.NO), mapLen(t.Schedo))
 	if a.Sys0 != nil {
 		var kv []string
 		for _, k := range []string{"minpout", "maxpout", "maxuproc"} {
@@ -98,13 +93,12 @@ func aixSummary(b *bytes.Buffer, a *snapshot.AIX) {
 				kv = append(kv, k+"="+v.Value)
 			}
 		}
-		fmt.Fprintf(b, "; sys0 %s", strings.Join(kv, " "))
+		tl += "; sys0 " + strings.Join(kv, " ")
 	}
-	b.WriteString("\n")
+	d.section(tl)
 	if len(a.Filesystems) > 0 {
-		fmt.Fprintf(b, "\nFile systems: %d\n", len(a.Filesystems))
-		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  mount\tvfs\tagblksize\toptions (lsfs)\tmounted with")
+		d.section(fmt.Sprintf("File systems: %d", len(a.Filesystems)))
+		tb := docTable{head: []string{"mount", "vfs", "agblksize", "options (lsfs)", "mounted with"}, pad: 2, indent: "  ", open: true}
 		mounted := map[string][]string{}
 		for _, m := range a.Mounts {
 			mounted[m.Path] = m.Options
@@ -115,9 +109,9 @@ func aixSummary(b *bytes.Buffer, a *snapshot.AIX) {
 			if ok {
 				with = orDash(strings.Join(opts, ","))
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", f.Mount, f.VFS, optInt(f.AGBlkSize), orDash(strings.Join(f.Options, ",")), with)
+			tb.rows = append(tb.rows, []string{f.Mount, f.VFS, optInt(f.AGBlkSize), orDash(strings.Join(f.Options, ",")), with})
 		}
-		tw.Flush()
+		d.table(tb)
 	}
 	if len(a.Processes) > 0 {
 		roles := map[string]int{}
@@ -129,16 +123,16 @@ func aixSummary(b *bytes.Buffer, a *snapshot.AIX) {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
-		fmt.Fprintf(b, "\nDatabase processes: %d of %s\n", len(a.Processes), optIntp(a.ProcessCount))
+		d.section(fmt.Sprintf("Database processes: %d of %s", len(a.Processes), optIntp(a.ProcessCount)))
 		for _, k := range keys {
-			fmt.Fprintf(b, "  %s ×%d\n", strings.TrimSpace(k), roles[k])
+			d.item(fmt.Sprintf("%s ×%d", strings.TrimSpace(k), roles[k]))
 		}
 	}
 	for _, u := range a.Users {
-		fmt.Fprintf(b, "User %s capabilities: %s\n", u.Name, orDash(strings.Join(u.Capabilities, ",")))
+		d.line(fmt.Sprintf("User %s capabilities: %s", u.Name, orDash(strings.Join(u.Capabilities, ","))))
 	}
 	if a.TZ != nil {
-		fmt.Fprintf(b, "TZ (/etc/environment): %s\n", *a.TZ)
+		d.line("TZ (/etc/environment): " + *a.TZ)
 	}
 }
 

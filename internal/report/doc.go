@@ -6,7 +6,7 @@ import (
 	"text/tabwriter"
 )
 
-// A view for people (numa, numa --pid, diff) is written once, into a doc,
+// A view for people (collect, numa, numa --pid, diff) is written once, into a doc,
 // and drawn as text or as Markdown by the doc: the two formats of a view
 // always say the same, and no view has a second renderer.
 type doc interface {
@@ -21,13 +21,16 @@ type doc interface {
 }
 
 // docTable is a table: its header and rows, right-aligned or not; in text,
-// each line starts with indent and columns are pad spaces apart.
+// each line starts with indent and columns are pad spaces apart. An open
+// table's text leaves its last column unpadded and its lines untrimmed
+// (collect's tables, where an empty cell's padding has always been kept).
 type docTable struct {
 	head   []string
 	rows   [][]string
 	right  bool
 	pad    int
 	indent string
+	open   bool
 }
 
 // textDoc draws a doc as dbhost's text: no line wider than width (0: no limit).
@@ -59,12 +62,19 @@ func (d *textDoc) table(t docTable) {
 	}
 	var b bytes.Buffer
 	tw := tabwriter.NewWriter(&b, 0, 0, t.pad, ' ', flags)
+	end := "\t\n"
+	if t.open {
+		end = "\n"
+	}
 	for _, r := range append([][]string{t.head}, t.rows...) {
-		tw.Write([]byte(t.indent + strings.Join(r, "\t") + "\t\n"))
+		tw.Write([]byte(t.indent + strings.Join(r, "\t") + end))
 	}
 	tw.Flush()
 	for _, l := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {
-		d.lw.line(strings.TrimRight(l, " "))
+		if !t.open {
+			l = strings.TrimRight(l, " ")
+		}
+		d.lw.line(l)
 	}
 }
 

@@ -88,3 +88,23 @@ func TestDriftMarkdown(t *testing.T) {
 		t.Errorf("diff Markdown:\n%s", md)
 	}
 }
+
+// collect's summary in Markdown, for every golden host (Linux and AIX).
+func TestSummaryMarkdown(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "golden", "*.json"))
+	aix, _ := filepath.Glob(filepath.Join("..", "facts", "aix", "testdata", "golden", "*.json"))
+	if len(files) == 0 || len(aix) == 0 {
+		t.Fatal("no golden snapshots")
+	}
+	for _, f := range append(files, aix...) {
+		s, err := snapshot.Load(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		md := SummaryMarkdown(s)
+		checkSameView(t, filepath.Base(f), Summary(s), md)
+		if !strings.HasPrefix(string(md), "# Host ") || !strings.Contains(string(md), "\n## ") || !strings.Contains(string(md), "|---|") {
+			t.Errorf("%s: collect Markdown:\n%s", f, md)
+		}
+	}
+}

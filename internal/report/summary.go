@@ -2,12 +2,10 @@
 package report
 
 import (
-	"bytes"
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/dbhost/dbhost/internal/cpulist"
 	"github.com/dbhost/dbhost/internal/snapshot"
@@ -38,13 +36,25 @@ func optInt(p *int64) string {
 
 // Summary renders the human summary printed by `dbhost collect`.
 func Summary(s *snapshot.Snapshot) []byte {
-	var b bytes.Buffer
+	d := newTextDoc(0)
+	summary(d, s)
+	return d.bytes()
+}
+
+// SummaryMarkdown is Summary's view in Markdown: the same lines and tables.
+func SummaryMarkdown(s *snapshot.Snapshot) []byte {
+	d := &mdDoc{}
+	summary(d, s)
+	return d.bytes()
+}
+
+func summary(d doc, s *snapshot.Snapshot) {
 	h := s.Host
-	fmt.Fprintf(&b, "Host %s — %s, kernel %s", orDash(h.Hostname), orDash(h.OS), orDash(h.Kernel))
+	head := fmt.Sprintf("Host %s — %s, kernel %s", orDash(h.Hostname), orDash(h.OS), orDash(h.Kernel))
 	if h.Arch != "" {
-		fmt.Fprintf(&b, " (%s)", h.Arch)
+		head += fmt.Sprintf(" (%s)", h.Arch)
 	}
-	b.WriteString("\n")
+	d.title(head)
 	src := s.Source.Kind
 	if s.Source.Path != "" {
 		src += " " + s.Source.Path
@@ -52,23 +62,22 @@ func Summary(s *snapshot.Snapshot) []byte {
 	if s.Source.Kind == "live" && !s.Source.Root {
 		src += " (not root: some facts reduced)"
 	}
-	fmt.Fprintf(&b, "Source: %s, collected %s\n", src, s.CollectedAt.Format("2006-01-02 15:04:05 MST"))
+	d.line(fmt.Sprintf("Source: %s, collected %s", src, s.CollectedAt.Format("2006-01-02 15:04:05 MST")))
 	if h.Virt.Guest {
-		fmt.Fprintf(&b, "Virtualization: guest (%s; %s)\n", h.Virt.Type, h.Virt.Evidence)
+		d.line(fmt.Sprintf("Virtualization: guest (%s; %s)", h.Virt.Type, h.Virt.Evidence))
 	}
 	if s.AIX != nil {
-		aixSummary(&b, s.AIX)
-		absentSummary(&b, s)
-		return b.Bytes()
+		aixSummary(d, s.AIX)
+		absentSummary(d, s)
+		return
 	}
 	t := s.Topology
-	fmt.Fprintf(&b, "\nTopology: %d socket(s), %d core(s), %d online CPU(s), %d NUMA node(s)\n", t.Sockets, t.Cores, t.Threads, len(t.Nodes))
-	for _, d := range t.NUMADisabled {
-		fmt.Fprintf(&b, "  ! NUMA hidden: %s\n", d)
+	d.section(fmt.Sprintf("Topology: %d socket(s), %d core(s), %d online CPU(s), %d NUMA node(s)", t.Sockets, t.Cores, t.Threads, len(t.Nodes)))
+	for _, x := range t.NUMADisabled {
+		d.item("! NUMA hidden: " + x)
 	}
 	if len(t.Nodes) > 0 {
-		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  node\tcpus\tmem total\tmem free\thugepages (size: total/free)\tdistances")
+		tb := docTable{head: []string{"node", "cpus", "mem total", "mem free", "hugepages (size: total/free)", "distances"}, pad: 2, indent: "  ", open: true}
 		for _, n := range t.Nodes {
 			var hp []string
 			for _, p := range n.Hugepages {
@@ -83,74 +92,72 @@ func Summary(s *snapshot.Snapshot) []byte {
 			if !n.HasCPU {
 				flags += " (no CPUs)"
 			}
-			fmt.Fprintf(tw, "  %d%s\t%s\t%s\t%s\t%s\t%s\n", n.ID, flags, orDash(cpulist.Format(n.CPUs)), optKB(n.MemTotalKB), optKB(n.MemFreeKB),
-				orDash(strings.Join(hp, ", ")), ints(n.Distances))
+			tb.rows = append(tb.rows, []string{fmt.Sprintf("%d%s", n.ID, flags), orDash(cpulist.Format(n.CPUs)), optKB(n.MemTotalKB), optKB(n.MemFreeKB),
+				orDash(strings.Join(hp, ", ")), ints(n.Distances)})
 		}
-		tw.Flush()
+		d.table(tb)
 	}
 	m := s.Memory
 	if v, ok := m.Meminfo["MemTotal"]; ok {
-		fmt.Fprintf(&b, "\nMemory: %s total, %s available", gib(v), gib(m.Meminfo["MemAvailable"]))
+		l := fmt.Sprintf("Memory: %s total, %s available", gib(v), gib(m.Meminfo["MemAvailable"]))
 		if v := m.Meminfo["Shmem"]; v > 0 {
-			fmt.Fprintf(&b, ", %s shmem", gib(v))
+			l += fmt.Sprintf(", %s shmem", gib(v))
 		}
-		b.WriteString("\n")
+		d.section(l)
 	}
 	for _, p := range m.Hugepages {
-		fmt.Fprintf(&b, "  hugepages %s: %d total, %d free, %d reserved, %d surplus\n", sizeName(p.SizeKB), p.Total, p.Free, p.Reserved, p.Surplus)
+		d.item(fmt.Sprintf("hugepages %s: %d total, %d free, %d reserved, %d surplus", sizeName(p.SizeKB), p.Total, p.Free, p.Reserved, p.Surplus))
 	}
 	if m.THP.Enabled != nil || m.THP.Defrag != nil {
-		fmt.Fprintf(&b, "  THP enabled=%s defrag=%s\n", optStr(m.THP.Enabled), optStr(m.THP.Defrag))
+		d.item(fmt.Sprintf("THP enabled=%s defrag=%s", optStr(m.THP.Enabled), optStr(m.THP.Defrag)))
 	}
 	if len(m.SysVShm) > 0 {
 		var total int64
 		for _, seg := range m.SysVShm {
 			total += seg.SizeBytes
 		}
-		fmt.Fprintf(&b, "  SysV shared memory: %d segment(s), %s\n", len(m.SysVShm), gib(total/1024))
+		d.item(fmt.Sprintf("SysV shared memory: %d segment(s), %s", len(m.SysVShm), gib(total/1024)))
 	}
 	keys := []string{"kernel.numa_balancing", "vm.zone_reclaim_mode", "vm.swappiness", "vm.dirty_ratio", "vm.dirty_background_ratio", "vm.nr_hugepages", "vm.min_free_kbytes"}
 	var kv []string
 	for _, k := range keys {
 		if v, ok := s.Sysctl[k]; ok {
-			kv = append(kv, k+"="+v)
+			kv = append(kv, d.code(k+"="+v))
 		}
 	}
 	if len(kv) > 0 {
-		fmt.Fprintf(&b, "  %s\n", strings.Join(kv, " "))
+		d.item(strings.Join(kv, " "))
 	}
-	cpuPowerSummary(&b, s)
-	storageSummary(&b, s)
-	networkSummary(&b, s)
-	cgroupSummary(&b, s)
+	cpuPowerSummary(d, s)
+	storageSummary(d, s)
+	networkSummary(d, s)
+	cgroupSummary(d, s)
 	if len(s.Processes) > 0 {
-		fmt.Fprintf(&b, "\nDatabase processes: %d\n", len(s.Processes))
-		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  pid\tengine\trole\tinstance\tuser\tcpus allowed\tmems allowed")
+		d.section(fmt.Sprintf("Database processes: %d", len(s.Processes)))
+		tb := docTable{head: []string{"pid", "engine", "role", "instance", "user", "cpus allowed", "mems allowed"}, pad: 2, indent: "  ", open: true}
 		shown := 0
 		for _, p := range s.Processes {
 			if p.Role == "shadow" || p.Role == "backend" {
 				continue
 			}
 			shown++
-			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\n", p.PID, p.Engine, p.Role, orDash(p.Instance), orDash(p.User), cpulist.Format(p.CPUsAllowed), cpulist.Format(p.MemsAllowed))
+			tb.rows = append(tb.rows, []string{strconv.Itoa(p.PID), p.Engine, p.Role, orDash(p.Instance), orDash(p.User), cpulist.Format(p.CPUsAllowed), cpulist.Format(p.MemsAllowed)})
 		}
-		tw.Flush()
+		d.table(tb)
 		if hidden := len(s.Processes) - shown; hidden > 0 {
-			fmt.Fprintf(&b, "  (+%d shadow/backend processes)\n", hidden)
+			d.item(fmt.Sprintf("(+%d shadow/backend processes)", hidden))
 		}
 	}
-	databasesSummary(&b, s)
-	guestsSummary(&b, s)
-	absentSummary(&b, s)
-	return b.Bytes()
+	databasesSummary(d, s)
+	guestsSummary(d, s)
+	absentSummary(d, s)
 }
 
 // absentSummary lists the facts that could not be read, grouped by reason
 // (an AIX bundle's with the file each came from).
-func absentSummary(b *bytes.Buffer, s *snapshot.Snapshot) {
+func absentSummary(d doc, s *snapshot.Snapshot) {
 	if len(s.Absent) > 0 {
-		fmt.Fprintf(b, "\nNot available (%d facts):\n", len(s.Absent))
+		d.section(fmt.Sprintf("Not available (%d facts):", len(s.Absent)))
 		byReason := map[string][]string{}
 		for _, a := range s.Absent {
 			f := a.Fact
@@ -171,12 +178,12 @@ func absentSummary(b *bytes.Buffer, s *snapshot.Snapshot) {
 				more = fmt.Sprintf(" and %d more", len(f)-6)
 				f = f[:6]
 			}
-			fmt.Fprintf(b, "  %s: %s%s\n", r, strings.Join(f, ", "), more)
+			d.item(fmt.Sprintf("%s: %s%s", r, strings.Join(f, ", "), more))
 		}
 	}
 }
 
-func cpuPowerSummary(b *bytes.Buffer, s *snapshot.Snapshot) {
+func cpuPowerSummary(d doc, s *snapshot.Snapshot) {
 	p := s.CPUPower
 	var parts []string
 	if len(p.Cpufreq) > 0 {
@@ -213,41 +220,40 @@ func cpuPowerSummary(b *bytes.Buffer, s *snapshot.Snapshot) {
 		parts = append(parts, k+"="+v)
 	}
 	sort.Strings(parts[1:])
-	fmt.Fprintf(b, "\nCPU power: %s\n", strings.Join(parts, "; "))
+	d.section("CPU power: " + strings.Join(parts, "; "))
 }
 
-func storageSummary(b *bytes.Buffer, s *snapshot.Snapshot) {
+func storageSummary(d doc, s *snapshot.Snapshot) {
 	if len(s.Storage.Devices) == 0 {
 		return
 	}
 	var shown []snapshot.BlockDevice
 	hidden := map[string]int{}
-	for _, d := range s.Storage.Devices {
-		if d.Kind == "loop" || d.Kind == "ram" || d.Kind == "zram" {
-			hidden[d.Kind]++
+	for _, dev := range s.Storage.Devices {
+		if dev.Kind == "loop" || dev.Kind == "ram" || dev.Kind == "zram" {
+			hidden[dev.Kind]++
 			continue
 		}
-		shown = append(shown, d)
+		shown = append(shown, dev)
 	}
 	sort.SliceStable(shown, func(i, j int) bool { return NaturalLess(shown[i].Name, shown[j].Name) })
-	fmt.Fprintf(b, "\nBlock devices: %d%s\n", len(shown), hiddenNote(hidden, "device", "devices"))
+	d.section(fmt.Sprintf("Block devices: %d%s", len(shown), hiddenNote(hidden, "device", "devices")))
 	if len(shown) == 0 {
 		return
 	}
-	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  device\tkind\tsize\tscheduler\tnr_req\tmax_sect_kb\trot\tra_kb\tqdepth\tnode")
-	for _, d := range shown {
+	tb := docTable{head: []string{"device", "kind", "size", "scheduler", "nr_req", "max_sect_kb", "rot", "ra_kb", "qdepth", "node"}, pad: 2, indent: "  ", open: true}
+	for _, dev := range shown {
 		size := "-"
-		if d.SizeBytes != nil {
-			size = gib(*d.SizeBytes / 1024)
+		if dev.SizeBytes != nil {
+			size = gib(*dev.SizeBytes / 1024)
 		}
 		rot := "-"
-		if d.Rotational != nil {
-			rot = fmt.Sprint(*d.Rotational)
+		if dev.Rotational != nil {
+			rot = fmt.Sprint(*dev.Rotational)
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.Name, d.Kind, size, optStr(d.Scheduler), optInt(d.NrRequests), optInt(d.MaxSectorsKB), rot, optInt(d.ReadAheadKB), optInt(d.QueueDepth), optNode(d.NUMANode))
+		tb.rows = append(tb.rows, []string{dev.Name, dev.Kind, size, optStr(dev.Scheduler), optInt(dev.NrRequests), optInt(dev.MaxSectorsKB), rot, optInt(dev.ReadAheadKB), optInt(dev.QueueDepth), optNode(dev.NUMANode)})
 	}
-	tw.Flush()
+	d.table(tb)
 }
 
 // hiddenNote says what a listing leaves out: " (8 loop devices not listed)".
@@ -318,7 +324,7 @@ func leadingRun(s string) string {
 	return s[:i]
 }
 
-func networkSummary(b *bytes.Buffer, s *snapshot.Snapshot) {
+func networkSummary(d doc, s *snapshot.Snapshot) {
 	if len(s.Network.Interfaces) == 0 {
 		return
 	}
@@ -331,7 +337,7 @@ func networkSummary(b *bytes.Buffer, s *snapshot.Snapshot) {
 		}
 		shown = append(shown, i)
 	}
-	fmt.Fprintf(b, "\nNetwork interfaces: %d%s\n", len(shown), hiddenNote(hidden, "interface", "interfaces"))
+	d.section(fmt.Sprintf("Network interfaces: %d%s", len(shown), hiddenNote(hidden, "interface", "interfaces")))
 	for _, i := range shown {
 		node := "-"
 		if i.NUMANode != nil {
@@ -341,31 +347,31 @@ func networkSummary(b *bytes.Buffer, s *snapshot.Snapshot) {
 		if i.SpeedMbps != nil {
 			speed = fmt.Sprintf("%d Mb/s", *i.SpeedMbps)
 		}
-		fmt.Fprintf(b, "  %s (%s, %s) mtu %s speed %s node %s irqs %d", i.Name, i.Kind, orDash(i.Driver), optInt(i.MTU), speed, node, len(i.IRQs))
+		l := fmt.Sprintf("%s (%s, %s) mtu %s speed %s node %s irqs %d", i.Name, i.Kind, orDash(i.Driver), optInt(i.MTU), speed, node, len(i.IRQs))
 		if i.Bond != nil {
-			fmt.Fprintf(b, " bond %s hash %s slaves %s", i.Bond.Mode, i.Bond.XmitHashPolicy, strings.Join(i.Bond.Slaves, ","))
+			l += fmt.Sprintf(" bond %s hash %s slaves %s", i.Bond.Mode, i.Bond.XmitHashPolicy, strings.Join(i.Bond.Slaves, ","))
 		}
-		b.WriteString("\n")
+		d.item(l)
 	}
 	if s.IRQs.IrqbalanceRunning != nil {
-		fmt.Fprintf(b, "  irqbalance running: %v\n", *s.IRQs.IrqbalanceRunning)
+		d.item(fmt.Sprintf("irqbalance running: %v", *s.IRQs.IrqbalanceRunning))
 	}
 }
 
-func cgroupSummary(b *bytes.Buffer, s *snapshot.Snapshot) {
+func cgroupSummary(d doc, s *snapshot.Snapshot) {
 	cg := s.Cgroups
 	if cg.Version == "" {
 		return
 	}
-	fmt.Fprintf(b, "\nCgroups: %s, %d group(s) with cpuset/cpu settings\n", cg.Version, len(cg.Groups))
+	d.section(fmt.Sprintf("Cgroups: %s, %d group(s) with cpuset/cpu settings", cg.Version, len(cg.Groups)))
 	for _, g := range cg.Groups {
 		if g.CPUs == nil && g.Mems == nil {
 			continue
 		}
-		fmt.Fprintf(b, "  v%d %s cpus=%s mems=%s pids=%d\n", g.Version, g.Path, cgList(g.CPUs), cgList(g.Mems), len(g.PIDs))
+		d.item(fmt.Sprintf("v%d %s cpus=%s mems=%s pids=%d", g.Version, g.Path, cgList(g.CPUs), cgList(g.Mems), len(g.PIDs)))
 	}
 	if p := s.Config.Tuned.ActiveProfile; p != nil {
-		fmt.Fprintf(b, "tuned active profile: %s\n", orDash(*p))
+		d.line("tuned active profile: " + orDash(*p))
 	}
 }
 
@@ -440,32 +446,32 @@ func serverKeySettings(d *snapshot.Database) []string {
 
 // databasesSummary lists the servers read over a connection, their
 // directories and key settings, and every setting that could not be read.
-func databasesSummary(b *bytes.Buffer, s *snapshot.Snapshot) {
+func databasesSummary(d doc, s *snapshot.Snapshot) {
 	if len(s.Databases) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "\nDatabase servers (read over a connection): %d\n", len(s.Databases))
+	d.section(fmt.Sprintf("Database servers (read over a connection): %d", len(s.Databases)))
 	for i := range s.Databases {
-		d := &s.Databases[i]
-		fmt.Fprintf(b, "  %s\n", d.Describe())
-		if d.Error != "" {
+		db := &s.Databases[i]
+		d.item(db.Describe())
+		if db.Error != "" {
 			continue
 		}
-		if d.DataDirectory != "" {
-			fmt.Fprintf(b, "    data directory %s; WAL %s (%s)\n", d.DataDirectory, orDash(d.WALDirectory), d.WALResolved)
+		if db.DataDirectory != "" {
+			d.item(fmt.Sprintf("  data directory %s; WAL %s (%s)", db.DataDirectory, orDash(db.WALDirectory), db.WALResolved))
 		}
 		var kv []string
-		for _, k := range serverKeySettings(d) {
-			if st := d.Setting(k); st != nil && st.Value != nil {
+		for _, k := range serverKeySettings(db) {
+			if st := db.Setting(k); st != nil && st.Value != nil {
 				kv = append(kv, k+"="+settingText(st))
 			}
 		}
 		if len(kv) > 0 {
-			fmt.Fprintf(b, "    %s\n", strings.Join(kv, " "))
+			d.item("  " + strings.Join(kv, " "))
 		}
-		for _, st := range d.Settings {
+		for _, st := range db.Settings {
 			if st.Value == nil && !strings.HasPrefix(st.Reason, "not present") {
-				fmt.Fprintf(b, "    ! %s: %s\n", st.Name, st.Reason)
+				d.item(fmt.Sprintf("  ! %s: %s", st.Name, st.Reason))
 			}
 		}
 	}
@@ -498,14 +504,14 @@ func settingText(st *snapshot.DBSetting) string {
 
 // guestsSummary lists the KVM guests read with --libvirt: one line each
 // with its size, pinning, memory binding and backing.
-func guestsSummary(b *bytes.Buffer, s *snapshot.Snapshot) {
+func guestsSummary(w doc, s *snapshot.Snapshot) {
 	lv := s.Libvirt
 	if lv == nil {
 		return
 	}
-	fmt.Fprintf(b, "\nKVM guests (libvirt, from %s): %d\n", lv.Source, len(lv.Domains))
+	w.section(fmt.Sprintf("KVM guests (libvirt, from %s): %d", lv.Source, len(lv.Domains)))
 	if lv.Note != "" {
-		fmt.Fprintf(b, "  note: %s\n", lv.Note)
+		w.item("note: " + lv.Note)
 	}
 	for i := range lv.Domains {
 		d := &lv.Domains[i]
@@ -531,10 +537,10 @@ func guestsSummary(b *bytes.Buffer, s *snapshot.Snapshot) {
 		if d.MemoryBacking != nil && d.MemoryBacking.Hugepages {
 			backing = "hugepages"
 		}
-		fmt.Fprintf(b, "  %s: %s, %d vCPU(s), %s, %s, %s, %s; %d disk(s), %d NIC(s) [%s]\n", d.Name, state, d.VCPUs, mem, pins, memTo, backing,
-			len(d.Disks), len(d.Interfaces), d.File)
+		w.item(fmt.Sprintf("%s: %s, %d vCPU(s), %s, %s, %s, %s; %d disk(s), %d NIC(s) [%s]", d.Name, state, d.VCPUs, mem, pins, memTo, backing,
+			len(d.Disks), len(d.Interfaces), d.File))
 	}
 	for _, e := range lv.Errors {
-		fmt.Fprintf(b, "  ! %s\n", e)
+		w.item("! " + e)
 	}
 }
