@@ -79,6 +79,7 @@ func TestCLIAIXBundle(t *testing.T) {
 		{[]string{"collect", "--aix-bundle", ""}, "empty value"},
 		{[]string{"collect", "--aix-bundle", aixBundle, "--sosreport", notBundle}, "only one of"},
 		{[]string{"numa", "--aix-bundle", aixBundle}, "unknown flag"},
+		{[]string{"collect", "--aix-bundle", aixBundle, "--libvirt"}, "an AIX bundle has none"},
 	} {
 		code, _, errs := cliRun(t, c.args...)
 		if code != 2 || !strings.Contains(errs, c.want) {

@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"github.com/dbhost/dbhost/internal/facts"
+	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
 // Every parser's fuzz target checks two things: any text gives a result or
@@ -371,6 +372,35 @@ func FuzzParseMeta(f *testing.F) {
 		m, _, err := parseMeta(fmt.Sprintf("format: %s\nfailed: %s (exit %d)\n", BundleFormat, cmd, code))
 		if err != nil || m.byCmd[cmd].ExitCode != int(code) || m.byCmd[cmd].Status != "failed" || m.byCmd[cmd].File != File(cmd) {
 			t.Fatalf("%q: %+v %v", cmd, m, err)
+		}
+	})
+}
+
+// Any text as any command's output: Collect fills what it can, never hits
+// its panic guard, and the snapshot is one dbhost reads back.
+func FuzzCollect(f *testing.F) {
+	f.Add(uint8(2), "Partition Name : p\nType : Shared-SMT-4\n", "format: dbhost-aix-bundle 1\nran: lparstat -i\n")
+	f.Add(uint8(7), "hdisk0 Available Virtual SCSI Disk Drive\n", "format: dbhost-aix-bundle 1\nfailed: lsdev -Cc disk (exit 3)\n")
+	f.Fuzz(func(t *testing.T, which uint8, out, meta string) {
+		cmds := append([]string{"lsattr -El hdisk0", "lsattr -El fcs0", "fcstat -e fcs0"}, Commands...)
+		cmd := cmds[int(which)%len(cmds)]
+		files := map[string][]byte{"meta": []byte(meta), File(cmd): []byte(out),
+			File("lsdev -Cc disk"): []byte("hdisk0 Available Virtual SCSI Disk Drive\n"), File("lsdev -Cc adapter"): []byte("fcs0 Available 02-00 FC Adapter\n")}
+		if cmd == "lsdev -Cc disk" || cmd == "lsdev -Cc adapter" {
+			files[File(cmd)] = []byte(out)
+		}
+		s := Collect(files, Options{Now: testNow})
+		for _, a := range s.Absent {
+			if strings.HasPrefix(a.Reason, "internal error") {
+				t.Fatalf("%s: %s", cmd, a.Reason)
+			}
+		}
+		b, err := snapshot.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := snapshot.Parse("fuzz", b); err != nil {
+			t.Fatalf("%s: the snapshot does not read back: %v", cmd, err)
 		}
 	})
 }
