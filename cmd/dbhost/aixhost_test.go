@@ -125,3 +125,45 @@ func TestCLIAuditAIXSnapshot(t *testing.T) {
 		t.Errorf("rules show: exit %d\n%s", code, out)
 	}
 }
+
+// TestCLIAuditAIXBundleFindings: the golden AIX 7.2 bundle (--aix-bundle)
+// with its alert log (--artifact) gets the AIX rules' findings, in text and
+// HTML alike: the hdisk queue, the redo file system's block size named from
+// the alert log's redo members, the alert log's lio_listio EAGAIN.
+func TestCLIAuditAIXBundleFindings(t *testing.T) {
+	alert := filepath.Join(t.TempDir(), "alert_ORCL.log")
+	log := "Starting ORACLE instance (normal)\nORACLE_SID = ORCL\nCompleted: ALTER DATABASE OPEN\n" +
+		"  Current log# 1 seq# 5 mem# 0: /oraredo/ORCL/redo01a.log\nTue Nov 24 03:00:00 2026\n" +
+		"Warning: lio_listio returned EAGAIN\nPerformance degradation may be seen.\n"
+	if err := os.WriteFile(alert, []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := cliRun(t, "audit", "--aix-bundle", aixBundle, "--artifact", alert, "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var d auditDoc
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatal(err)
+	}
+	ids := findingIDs(d, 0)
+	for _, id := range []string{"io.aix-hdisk-queue-depth", "io.aix-redo-agblksize", "db.aix-aio-servers", "io.aix-generic-disk-odm"} {
+		if !strings.Contains(ids, id) {
+			t.Errorf("no %s finding: %s", id, ids)
+		}
+	}
+	for _, f := range d.Hosts[0].Findings {
+		if f.ID == "io.aix-redo-agblksize" && !strings.Contains(f.Evidence, "alert_ORCL.log:4 redo member") {
+			t.Errorf("redo file system not named from the alert log: %s", f.Evidence)
+		}
+		if f.ID == "db.aix-aio-servers" && f.Setting == "aio:maxservers" && !strings.Contains(f.Evidence, "lio_listio returned EAGAIN") {
+			t.Errorf("EAGAIN not in the evidence: %s", f.Evidence)
+		}
+	}
+	html := filepath.Join(t.TempDir(), "r.html")
+	if code, _, errs := cliRun(t, "report", "--aix-bundle", aixBundle, "--artifact", alert, "-o", html); code != 0 {
+		t.Fatalf("report: exit %d: %s", code, errs)
+	}
+	b, _ := os.ReadFile(html)
+	wantContains(t, "report", string(b), "io.aix-redo-agblksize", "crfs -v jfs2")
+}

@@ -52,25 +52,6 @@ func TestOSScope(t *testing.T) {
 	}
 }
 
-// TestNoFindingWithoutAIXFacts: an AIX snapshot holding nothing (every
-// command missing) makes no rule fire or crash.
-func TestNoFindingWithoutAIXFacts(t *testing.T) {
-	empty := &snapshot.Snapshot{AIX: &snapshot.AIX{}}
-	for _, w := range Workloads {
-		for _, db := range DBs {
-			rep := Run(&Input{Snap: empty, Workload: w, DB: db})
-			if len(rep.Findings) > 0 {
-				t.Errorf("%s/%s: findings on an empty AIX snapshot: %+v", w, db, rep.Findings)
-			}
-			for _, c := range rep.CannotCheck {
-				if strings.Contains(c.Reason, "internal error") {
-					t.Errorf("%s/%s: %s", w, db, c.Reason)
-				}
-			}
-		}
-	}
-}
-
 func TestDetectDBOnAIX(t *testing.T) {
 	db, ev := DetectDB(aixHost(), nil)
 	if db != DBOracle || !strings.Contains(ev, "ora_pmon_ORCL") {

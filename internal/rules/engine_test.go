@@ -171,17 +171,20 @@ func TestCatalog(t *testing.T) {
 
 // TestNoFindingWithoutFacts: a snapshot with nothing in it (every fact
 // absent) makes no rule fire and no rule crash, for every workload and DB.
+// An AIX snapshot holding nothing (every command missing) is the same.
 func TestNoFindingWithoutFacts(t *testing.T) {
-	empty := &snapshot.Snapshot{}
-	for _, w := range Workloads {
-		for _, db := range DBs {
-			rep := Run(&Input{Snap: empty, Workload: w, DB: db})
-			if len(rep.Findings) > 0 {
-				t.Errorf("%s/%s: findings on an empty snapshot: %+v", w, db, rep.Findings)
-			}
-			for _, c := range rep.CannotCheck {
-				if strings.Contains(c.Reason, "internal error") {
-					t.Errorf("%s/%s: %s", w, db, c.Reason)
+	for _, empty := range []*snapshot.Snapshot{{}, {AIX: &snapshot.AIX{}}} {
+		os := HostOS(empty)
+		for _, w := range Workloads {
+			for _, db := range DBs {
+				rep := Run(&Input{Snap: empty, Workload: w, DB: db})
+				if len(rep.Findings) > 0 {
+					t.Errorf("%s %s/%s: findings on an empty snapshot: %+v", os, w, db, rep.Findings)
+				}
+				for _, c := range rep.CannotCheck {
+					if strings.Contains(c.Reason, "internal error") {
+						t.Errorf("%s %s/%s: %s", os, w, db, c.Reason)
+					}
 				}
 			}
 		}

@@ -42,11 +42,8 @@ const aixMaxXfer = 0x200000
 func checkAIXFCMaxXferSize(in *Input) Outcome {
 	s := in.Snap
 	a := s.AIX
-	if a.FCAdapters == nil {
-		return CannotCheck("%s", aixWhy(s, "aix.fc_adapters", "lsdev -Cc adapter"))
-	}
-	if len(a.FCAdapters) == 0 {
-		return NotApplicable("no Fibre Channel adapter (lsdev -Cc adapter)")
+	if out, none := aixNoFC(s); none {
+		return out
 	}
 	var fs []Finding
 	var cannot, ok []string

@@ -66,14 +66,24 @@ func aixFCDisks(a *snapshot.AIX) (n int, sum int64, unknown []string) {
 	return n, sum, unknown
 }
 
+// aixNoFC is the outcome of an FC rule on a host without FC adapters to
+// judge: lsdev -Cc adapter absent (could not check) or listing none (not
+// applicable); none is false when there are adapters.
+func aixNoFC(s *snapshot.Snapshot) (out Outcome, none bool) {
+	switch {
+	case s.AIX.FCAdapters == nil:
+		return CannotCheck("%s", aixWhy(s, "aix.fc_adapters", "lsdev -Cc adapter")), true
+	case len(s.AIX.FCAdapters) == 0:
+		return NotApplicable("no Fibre Channel adapter (lsdev -Cc adapter)"), true
+	}
+	return Outcome{}, false
+}
+
 func checkAIXFCNumCmdElems(in *Input) Outcome {
 	s := in.Snap
 	a := s.AIX
-	if a.FCAdapters == nil {
-		return CannotCheck("%s", aixWhy(s, "aix.fc_adapters", "lsdev -Cc adapter"))
-	}
-	if len(a.FCAdapters) == 0 {
-		return NotApplicable("no Fibre Channel adapter (lsdev -Cc adapter)")
+	if out, none := aixNoFC(s); none {
+		return out
 	}
 	hbas := 0
 	for _, f := range a.FCAdapters {

@@ -36,7 +36,7 @@ func init() {
 				Quote: "each corresponding to greater power savings but also incurring longer latencies to wake up"},
 		},
 		Scope: Scope{
-			Kernels:    "Linux block queues (scheduler, nr_requests); AIX JFS2 agblksize (004, no AIX collector: from the report's platform only)",
+			Kernels:    "Linux block queues (scheduler, nr_requests); AIX JFS2 agblksize (004: named from the report's platform; the redo file systems of an AIX bundle are judged by io.aix-redo-agblksize)",
 			DBVersions: "all (log file sync and log file parallel write exist since 8i)",
 			Note:       "read from AWR/Statspack reports (--artifact, dbhost awr); which device holds the redo logs is not in the report",
 		},
