@@ -10,19 +10,6 @@ import (
 	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
-func writeTree(t *testing.T, root string, files map[string]string) {
-	t.Helper()
-	for p, body := range files {
-		full := filepath.Join(root, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 func testdataDomain(t *testing.T, name string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", "libvirt", name))
@@ -36,7 +23,7 @@ func testdataDomain(t *testing.T, name string) string {
 // one listed with its line; nothing is read without --libvirt.
 func TestReadLibvirtFiles(t *testing.T) {
 	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{
+	sosWriteTree(t, dir, map[string]string{
 		"etc/libvirt/qemu/db2.xml":                 testdataDomain(t, "db2-rhel7-i440fx-defaults.xml"),
 		"etc/libvirt/qemu/db1.xml":                 testdataDomain(t, "db1-rhel9-q35-pinned.xml"),
 		"etc/libvirt/qemu/broken.xml":              "<domain type='kvm'>\n<name>broken</name>\n<vcpu>2</vcpu\n</domain>\n",
@@ -61,7 +48,7 @@ func TestReadLibvirtFiles(t *testing.T) {
 	}
 	// No libvirt on the host: absent with the reason, never "no guests".
 	empty := t.TempDir()
-	writeTree(t, empty, map[string]string{"etc/hostname": "h\n"})
+	sosWriteTree(t, empty, map[string]string{"etc/hostname": "h\n"})
 	s = Collect(Root{Dir: empty}, Options{Libvirt: true})
 	if s.Libvirt == nil || len(s.Libvirt.Domains) != 0 || !hasAbsence(s.Absent, "libvirt.domains") || !hasAbsence(s.Absent, "libvirt.ksm") || s.Libvirt.KSM != nil {
 		t.Errorf("no /etc/libvirt/qemu: %+v %+v", s.Libvirt, s.Absent)
@@ -81,7 +68,7 @@ func hasAbsence(abs []snapshot.Absence, fact string) bool {
 // dumps are not domains), else etc/libvirt/qemu with a note.
 func TestReadLibvirtSosreport(t *testing.T) {
 	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{
+	sosWriteTree(t, dir, map[string]string{
 		"sos_commands/virsh/virsh_-r_dumpxml_db1":         testdataDomain(t, "db1-rhel9-q35-pinned.xml"),
 		"sos_commands/virsh/virsh_-r_net-dumpxml_default": "<network><name>default</name></network>",
 		"sos_commands/virsh/virsh_-r_list_--all":          " Id   Name   State\n----------------------\n 7    db1    running\n",
@@ -104,7 +91,7 @@ func TestReadLibvirtSosreport(t *testing.T) {
 // answer, the files, with the reason in the note.
 func TestReadLibvirtVirsh(t *testing.T) {
 	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{"etc/libvirt/qemu/db2.xml": testdataDomain(t, "db2-rhel7-i440fx-defaults.xml")})
+	sosWriteTree(t, dir, map[string]string{"etc/libvirt/qemu/db2.xml": testdataDomain(t, "db2-rhel7-i440fx-defaults.xml")})
 	var calls []string
 	virsh := func(args ...string) ([]byte, error) {
 		calls = append(calls, strings.Join(args, " "))

@@ -192,3 +192,59 @@ func guestsFix(names []string, what string) Fix {
 	}
 	return Fix{Persistent: p}
 }
+
+// hostGuests is guests() for the rules that judge guests against this
+// host's topology: also the outcome when the snapshot cannot stand for
+// their host, or (multiNode) when the host has a single NUMA node.
+func (in *Input) hostGuests(multiNode bool) ([]*snapshot.Domain, *Outcome) {
+	ds, skip := in.guests()
+	if skip != nil {
+		return nil, skip
+	}
+	var o Outcome
+	switch why := in.guestHostWhy(); {
+	case why != "":
+		o = CannotCheck("%s", why)
+	case multiNode && NodeCount(in.Snap) < 2:
+		o = NotApplicable("the host has %d NUMA node(s): no remote memory to avoid", NodeCount(in.Snap))
+	default:
+		return ds, nil
+	}
+	return nil, &o
+}
+
+// guestDisks is one guest's data disks a disk rule judged wrong: their
+// targets and one line each saying why.
+type guestDisks struct {
+	d       *snapshot.Domain
+	targets []string
+	lines   []string
+}
+
+func (g guestDisks) current() string { return strings.Join(g.lines, "; ") }
+
+// badDisks runs judge on every data disk of every guest (judge returns
+// whether the disk concerns the rule, and the line when it is wrong) and
+// returns the guests with wrong disks and how many disks were judged.
+func badDisks(ds []*snapshot.Domain, judge func(d *snapshot.Domain, k snapshot.GuestDisk) (judged bool, wrong string)) ([]guestDisks, int) {
+	var out []guestDisks
+	checked := 0
+	for _, d := range ds {
+		g := guestDisks{d: d}
+		for _, k := range domainDisks(d) {
+			judged, wrong := judge(d, k)
+			if !judged {
+				continue
+			}
+			checked++
+			if wrong != "" {
+				g.targets = append(g.targets, k.Target)
+				g.lines = append(g.lines, diskLabel(k)+": "+wrong)
+			}
+		}
+		if len(g.targets) > 0 {
+			out = append(out, g)
+		}
+	}
+	return out, checked
+}

@@ -3,6 +3,8 @@ package rules
 import (
 	"fmt"
 	"strings"
+
+	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
 // virt.disk-cache: a guest's data disk is cached by the host (cache
@@ -40,30 +42,23 @@ func checkVirtDiskCache(in *Input) Outcome {
 	if skip != nil {
 		return *skip
 	}
+	bad, checked := badDisks(ds, func(_ *snapshot.Domain, k snapshot.GuestDisk) (bool, string) {
+		switch k.Cache {
+		case "none", "directsync":
+			return true, ""
+		case "":
+			return true, "no cache attribute (QEMU's default: writeback)"
+		}
+		return true, "cache=" + k.Cache
+	})
 	var out []Finding
-	checked := 0
-	for _, d := range ds {
-		var bad, cur []string
-		for _, k := range domainDisks(d) {
-			checked++
-			switch k.Cache {
-			case "none", "directsync":
-				continue
-			case "":
-				cur = append(cur, diskLabel(k)+": no cache attribute (QEMU's default: writeback)")
-			default:
-				cur = append(cur, diskLabel(k)+": cache="+k.Cache)
-			}
-			bad = append(bad, k.Target)
-		}
-		if len(bad) == 0 {
-			continue
-		}
+	for _, g := range bad {
+		d := g.d
 		out = append(out, Finding{
-			Setting:     fmt.Sprintf("domain %s: <disk><driver cache=...> of %s", d.Name, strings.Join(bad, ", ")),
-			Current:     strings.Join(cur, "; "),
+			Setting:     fmt.Sprintf("domain %s: <disk><driver cache=...> of %s", d.Name, strings.Join(g.targets, ", ")),
+			Current:     g.current(),
 			Recommended: "cache='none' (with io='native') on every database disk",
-			Evidence:    fmt.Sprintf("domain %s: %s", domLabel(d), strings.Join(cur, "; ")),
+			Evidence:    fmt.Sprintf("domain %s: %s", domLabel(d), g.current()),
 			Why: "003: with cache=none the guest's I/O is not cached on the host; writethrough works on large hosts but has scaling " +
 				"problems with several guests (host CPU keeps the cache) and can make the host swap (OLTP in 4 VMs, Cache=WT vs Cache=none). " +
 				"The database already caches its blocks: a second copy in the host's page cache only costs memory and CPU.",

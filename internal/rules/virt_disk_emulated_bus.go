@@ -56,34 +56,25 @@ func checkVirtDiskBus(in *Input) Outcome {
 	if skip != nil {
 		return *skip
 	}
-	var out []Finding
-	checked := 0
-	for _, d := range ds {
-		var bad, cur []string
-		for _, k := range domainDisks(d) {
-			checked++
-			switch k.Bus {
-			case "ide", "sata", "usb", "fdc", "sd":
-				cur = append(cur, fmt.Sprintf("%s: bus=%s (emulated)", diskLabel(k), k.Bus))
-			case "scsi":
-				m := emulatedSCSI(d)
-				if m == "" {
-					continue
-				}
-				cur = append(cur, fmt.Sprintf("%s: bus=scsi on an emulated %s controller", diskLabel(k), m))
-			default:
-				continue
+	bad, checked := badDisks(ds, func(d *snapshot.Domain, k snapshot.GuestDisk) (bool, string) {
+		switch k.Bus {
+		case "ide", "sata", "usb", "fdc", "sd":
+			return true, "bus=" + k.Bus + " (emulated)"
+		case "scsi":
+			if m := emulatedSCSI(d); m != "" {
+				return true, "bus=scsi on an emulated " + m + " controller"
 			}
-			bad = append(bad, k.Target)
 		}
-		if len(bad) == 0 {
-			continue
-		}
+		return true, ""
+	})
+	var out []Finding
+	for _, g := range bad {
+		d := g.d
 		out = append(out, Finding{
-			Setting:     fmt.Sprintf("domain %s: <target bus=...> of %s", d.Name, strings.Join(bad, ", ")),
-			Current:     strings.Join(cur, "; "),
+			Setting:     fmt.Sprintf("domain %s: <target bus=...> of %s", d.Name, strings.Join(g.targets, ", ")),
+			Current:     g.current(),
 			Recommended: "bus='virtio' (virtio-blk), or bus='scsi' on a <controller type='scsi' model='virtio-scsi'/> (many LUNs, SCSI passthrough)",
-			Evidence:    fmt.Sprintf("domain %s (machine %s): %s", domLabel(d), d.OS.Machine, strings.Join(cur, "; ")),
+			Evidence:    fmt.Sprintf("domain %s (machine %s): %s", domLabel(d), d.OS.Machine, g.current()),
 			Why: "003: a guest runs as a process on the host, so an emulated controller is software in QEMU that traps on every register " +
 				"access of the guest's driver; the paravirtual (virtio) drivers 003 recommends for the network exist for disks too and pass " +
 				"whole request rings with one notification.",

@@ -3,6 +3,8 @@ package rules
 import (
 	"fmt"
 	"strings"
+
+	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
 // virt.disk-io-native: a guest disk with cache='none' submits its I/O from
@@ -38,33 +40,26 @@ func checkVirtDiskIONative(in *Input) Outcome {
 	if skip != nil {
 		return *skip
 	}
+	bad, checked := badDisks(ds, func(_ *snapshot.Domain, k snapshot.GuestDisk) (bool, string) {
+		if k.Cache != "none" && k.Cache != "directsync" {
+			return false, ""
+		}
+		switch k.IO {
+		case "native", "io_uring":
+			return true, ""
+		case "":
+			return true, "cache=" + k.Cache + ", no io attribute (QEMU's default: threads)"
+		}
+		return true, "cache=" + k.Cache + ", io=" + k.IO
+	})
 	var out []Finding
-	checked := 0
-	for _, d := range ds {
-		var bad, cur []string
-		for _, k := range domainDisks(d) {
-			if k.Cache != "none" && k.Cache != "directsync" {
-				continue
-			}
-			checked++
-			if k.IO == "native" || k.IO == "io_uring" {
-				continue
-			}
-			io := "io=" + k.IO
-			if k.IO == "" {
-				io = "no io attribute (QEMU's default: threads)"
-			}
-			bad = append(bad, k.Target)
-			cur = append(cur, fmt.Sprintf("%s: cache=%s, %s", diskLabel(k), k.Cache, io))
-		}
-		if len(bad) == 0 {
-			continue
-		}
+	for _, g := range bad {
+		d := g.d
 		out = append(out, Finding{
-			Setting:     fmt.Sprintf("domain %s: <disk><driver io=...> of %s", d.Name, strings.Join(bad, ", ")),
-			Current:     strings.Join(cur, "; "),
+			Setting:     fmt.Sprintf("domain %s: <disk><driver io=...> of %s", d.Name, strings.Join(g.targets, ", ")),
+			Current:     g.current(),
 			Recommended: "io='native' with cache='none'",
-			Evidence:    fmt.Sprintf("domain %s: %s", domLabel(d), strings.Join(cur, "; ")),
+			Evidence:    fmt.Sprintf("domain %s: %s", domLabel(d), g.current()),
 			Why: "003: asynchronous I/O eliminates synchronous I/O stalls and is critical for I/O-intensive applications. With " +
 				"io='threads' QEMU turns each guest request into a blocking call on one of its worker threads; io='native' submits it " +
 				"with Linux AIO from the I/O thread, with fewer context switches and threads per outstanding I/O.",

@@ -33,15 +33,9 @@ func init() {
 }
 
 func checkVirtGuestNUMACells(in *Input) Outcome {
-	ds, skip := in.guests()
+	ds, skip := in.hostGuests(true)
 	if skip != nil {
 		return *skip
-	}
-	if why := in.guestHostWhy(); why != "" {
-		return CannotCheck("%s", why)
-	}
-	if NodeCount(in.Snap) < 2 {
-		return NotApplicable("the host has %d NUMA node(s)", NodeCount(in.Snap))
 	}
 	nodeKB, nodeCPUs, ok := largestNode(in.Snap)
 	if !ok {

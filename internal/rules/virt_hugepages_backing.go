@@ -33,12 +33,9 @@ func init() {
 }
 
 func checkVirtHugepagesBacking(in *Input) Outcome {
-	ds, skip := in.guests()
+	ds, skip := in.hostGuests(false)
 	if skip != nil {
 		return *skip
-	}
-	if why := in.guestHostWhy(); why != "" {
-		return CannotCheck("%s", why)
 	}
 	if why := AbsentReason(in.Snap, "memory.hugepages"); why != "" {
 		return CannotCheck("%s", why)

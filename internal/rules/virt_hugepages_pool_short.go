@@ -43,12 +43,9 @@ type hpNeed struct {
 }
 
 func checkVirtHugepagesPoolShort(in *Input) Outcome {
-	ds, skip := in.guests()
+	ds, skip := in.hostGuests(false)
 	if skip != nil {
 		return *skip
-	}
-	if why := in.guestHostWhy(); why != "" {
-		return CannotCheck("%s", why)
 	}
 	def, ok := DefaultHugepages(in.Snap)
 	if !ok {

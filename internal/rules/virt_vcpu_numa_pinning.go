@@ -37,15 +37,9 @@ func init() {
 }
 
 func checkVirtVCPUPinning(in *Input) Outcome {
-	ds, skip := in.guests()
+	ds, skip := in.hostGuests(true)
 	if skip != nil {
 		return *skip
-	}
-	if why := in.guestHostWhy(); why != "" {
-		return CannotCheck("%s", why)
-	}
-	if NodeCount(in.Snap) < 2 {
-		return NotApplicable("the host has %d NUMA node(s): no remote memory to avoid", NodeCount(in.Snap))
 	}
 	var out []Finding
 	var fine []string
