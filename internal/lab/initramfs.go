@@ -81,6 +81,9 @@ const (
 	markBegin = "@@DBHOST-LAB BEGIN "
 	markEnd   = "@@DBHOST-LAB END "
 	markDone  = "@@DBHOST-LAB DONE"
+	// markInit is /init's first line: the kernel reached userspace. A boot
+	// that never writes it is retried once (Result.BootRetries).
+	markInit = "@@DBHOST-LAB INIT"
 )
 
 // initScript is the guest's /init (busybox ash). Sections: "collect" (the
@@ -99,6 +102,7 @@ export GOCOVERDIR=/tmp/cov
 mkdir -p $GOCOVERDIR
 out=/dev/ttyS1
 stty -F $out raw -echo 2>/dev/null
+echo "` + markInit + ` $(cut -d' ' -f1 /proc/uptime)" >$out
 section() { # name file rc
 	echo "` + markBegin + `$1"
 	gzip -c "$2" | base64
@@ -110,8 +114,14 @@ section() { # name file rc
 	section collect-stderr /tmp/collect.err 0
 	if [ -f /lab/guest.sh ]; then
 		mkdir -p /lab/out
+		# The guest's progress on the console (its last output line when it
+		# changes, every 10 s): a run cut by its timeout says where it was.
+		(last=; while sleep 10; do l=$(tail -n 1 /tmp/guest.out 2>/dev/null | cut -c1-160); [ "$l" != "$last" ] && echo "lab: $(cut -d' ' -f1 /proc/uptime)s guest: $l" >/dev/console; last=$l; done) &
+		progress=$!
 		DBHOST=/bin/dbhost LAB_OUT=/lab/out sh /lab/guest.sh >/tmp/guest.out 2>&1
-		section guest /tmp/guest.out $?
+		rc=$?
+		kill $progress 2>/dev/null
+		section guest /tmp/guest.out $rc
 		for f in /lab/out/*; do
 			[ -f "$f" ] && section "out/${f##*/}" "$f" 0
 		done

@@ -38,6 +38,9 @@ func TestLabScenarios(t *testing.T) {
 		t.Run(s.Name, func(t *testing.T) {
 			r := Run(ctx, a, s, RunOptions{})
 			t.Logf("%s: %.1fs", s.Name, r.Wall.Seconds())
+			for _, why := range r.BootRetries {
+				t.Logf("%s retried its boot: %s", s.Name, why)
+			}
 			if r.Err != nil {
 				t.Errorf("%v", r.Err)
 			}

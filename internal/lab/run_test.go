@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -217,7 +218,7 @@ func TestRunQEMUReapsProcessGroup(t *testing.T) {
 	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	err := runQEMU(context.Background(), fake, nil, filepath.Join(dir, "qemu.log"), 1*time.Second)
+	err := runQEMU(context.Background(), fake, nil, filepath.Join(dir, "qemu.log"), 1*time.Second, nil)
 	if err == nil || !strings.Contains(err.Error(), "timed out") {
 		t.Fatalf("want a timeout, got %v", err)
 	}
@@ -250,13 +251,37 @@ func isZombie(pid int) bool {
 	return i > 0 && i+2 < len(s) && s[i+2] == 'Z'
 }
 
+// TestRunQEMUBootWatchdog: a "QEMU" whose guest never reaches /init is
+// killed at BootTimeout with errNoUserspace (run1 retries it and reports
+// the retry), not at the scenario's timeout; one that reaches it (its INIT
+// line on the results channel) runs to its end.
+func TestRunQEMUBootWatchdog(t *testing.T) {
+	defer func(d time.Duration) { BootTimeout = d }(BootTimeout)
+	BootTimeout = 1500 * time.Millisecond
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data.log")
+	up := func() bool { return booted(data) }
+	stuck := filepath.Join(dir, "stuck")
+	os.WriteFile(stuck, []byte("#!/bin/sh\necho 'MP-BIOS bug: 8254 timer not connected to IO-APIC'\nexec sleep 300\n"), 0o755)
+	t0 := time.Now()
+	err := runQEMU(context.Background(), stuck, nil, filepath.Join(dir, "qemu.log"), time.Minute, up)
+	if !errors.Is(err, errNoUserspace) || time.Since(t0) > 30*time.Second {
+		t.Fatalf("a boot that never reaches /init: %v after %s, want errNoUserspace after %s", err, time.Since(t0), BootTimeout)
+	}
+	boots := filepath.Join(dir, "boots")
+	os.WriteFile(boots, []byte("#!/bin/sh\necho 'junk\n"+markInit+" 3.14' > "+data+"\nsleep 3\n"), 0o755)
+	if err := runQEMU(context.Background(), boots, nil, filepath.Join(dir, "qemu.log"), time.Minute, up); err != nil {
+		t.Fatalf("a guest that reached /init and ran past BootTimeout: %v", err)
+	}
+}
+
 func TestRunQEMUCancelled(t *testing.T) {
 	dir := t.TempDir()
 	fake := filepath.Join(dir, "qemu")
 	os.WriteFile(fake, []byte("#!/bin/sh\nexec sleep 300\n"), 0o755)
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { time.Sleep(300 * time.Millisecond); cancel() }()
-	err := runQEMU(ctx, fake, nil, filepath.Join(dir, "qemu.log"), time.Minute)
+	err := runQEMU(ctx, fake, nil, filepath.Join(dir, "qemu.log"), time.Minute, nil)
 	if err == nil || !strings.Contains(err.Error(), "interrupted") {
 		t.Fatalf("want interrupted, got %v", err)
 	}

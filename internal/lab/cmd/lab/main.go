@@ -103,6 +103,9 @@ func main() {
 		if r.KernelPackage != "" {
 			fmt.Printf("lab: %s boots %s\n", s.Name, r.KernelPackage)
 		}
+		for _, why := range r.BootRetries {
+			fmt.Printf("lab: %s retried its boot: %s\n", s.Name, why)
+		}
 		if r.OK() {
 			passed++
 			fmt.Printf("PASS %-22s %5.1fs  %s\n", s.Name, r.Wall.Seconds(), s.Doc)
