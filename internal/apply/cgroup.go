@@ -26,11 +26,39 @@ import (
 	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
-// CgroupFS is the part of a Sys that creates and removes cgroup
-// directories. LiveSys and TreeSys implement it.
+// CgroupFS is the part of a Sys that changes cgroup hierarchies: groups
+// created and removed, their files written, processes moved. LiveSys and
+// TreeSys implement it (TreeSys playing what the kernel does); a Sys that
+// wraps one (the fault tests' faultSys) implements it too.
 type CgroupFS interface {
 	Mkdir(dir string) error
 	Rmdir(dir string) error
+	// WriteCgroup writes value to a group's file p as the kernel takes it
+	// ("+cpuset"/"-cpuset" edit cgroup.subtree_control; an empty list
+	// empties cpuset.cpus/mems).
+	WriteCgroup(p, value string) error
+	// MovePID moves pid into the group dir of the hierarchy mounted at
+	// mount (dir/cgroup.procs); ESRCH when the process does not run.
+	MovePID(mount, dir, pid string) error
+}
+
+// WriteCgroup implements CgroupFS.
+func (s LiveSys) WriteCgroup(p, value string) error {
+	if value == "" {
+		value = "\n"
+	}
+	return s.Write(p, value)
+}
+
+// MovePID implements CgroupFS.
+func (s LiveSys) MovePID(mount, dir, pid string) error { return s.Write(dir+"/cgroup.procs", pid) }
+
+// cgroupFS is sys's CgroupFS; an error when it has none.
+func cgroupFS(sys Sys) (CgroupFS, error) {
+	if c, ok := sys.(CgroupFS); ok {
+		return c, nil
+	}
+	return nil, errors.New("this host access cannot change cgroups")
 }
 
 // Mkdir implements CgroupFS: the kernel fills the new group's files. Only
@@ -145,13 +173,35 @@ func (t TreeSys) Rmdir(dir string) error {
 
 // cgroupV2 reports whether the hierarchy mounted at mount is cgroup v2.
 func cgroupV2(sys Sys, mount string) bool {
-	_, err := sys.Read(mount + "/cgroup.controllers")
-	return err == nil
+	v2, _ := cgroupVersion(sys, mount)
+	return v2
+}
+
+// cgroupVersion reports whether the hierarchy mounted at mount is cgroup v2
+// (it has cgroup.controllers); an error when that file cannot be read for
+// another reason than its absence (a v1 hierarchy).
+func cgroupVersion(sys Sys, mount string) (v2 bool, err error) {
+	_, err = sys.Read(mount + "/cgroup.controllers")
+	if err == nil || isNotExist(err) {
+		return err == nil, nil
+	}
+	return false, err
 }
 
 func dirExists(sys Sys, dir string) bool {
+	ok, _ := groupExists(sys, dir)
+	return ok
+}
+
+// groupExists reports whether dir exists; an error when it cannot be
+// listed for another reason than its absence (a group that may well be
+// there is never taken as gone).
+func groupExists(sys Sys, dir string) (bool, error) {
 	_, err := sys.List(dir)
-	return err == nil
+	if err == nil || isNotExist(err) || errors.Is(err, syscall.ENOTDIR) {
+		return err == nil, nil
+	}
+	return false, err
 }
 
 // cpusetHierarchies are the hierarchies a group of dbhost place may be
@@ -288,7 +338,11 @@ func pidCgroup(sys Sys, mount, pid string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	rel, err := processGroup(raw, cgroupV2(sys, mount))
+	v2, err := cgroupVersion(sys, mount)
+	if err != nil {
+		return "", err
+	}
+	rel, err := processGroup(raw, v2)
 	if err != nil {
 		return "", err
 	}
@@ -326,11 +380,19 @@ func prepareCgroup(c change.Change, sys Sys, it *Item, creating map[string]bool,
 	switch c.Kind {
 	case change.CgroupDir:
 		it.New = "present"
-		if dirExists(sys, p) {
+		exists, err := groupExists(sys, p)
+		if err != nil {
+			it.Status, it.Message = StatusFailed, "cannot read: "+facts.Reason(err)
+			return nil
+		}
+		if exists {
 			it.Current, it.Status = "present", StatusUnchanged
 			return nil
 		}
-		if !dirExists(sys, path.Dir(p)) {
+		if exists, err := groupExists(sys, path.Dir(p)); err != nil {
+			it.Status, it.Message = StatusFailed, "cannot read: "+facts.Reason(err)
+			return nil
+		} else if !exists {
 			it.Status, it.Message = StatusAbsent, "no cgroup hierarchy mounted at "+path.Dir(p)
 			return nil
 		}
@@ -447,32 +509,32 @@ func cgroupVerb(kind string) string {
 	return "write"
 }
 
+// cgroupWrite writes a group's file through sys's CgroupFS.
+func cgroupWrite(sys Sys, p, value string) error {
+	fsys, err := cgroupFS(sys)
+	if err != nil {
+		return err
+	}
+	return fsys.WriteCgroup(p, value)
+}
+
 // cgroupDo carries out one cgroup step.
 func cgroupDo(sys Sys, kind, p, value string) error {
+	fsys, err := cgroupFS(sys)
+	if err != nil {
+		return err
+	}
 	switch change.Kind(kind) {
 	case change.CgroupDir:
-		fsys, ok := sys.(CgroupFS)
-		if !ok {
-			return errors.New("this host access cannot create directories")
-		}
 		err := fsys.Mkdir(p)
 		if errors.Is(err, os.ErrExist) {
 			return nil // created before a crash: the begin entry says it was absent
 		}
 		return err
-	case change.CgroupController:
-		if ts, ok := sys.(TreeSys); ok {
-			cur, err := ts.Read(p)
-			if err != nil {
-				return err
-			}
-			return ts.put(p, editControllers(cur, value))
-		}
-		return sys.Write(p, value)
-	case change.CgroupFile:
-		return cgroupWriteFile(sys, p, value)
+	case change.CgroupController, change.CgroupFile:
+		return fsys.WriteCgroup(p, value)
 	case change.CgroupProcs:
-		return moveTo(sys, path.Dir(path.Dir(p)), path.Dir(p), value)
+		return fsys.MovePID(path.Dir(path.Dir(p)), path.Dir(p), value)
 	}
 	return fmt.Errorf("unknown cgroup kind %q", kind)
 }
@@ -483,7 +545,11 @@ func cgroupDo(sys Sys, kind, p, value string) error {
 func cgroupCheck(sys Sys, kind, p, value string) (string, error) {
 	switch change.Kind(kind) {
 	case change.CgroupDir:
-		if !dirExists(sys, p) {
+		exists, err := groupExists(sys, p)
+		if err != nil {
+			return "", errors.New("read back: " + facts.Reason(err))
+		}
+		if !exists {
 			return "", errors.New("read back: the group does not exist")
 		}
 		return "present", nil
@@ -546,19 +612,27 @@ func editControllers(cur, edit string) string {
 	return strings.Join(words, " ") + "\n"
 }
 
-// cgroupWriteFile writes a cpuset file. A tree plays the kernel: v1 refuses
+// WriteCgroup implements CgroupFS in a tree, playing the kernel for the
+// cpuset files: v1 refuses
 // a list outside the parent's (its cpuset.effective_X, or cpuset.X on
 // kernels without effective lists, before 3.19) with EINVAL and uses it as
 // written; v2 uses the list's intersection with the parent's effective
 // list, falling back to the parent's when it is empty.
-func cgroupWriteFile(sys Sys, p, value string) error {
-	ts, ok := sys.(TreeSys)
+// A cgroup.subtree_control edit ("+cpuset") changes the listed words.
+func (ts TreeSys) WriteCgroup(p, value string) error {
 	base := path.Base(p)
-	if !ok || (base != "cpuset.cpus" && base != "cpuset.mems") {
+	if base == "cgroup.subtree_control" {
+		cur, err := ts.Read(p)
+		if err != nil {
+			return err
+		}
+		return ts.put(p, editControllers(cur, value))
+	}
+	if base != "cpuset.cpus" && base != "cpuset.mems" {
 		if value == "" {
 			value = "\n"
 		}
-		return sys.Write(p, value)
+		return ts.Write(p, value)
 	}
 	dir := path.Dir(p)
 	mount := path.Dir(dir)
@@ -614,19 +688,10 @@ func intersect(a, b []int) []int {
 	return out
 }
 
-// moveTo moves pid into the group dir of the hierarchy mounted at mount
-// (writes it to dir/cgroup.procs).
-func moveTo(sys Sys, mount, dir, pid string) error {
-	if ts, ok := sys.(TreeSys); ok {
-		return treeMove(ts, mount, dir, pid)
-	}
-	return sys.Write(dir+"/cgroup.procs", pid)
-}
-
-// treeMove plays a move in a tree: the PID leaves its old group's
+// MovePID implements CgroupFS in a tree: the PID leaves its old group's
 // cgroup.procs (and v1 tasks), joins the new one, and its /proc/PID/cgroup
 // line points at the new group. ESRCH when it does not run.
-func treeMove(ts TreeSys, mount, dir, pid string) error {
+func (ts TreeSys) MovePID(mount, dir, pid string) error {
 	procs := dir + "/cgroup.procs"
 	v2 := cgroupV2(ts, mount)
 	raw, err := ts.Read("/proc/" + pid + "/cgroup")
@@ -706,7 +771,12 @@ func restoreCgroup(j *Journal, w *Write, sys Sys, step func()) []Restore {
 		if b.OldAbsent {
 			r.Old = "(absent)"
 		}
-		if !dirExists(sys, b.Path) {
+		exists, err := groupExists(sys, b.Path)
+		if err != nil {
+			r.Status, r.Message = RestoreFailed, "cannot read: "+writeReason(err)
+			return []Restore{r}
+		}
+		if !exists {
 			r.Live, r.Status = "(absent)", RestoreUnchanged
 			return []Restore{r}
 		}
@@ -716,19 +786,24 @@ func restoreCgroup(j *Journal, w *Write, sys Sys, step func()) []Restore {
 			return []Restore{r}
 		}
 		// Processes started in the group since (children of moved PIDs) go
-		// to the hierarchy's root, so that the group can be removed.
+		// to the hierarchy's root, so that the group can be removed. A PID
+		// this journal moved in has its own entry, restored before this one:
+		// still here, its move back failed (and said so), and it stays for
+		// the next rollback to put back where it was, not in the root.
 		var out []Restore
 		if procs, err := sys.Read(b.Path + "/cgroup.procs"); err == nil {
 			for _, pid := range strings.Fields(procs) {
-				out = append(out, movePID(sys, path.Dir(b.Path), pid, path.Dir(b.Path), step))
+				if !movedIn(j, b.Path, pid) {
+					out = append(out, movePID(sys, path.Dir(b.Path), pid, path.Dir(b.Path), step))
+				}
 			}
 		}
-		fsys, ok := sys.(CgroupFS)
-		if !ok {
-			r.Status, r.Message = RestoreFailed, "this host access cannot remove directories"
+		fsys, err := cgroupFS(sys)
+		if err != nil {
+			r.Status, r.Message = RestoreFailed, err.Error()
 			return append(out, r)
 		}
-		err := fsys.Rmdir(b.Path)
+		err = fsys.Rmdir(b.Path)
 		step()
 		if err != nil && !isNotExist(err) {
 			r.Status, r.Message = RestoreFailed, "rmdir: "+writeReason(err)
@@ -748,11 +823,7 @@ func restoreCgroup(j *Journal, w *Write, sys Sys, step func()) []Restore {
 			r.Status = RestoreUnchanged
 			return []Restore{r}
 		}
-		if ts, ok := sys.(TreeSys); ok {
-			err = ts.put(b.Path, editControllers(live, "-cpuset"))
-		} else {
-			err = sys.Write(b.Path, "-cpuset")
-		}
+		err = cgroupWrite(sys, b.Path, "-cpuset")
 		step()
 		if err != nil {
 			r.Status, r.Message = RestoreFailed, "write \"-cpuset\": "+writeReason(err)
@@ -763,7 +834,12 @@ func restoreCgroup(j *Journal, w *Write, sys Sys, step func()) []Restore {
 	case change.CgroupFile:
 		r.Old = Value(b.Old)
 		dir := path.Dir(b.Path)
-		if !dirExists(sys, dir) {
+		exists, err := groupExists(sys, dir)
+		if err != nil {
+			r.Status, r.Message = RestoreFailed, "cannot read: "+writeReason(err)
+			return []Restore{r}
+		}
+		if !exists {
 			r.Live, r.Status, r.Message = "(absent)", RestoreUnchanged, "the group is gone"
 			return []Restore{r}
 		}
@@ -781,7 +857,7 @@ func restoreCgroup(j *Journal, w *Write, sys Sys, step func()) []Restore {
 			r.Status = RestoreUnchanged
 			return []Restore{r}
 		}
-		err = cgroupWriteFile(sys, b.Path, restoreValue(b.Old))
+		err = cgroupWrite(sys, b.Path, restoreValue(b.Old))
 		step()
 		back, rerr := sys.Read(b.Path)
 		switch {
@@ -799,8 +875,12 @@ func restoreCgroup(j *Journal, w *Write, sys Sys, step func()) []Restore {
 		r.Setting = "pid " + pid
 		r.Old = b.Old
 		cur, err := pidCgroup(sys, path.Dir(dir), pid)
-		if err != nil {
+		if isNotExist(err) || errors.Is(err, syscall.ESRCH) {
 			r.Live, r.Status, r.Message = "(gone)", RestoreUnchanged, "process "+pid+" is not running"
+			return []Restore{r}
+		}
+		if err != nil {
+			r.Status, r.Message = RestoreFailed, "cannot read /proc/"+pid+"/cgroup: "+writeReason(err)
 			return []Restore{r}
 		}
 		r.Live = cur
@@ -813,7 +893,12 @@ func restoreCgroup(j *Journal, w *Write, sys Sys, step func()) []Restore {
 			return []Restore{r}
 		}
 		to, note := b.Old, ""
-		if !dirExists(sys, to) {
+		exists, err := groupExists(sys, to)
+		if err != nil {
+			r.Status, r.Message = RestoreFailed, "cannot read "+to+": "+writeReason(err)
+			return []Restore{r}
+		}
+		if !exists {
 			// Its old group was removed since (a stopped service's cgroup):
 			// the hierarchy's root, so that ours can be removed.
 			to, note = path.Dir(dir), b.Old+" no longer exists: moved to the hierarchy's root"
@@ -833,7 +918,10 @@ func restoreCgroup(j *Journal, w *Write, sys Sys, step func()) []Restore {
 // reads it back.
 func movePID(sys Sys, mount, pid, to string, step func()) Restore {
 	r := Restore{Path: to + "/cgroup.procs", Setting: "pid " + pid, Old: to}
-	err := moveTo(sys, mount, to, pid)
+	fsys, err := cgroupFS(sys)
+	if err == nil {
+		err = fsys.MovePID(mount, to, pid)
+	}
 	step()
 	if err != nil {
 		if errors.Is(err, syscall.ESRCH) {
@@ -849,6 +937,16 @@ func movePID(sys Sys, mount, pid, to string, step func()) Restore {
 	}
 	r.Status = RestoreDone
 	return r
+}
+
+// movedIn reports whether journal j moved pid into the group dir.
+func movedIn(j *Journal, dir, pid string) bool {
+	for _, w := range j.Writes {
+		if w.Begin.Kind == string(change.CgroupProcs) && path.Dir(w.Begin.Path) == dir && w.Begin.New == pid {
+			return true
+		}
+	}
+	return false
 }
 
 // createdBy reports whether journal j created the group dir.

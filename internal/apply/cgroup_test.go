@@ -23,7 +23,7 @@ func cgFixture(t *testing.T, name string) string {
 
 // cgState is treeBytes plus every directory of /sys/fs/cgroup (a group left
 // behind shows as an added "dir ...").
-func cgState(t *testing.T, root, skip string) map[string]string {
+func cgState(t testing.TB, root, skip string) map[string]string {
 	m := treeBytes(t, root, skip)
 	_ = filepath.WalkDir(filepath.Join(root, "sys/fs/cgroup"), func(p string, d fs.DirEntry, err error) error {
 		if err == nil && d.IsDir() {

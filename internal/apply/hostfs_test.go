@@ -2,9 +2,11 @@ package apply
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -153,8 +155,35 @@ func TestLiveSysRefusesOtherPaths(t *testing.T) {
 			t.Errorf("Rmdir(%q): %v, want refused", p, err)
 		}
 	}
+	for _, p := range []string{"/tmp/dbhost-never/cpuset.cpus", "/etc/dbhost-never", "/proc/sys/kernel/../../../etc/x"} {
+		if err := s.WriteCgroup(p, ""); !errors.Is(err, errNotAllowed) {
+			t.Errorf("WriteCgroup(%q): %v, want refused", p, err)
+		}
+		if err := s.MovePID(path.Dir(p), p, "1"); !errors.Is(err, errNotAllowed) {
+			t.Errorf("MovePID(%q): %v, want refused", p, err)
+		}
+	}
 	if _, err := os.Stat("/tmp/dbhost-never"); err == nil {
 		t.Error("/tmp/dbhost-never was created")
+	}
+	// A file of an allowed directory that does not exist is not created.
+	if err := s.Write("/proc/sys/kernel/dbhost-never", "1"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Write of a missing /proc/sys file: %v, want not exist", err)
+	}
+}
+
+// LiveSys reads this host's kernel files (read-only here: nothing written).
+func TestLiveSysReads(t *testing.T) {
+	var s LiveSys
+	if v, err := s.Read("/proc/sys/kernel/ostype"); err != nil || v != "Linux\n" {
+		t.Errorf("Read(/proc/sys/kernel/ostype) = %q, %v", v, err)
+	}
+	if _, err := s.Read("/proc/sys/kernel/dbhost-never"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Read of a missing file: %v, want not exist", err)
+	}
+	names, err := s.List("/proc/sys/vm")
+	if err != nil || !slices.Contains(names, "swappiness") {
+		t.Errorf("List(/proc/sys/vm) = %v, %v", names, err)
 	}
 }
 

@@ -618,7 +618,11 @@ func openJournal(j *Journal) (*journalFile, error) {
 		return nil, err
 	}
 	if j.mend {
-		if _, err := f.Write([]byte("\n")); err != nil {
+		err := confine.CheckFault("write", j.Path)
+		if err == nil {
+			_, err = f.Write([]byte("\n"))
+		}
+		if err != nil {
 			f.Close()
 			return nil, err
 		}
@@ -629,7 +633,10 @@ func openJournal(j *Journal) (*journalFile, error) {
 		if j.lines > 0 {
 			jf.prev = j.sums[j.lines-1]
 		}
-		if jf.head, err = os.OpenFile(headPath(j.Path), os.O_RDWR|os.O_CREATE, 0o600); err != nil {
+		if err = confine.CheckFault("open", headPath(j.Path)); err == nil {
+			jf.head, err = os.OpenFile(headPath(j.Path), os.O_RDWR|os.O_CREATE, 0o600)
+		}
+		if err != nil {
 			f.Close()
 			return nil, err
 		}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/dbhost/dbhost/internal/confine"
 )
 
 // readersWait is how long Lock waits for shared holders (a verify, a dry
@@ -22,14 +24,25 @@ const readersWait = 5 * time.Second
 func Lock(stateDir string) (*StateLock, error) {
 	_, serr := os.Lstat(stateDir)
 	created := os.IsNotExist(serr)
+	p := filepath.Join(stateDir, lockFile)
+	if err := confine.CheckFault("mkdir", stateDir); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(stateDir, 0o700); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(filepath.Join(stateDir, lockFile), os.O_RDWR|os.O_CREATE, 0o600)
+	if err := confine.CheckFault("create", p); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, err
 	}
-	if err := flockWait(f, syscall.LOCK_EX, readersWait); err != nil {
+	err = confine.CheckFault("lock", p)
+	if err == nil {
+		err = flockWait(f, syscall.LOCK_EX, readersWait)
+	}
+	if err != nil {
 		f.Close()
 		return nil, err
 	}

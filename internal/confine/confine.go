@@ -241,7 +241,7 @@ func (d *Dir) WriteFileAtomic(p string, data []byte, perm os.FileMode) error {
 	}
 	var f *os.File
 	var tmp string
-	if err := CheckFault("create", p); err != nil {
+	if err := d.checkFault("create", p); err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -256,7 +256,7 @@ func (d *Dir) WriteFileAtomic(p string, data []byte, perm os.FileMode) error {
 		break
 	}
 	defer d.Remove(tmp)
-	if err := CheckFault("write", tmp); err != nil {
+	if err := d.checkFault("write", tmp); err != nil {
 		f.Write(data[:len(data)/2]) // a short write, as a full disk leaves it
 		f.Close()
 		return err
@@ -269,7 +269,7 @@ func (d *Dir) WriteFileAtomic(p string, data []byte, perm os.FileMode) error {
 		f.Close()
 		return err
 	}
-	if err := CheckFault("fsync", tmp); err != nil {
+	if err := d.checkFault("fsync", tmp); err != nil {
 		f.Close()
 		return err
 	}
@@ -280,7 +280,7 @@ func (d *Dir) WriteFileAtomic(p string, data []byte, perm os.FileMode) error {
 	if err := f.Close(); err != nil {
 		return err
 	}
-	if err := CheckFault("rename", p); err != nil {
+	if err := d.checkFault("rename", p); err != nil {
 		return err
 	}
 	if err := d.Rename(tmp, p); err != nil {
@@ -322,7 +322,7 @@ func (d *Dir) RemoveDurably(p string) error {
 	if st, err := d.Lstat(p); err == nil && st.IsDir() {
 		return &fs.PathError{Op: "remove", Path: p, Err: syscall.EISDIR}
 	}
-	if err := CheckFault("remove", p); err != nil {
+	if err := d.checkFault("remove", p); err != nil {
 		return err
 	}
 	if err := d.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -374,7 +374,7 @@ func SyncDir(dir string) error {
 // it survives a power loss. The package function SyncDir is its unconfined
 // counterpart for paths dbhost chose itself.
 func (d *Dir) SyncDir(p string) error {
-	if err := CheckFault("fsync-dir", p); err != nil {
+	if err := d.checkFault("fsync-dir", p); err != nil {
 		return err
 	}
 	f, err := d.OpenFile(p, os.O_RDONLY|syscall.O_DIRECTORY, 0)
