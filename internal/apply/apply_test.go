@@ -363,7 +363,7 @@ type crash struct{}
 // the journal file is left as the step left it) and rolls back.
 func TestCrashAtEveryStep(t *testing.T) {
 	src := fixture(t, "laptop-2s")
-	for n := 1; ; n += crashStride() {
+	atEveryStep(t, crashStride(), func(t *testing.T, n int) bool {
 		root := t.TempDir()
 		copyTree(t, src, root)
 		o := opts(root)
@@ -397,13 +397,11 @@ func TestCrashAtEveryStep(t *testing.T) {
 		if d := diffTrees(before, treeBytes(t, root, o.StateDir)); len(d) > 0 {
 			t.Fatalf("step %d: after rollback:\n%s", n, strings.Join(d, "\n"))
 		}
-		if finished {
-			if n < 20 {
-				t.Fatalf("apply finished after only %d steps", n)
-			}
-			break
+		if finished && n < 20 {
+			t.Fatalf("apply finished after only %d steps", n)
 		}
-	}
+		return finished
+	})
 }
 
 func TestRollbackTo(t *testing.T) {

@@ -103,7 +103,7 @@ func TestKill9AtEveryStep(t *testing.T) {
 	}
 	planPath := writePlan(t)
 	src := fixture(t, "laptop-2s")
-	for n := 1; ; n += crashStride() {
+	atEveryStep(t, crashStride(), func(t *testing.T, n int) bool {
 		root := t.TempDir()
 		copyTree(t, src, root)
 		state := filepath.Join(root, "var/lib/dbhost")
@@ -140,10 +140,8 @@ func TestKill9AtEveryStep(t *testing.T) {
 		if code != 0 || !strings.Contains(out, "already rolled back") {
 			t.Fatalf("step %d: second rollback exit %d:\n%s", n, code, out)
 		}
-		if !killed {
-			break
-		}
-	}
+		return !killed
+	})
 }
 
 // TestCLIDryRunAndVerify checks the dry-run diff and verify's drift causes
