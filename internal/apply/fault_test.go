@@ -114,9 +114,34 @@ func (s faultSys) Read(p string) (string, error) {
 			// which apply leaves alone: a failing read is EIO.
 			err = syscall.EIO
 		}
+		if err == syscall.ESRCH {
+			// ESRCH is a process that exited while its /proc files were
+			// read (the tree loses it); elsewhere a failing read is EIO.
+			if pid, ok := procPID(p); ok {
+				s.exit(pid)
+			} else {
+				err = syscall.EIO
+			}
+		}
 		return "", &fileError{"read", p, err}
 	}
 	return s.Sys.Read(p)
+}
+
+// procPID is the PID of a /proc/PID/... path.
+func procPID(p string) (string, bool) {
+	rest, ok := strings.CutPrefix(p, "/proc/")
+	pid, _, _ := strings.Cut(rest, "/")
+	return pid, ok && pid != "" && strings.Trim(pid, "0123456789") == ""
+}
+
+// exit plays the exit of process pid in the tree (exitProcess) and
+// remembers it for the expected state.
+func (s faultSys) exit(pid string) {
+	exitProcess(s.Sys.(TreeSys).Root.Dir, pid)
+	if !slices.Contains(s.f.exited, pid) {
+		s.f.exited = append(s.f.exited, pid)
+	}
 }
 
 func (s faultSys) Write(p, v string) error {
@@ -157,12 +182,11 @@ func (s faultSys) WriteCgroup(p, v string) error {
 }
 
 // MovePID: an injected ESRCH is a process that exited right before its
-// move, as the kernel says it: the tree loses it (exitProcess).
+// move, as the kernel says it: the tree loses it (exit).
 func (s faultSys) MovePID(mount, dir, pid string) error {
 	if err := s.f.step("move", dir+"/cgroup.procs"); err != nil {
 		if err == syscall.ESRCH {
-			exitProcess(s.Sys.(TreeSys).Root.Dir, pid)
-			s.f.exited = append(s.f.exited, pid)
+			s.exit(pid)
 		}
 		return &fileError{"write", dir + "/cgroup.procs", err}
 	}
