@@ -472,16 +472,7 @@ rollback is running (it holds the lock).`,
 				Interrupted bool `json:"interrupted,omitempty"`
 			}{what, checks, damage, legacy, interrupted}
 			if err := writeOut(c, h.format, out, func() []byte {
-				var b strings.Builder
-				b.Write(report.VerifyText(what, checks))
-				if len(damage) > 0 {
-					b.Write(report.DamageText(strings.TrimPrefix(what, "journal "), damage))
-					b.WriteString("what the damaged or lost entries recorded cannot be verified: NOT as applied\n")
-				}
-				if interrupted {
-					fmt.Fprintf(&b, "%s was INTERRUPTED (crash, kill or internal error) after the writes above: the changes it had not reached were never made, NOT as applied; 'dbhost rollback' undoes it, or apply again\n", what)
-				}
-				return []byte(b.String())
+				return report.VerifyJournalText(what, checks, damage, interrupted)
 			}); err != nil {
 				return err
 			}

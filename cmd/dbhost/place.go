@@ -166,17 +166,7 @@ func placeApply(c *cobra.Command, r *place.Result, snap *snapshot.Snapshot, o ap
 			Apply     *apply.Result `json:"apply"`
 		}{r, a.Hierarchy, append([]string{}, a.Notes...), res}
 		if werr := writeOut(c, format, out, func() []byte {
-			var b strings.Builder
-			b.Write(r.Text())
-			b.WriteString("\n")
-			if a.Hierarchy != "" {
-				fmt.Fprintf(&b, "cgroup hierarchy: %s\n", a.Hierarchy)
-			}
-			for _, n := range a.Notes {
-				fmt.Fprintf(&b, "note: %s\n", n)
-			}
-			b.Write(report.ApplyText(res))
-			return []byte(b.String())
+			return report.PlaceApplyText(r.Text(), a.Hierarchy, a.Notes, res)
 		}); werr != nil {
 			return werr
 		}

@@ -214,6 +214,38 @@ func DamageText(id string, ds []apply.Damage) []byte {
 	return []byte(b.String())
 }
 
+// PlaceApplyText is place --apply's text: the placement (its own text),
+// the cgroup hierarchy used, the notes, then what apply did (ApplyText).
+func PlaceApplyText(placement []byte, hierarchy string, notes []string, res *apply.Result) []byte {
+	var b strings.Builder
+	b.Write(placement)
+	b.WriteString("\n")
+	if hierarchy != "" {
+		fmt.Fprintf(&b, "cgroup hierarchy: %s\n", hierarchy)
+	}
+	for _, n := range notes {
+		fmt.Fprintf(&b, "note: %s\n", n)
+	}
+	b.Write(ApplyText(res))
+	return []byte(b.String())
+}
+
+// VerifyJournalText is verify's text for what (a journal or a plan): the
+// checks (VerifyText), then where the journal is damaged and, for an apply
+// that never reached its end, that it was interrupted.
+func VerifyJournalText(what string, checks []apply.Check, damage []apply.Damage, interrupted bool) []byte {
+	var b strings.Builder
+	b.Write(VerifyText(what, checks))
+	if len(damage) > 0 {
+		b.Write(DamageText(strings.TrimPrefix(what, "journal "), damage))
+		b.WriteString("what the damaged or lost entries recorded cannot be verified: NOT as applied\n")
+	}
+	if interrupted {
+		fmt.Fprintf(&b, "%s was INTERRUPTED (crash, kill or internal error) after the writes above: the changes it had not reached were never made, NOT as applied; 'dbhost rollback' undoes it, or apply again\n", what)
+	}
+	return []byte(b.String())
+}
+
 // VerifyText is one line per setting checked (or per group of CPUs), its
 // live and applied value and, for a drift, the likely cause.
 func VerifyText(what string, checks []apply.Check) []byte {

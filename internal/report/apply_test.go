@@ -60,3 +60,38 @@ func TestVerifyAndRollbackGroupCPUs(t *testing.T) {
 		t.Errorf("warnings %q, text %q", w, out)
 	}
 }
+
+// verify's text for a damaged, interrupted journal says both, after the
+// checks; a sound one says neither.
+func TestVerifyJournalText(t *testing.T) {
+	checks := []apply.Check{{Kind: "sysctl", Setting: "vm.swappiness", Want: "1", Live: "1", Status: "ok", Rule: "memory.swappiness"}}
+	sound := string(VerifyJournalText("journal J", checks, nil, false))
+	if sound != string(VerifyText("journal J", checks)) {
+		t.Errorf("a sound journal: %q", sound)
+	}
+	out := string(VerifyJournalText("journal J", checks, []apply.Damage{{Line: 3, Reason: "checksum mismatch"}}, true))
+	for _, want := range []string{sound, "journal J is DAMAGED (1 place(s)):\n", "cannot be verified: NOT as applied\n", "journal J was INTERRUPTED"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Index(out, "DAMAGED") < strings.Index(out, "vm.swappiness") {
+		t.Errorf("the damage comes before the checks:\n%s", out)
+	}
+}
+
+// place --apply's text: the placement, the hierarchy, the notes, then the
+// apply's lines, in that order.
+func TestPlaceApplyText(t *testing.T) {
+	res := &apply.Result{Items: []apply.Item{{Kind: "cgroup-dir", Setting: "/sys/fs/cgroup/dbhost_pg", Current: "(absent)", New: "present", Status: apply.StatusApplied, Rule: "place-binding"}}}
+	out := string(PlaceApplyText([]byte("Placement (binding): feasible\n"), "v2 /sys/fs/cgroup", []string{"dbhost_pad: no running process"}, res))
+	want := []string{"Placement (binding): feasible\n\n", "cgroup hierarchy: v2 /sys/fs/cgroup\n", "note: dbhost_pad: no running process\n", string(ApplyText(res))}
+	at := 0
+	for _, w := range want {
+		i := strings.Index(out[at:], w)
+		if i < 0 {
+			t.Fatalf("lacks %q after byte %d:\n%s", w, at, out)
+		}
+		at += i + len(w)
+	}
+}
