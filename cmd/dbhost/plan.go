@@ -8,6 +8,7 @@ import (
 
 	"github.com/dbhost/dbhost/internal/outdir"
 	"github.com/dbhost/dbhost/internal/plan"
+	"github.com/dbhost/dbhost/internal/report"
 	"github.com/dbhost/dbhost/internal/rules"
 	"github.com/spf13/cobra"
 )
@@ -54,15 +55,17 @@ since) is refused, naming the file, with exit 2: nothing there is overwritten or
   udev/60-dbhost-block.rules   block queue settings per device class, for /etc/udev/rules.d
   limits.d/90-dbhost.conf      for /etc/security/limits.d
   boot-args.txt                each boot argument with its grubby command and reason
-Every line names the rule that wants it. Nothing on the host is changed.`,
+Every line names the rule that wants it. Nothing on the host is changed. The printed summary
+is text (default), the plan as JSON (--format json) or the summary as Markdown (--format markdown).`,
 		Example: `  dbhost plan --workload oltp --db oracle -o plan/
   dbhost plan --workload dss --artifact initORCL.ora --artifact alert_ORCL.log -o plan/
-  dbhost plan --root tree/ --only io --format json -o /tmp/plan`,
+  dbhost plan --root tree/ --only io --format json -o /tmp/plan
+  dbhost plan --snapshot host.json --format markdown -o plan/ > plan.md`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runPlan(c, &src, &out, &f) },
 	}
 	src.add(c)
-	out.add(c, "text", "json")
+	out.add(c, "text", "json", "markdown")
 	c.Flags().Lookup("output").Usage = "plan directory: new, empty, or a previous plan (replaced atomically); any other file there is refused"
 	c.Flags().Lookup("output").DefValue = "plan"
 	f.scopeFlags.add(c)
@@ -128,12 +131,15 @@ func runPlan(c *cobra.Command, src *sourceFlags, out *outputFlags, f *planFlags)
 		return outDirErr(dir, err)
 	}
 	var b []byte
-	if out.format == "json" {
+	switch out.format {
+	case "json":
 		if b, err = p.JSON(); err != nil {
 			return err
 		}
-	} else {
-		b = p.Summary(dir)
+	case "markdown":
+		b = report.PlanMarkdown(p, dir)
+	default:
+		b = report.PlanSummary(p, dir)
 	}
 	if _, err := c.OutOrStdout().Write(b); err != nil {
 		return err

@@ -18,6 +18,12 @@ func TestCLIPlan(t *testing.T) {
 	wantContains(t, "summary", stdout, "dbhost plan for pg-numaoff (workload oltp, db none) written to "+out+"/",
 		"tuned base profile: latency-performance (OLTP", "Pending reboot", "remove numa=off   [numa.disabled-at-boot]",
 		"/sys/block/sda/queue/scheduler: bfq → mq-deadline   [io.scheduler]", "Nothing was changed on this host")
+	code, stdout, stderr = cliRun(t, "plan", "--root", root, "--workload", "oltp", "--db", "none", "--format", "markdown", "-o", out)
+	if code != 0 {
+		t.Fatalf("markdown: exit %d: %s", code, stderr)
+	}
+	wantContains(t, "summary markdown", stdout, "# dbhost plan for pg-numaoff (workload oltp, db none)", "## Pending reboot", "- remove `numa=off`   [numa.disabled-at-boot]",
+		"- sysfs   `/sys/block/sda/queue/scheduler`: bfq → mq-deadline   [io.scheduler]", "Review with: `dbhost apply --dry-run --plan "+out+"/plan.json`")
 	for _, f := range []string{"plan.json", "tuned.conf", "sysctl.d/90-dbhost.conf", "udev/60-dbhost-block.rules", "limits.d/90-dbhost.conf", "boot-args.txt"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Fatal(err)

@@ -86,8 +86,8 @@ func TestPlanAfterApplyKeepsTheDesiredState(t *testing.T) {
 					t.Errorf("boot argument %s=%s (remove %v) [%s] is missing from the plan after apply (got %+v)", c.Key, c.Value, c.Remove, c.Rule, got)
 					continue
 				}
-				if !got.InPlace && !strings.Contains(boot, bootArg(c)) {
-					t.Errorf("boot-args.txt lacks %s:\n%s", bootArg(c), boot)
+				if !got.InPlace && !strings.Contains(boot, BootArg(c)) {
+					t.Errorf("boot-args.txt lacks %s:\n%s", BootArg(c), boot)
 				}
 			}
 			// The artifacts carry them (sysctl.d for the sysctls).
@@ -96,9 +96,6 @@ func TestPlanAfterApplyKeepsTheDesiredState(t *testing.T) {
 				if c.Kind == change.Sysctl && c.InPlace && c.Risk == "" && !strings.Contains(conf, c.Key+" = "+c.Value) {
 					t.Errorf("sysctl.d lacks %s = %s:\n%s", c.Key, c.Value, conf)
 				}
-			}
-			if s := string(p2.Summary("")); strings.Contains(s, "Changes (0)") && len(p2.Changes) > 0 && !strings.Contains(s, "Already in place") {
-				t.Errorf("the summary does not list the settings in place:\n%s", s)
 			}
 		})
 	}

@@ -150,13 +150,14 @@ func (p *Plan) BootArgs() []byte {
 		if c.Remove {
 			fmt.Fprintf(&b, "grubby --update-kernel=ALL --remove-args=%s\n", shellArg(c.Key))
 		} else {
-			fmt.Fprintf(&b, "grubby --update-kernel=ALL --args=%s\n", shellArg(bootArg(c)))
+			fmt.Fprintf(&b, "grubby --update-kernel=ALL --args=%s\n", shellArg(BootArg(c)))
 		}
 	}
 	return []byte(b.String())
 }
 
-func bootArg(c change.Change) string {
+// BootArg is a boot argument as written on the kernel command line.
+func BootArg(c change.Change) string {
 	if c.Value == "" {
 		return c.Key
 	}
@@ -396,7 +397,7 @@ func (p *Plan) TunedConf() []byte {
 			removed = append(removed, c.Key)
 			continue
 		}
-		boot = append(boot, bootArg(c))
+		boot = append(boot, BootArg(c))
 	}
 	if len(boot) > 0 || len(removed) > 0 {
 		b.WriteString("\n")
@@ -446,117 +447,18 @@ func dedupPairs(lines []string) []string {
 	return out
 }
 
-// Summary is the readable text `dbhost plan` prints: what would change, what
-// waits for a reboot, what a DBA must do by hand, and where the files are.
-func (p *Plan) Summary(dir string) []byte {
-	var b strings.Builder
-	fmt.Fprintf(&b, "dbhost plan for %s (workload %s, db %s)", orDash(p.Host), p.Workload, p.DB)
-	if dir != "" {
-		fmt.Fprintf(&b, " written to %s/", strings.TrimSuffix(dir, "/"))
-	}
-	b.WriteString("\n")
-	fmt.Fprintf(&b, "tuned base profile: %s", p.TunedProfile)
-	if p.TunedWhy != "" {
-		fmt.Fprintf(&b, " (%s)", p.TunedWhy)
-	}
-	b.WriteString("\n")
-	var kept, todo []change.Change
-	for _, c := range p.Changes {
-		if c.InPlace {
-			kept = append(kept, c)
-		} else {
-			todo = append(todo, c)
-		}
-	}
-	fmt.Fprintf(&b, "\nChanges (%d):\n", len(todo))
-	if len(todo) == 0 {
-		b.WriteString("  none\n")
-	}
-	for _, g := range groupByCPU(todo) {
-		c := todo[g[0]]
-		cur := c.Current
-		if cur == "" {
-			cur = "(not read)"
-		}
-		fmt.Fprintf(&b, "  %-7s %s: %s → %s   [%s]\n", c.Kind, cpuKey(todo, g), oneLine(cur), oneLine(c.Value), c.Rule)
-		if c.Risk != "" {
-			fmt.Fprintf(&b, "          RISK (apply needs --accept-risk): %s\n", oneLine(c.Risk))
-		}
-	}
-	var pending []change.Change
-	for _, c := range p.PendingReboot {
-		if c.InPlace {
-			kept = append(kept, c)
-		} else {
-			pending = append(pending, c)
-		}
-	}
-	if len(kept) > 0 {
-		fmt.Fprintf(&b, "\nAlready in place, kept in the artifacts so that they survive a reboot (%d):\n", len(kept))
-		for _, g := range groupByCPU(kept) {
-			c := kept[g[0]]
-			v := c.Value
-			if c.Kind == change.BootArg {
-				v = bootArg(c)
-				if c.Remove {
-					v = "(removed)"
-				}
-			}
-			fmt.Fprintf(&b, "  %-7s %s = %s   [%s]\n", c.Kind, cpuKey(kept, g), oneLine(v), c.Rule)
-		}
-	}
-	if len(pending) > 0 {
-		fmt.Fprintf(&b, "\nPending reboot: boot arguments (%d, commands in %s):\n", len(pending), BootArgFile)
-		for _, c := range pending {
-			if c.Remove {
-				cur := c.Key
-				if c.Current != "" {
-					cur += "=" + c.Current
-				}
-				fmt.Fprintf(&b, "  remove %s   [%s]\n", cur, c.Rule)
-			} else {
-				fmt.Fprintf(&b, "  add    %s   [%s]\n", bootArg(c), c.Rule)
-			}
-		}
-	}
-	if len(p.Conflicts) > 0 {
-		fmt.Fprintf(&b, "\nConflicts resolved (%d):\n", len(p.Conflicts))
-		for _, c := range p.Conflicts {
-			fmt.Fprintf(&b, "  %s\n", c)
-		}
-	}
-	if len(p.Dropped) > 0 {
-		fmt.Fprintf(&b, "\nLeft out, not safe to write (%d):\n", len(p.Dropped))
-		for _, d := range p.Dropped {
-			fmt.Fprintf(&b, "  %s\n", oneLine(d))
-		}
-	}
-	if len(p.FindingsWithoutChanges) > 0 {
-		fmt.Fprintf(&b, "\nFor a DBA to act on (no setting dbhost can change, %d):\n", len(p.FindingsWithoutChanges))
-		for _, a := range p.FindingsWithoutChanges {
-			fmt.Fprintf(&b, "  [%s] %s: %s: %s → %s\n", a.Severity, a.Rule, a.Setting, oneLine(a.Current), oneLine(a.Recommended))
-		}
-	}
-	if dir != "" {
-		d := strings.TrimSuffix(dir, "/") + "/"
-		fmt.Fprintf(&b, "\nFiles: %s%s, %s%s, %s%s, %s%s, %s%s, %s%s\n", d, FileName, d, TunedFile, d, SysctlFile, d, UdevFile, d, LimitsFile, d, BootArgFile)
-		fmt.Fprintf(&b, "Nothing was changed on this host. Review with: dbhost apply --dry-run --plan %s%s\n", d, FileName)
-	}
-	return []byte(b.String())
-}
-
-// groupByCPU groups the changes that differ only in their CPU (the same
+// GroupByCPU groups the changes that differ only in their CPU (the same
 // value from the same current value for the same rule on many CPUs): one
 // line for a 240-CPU host's governors instead of 240.
-func groupByCPU(cs []change.Change) [][]int {
+func GroupByCPU(cs []change.Change) [][]int {
 	return cpulist.GroupPerCPU(len(cs), func(i int) string { return cs[i].Key }, func(i int) string {
 		c := cs[i]
 		return strings.Join([]string{string(c.Kind), c.Current, c.Value, c.Rule, c.Risk}, "\x00")
 	})
 }
 
-// cpuKey names a group of changes (cpulist.GroupLabel).
-func cpuKey(cs []change.Change, g []int) string {
+// CPUKey names a group of changes (cpulist.GroupLabel).
+func CPUKey(cs []change.Change, g []int) string {
 	keys := make([]string, len(g))
 	for k, i := range g {
 		keys[k] = cs[i].Key

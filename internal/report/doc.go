@@ -6,7 +6,7 @@ import (
 	"text/tabwriter"
 )
 
-// A view for people (collect, numa, numa --pid, diff) is written once, into a doc,
+// A view for people (collect, plan, numa, numa --pid, diff) is written once, into a doc,
 // and drawn as text or as Markdown by the doc: the two formats of a view
 // always say the same, and no view has a second renderer.
 type doc interface {
@@ -105,13 +105,17 @@ func (d *mdDoc) line(s string) {
 }
 func (d *mdDoc) note(s string) { d.line(s) }
 
-// item is a list item; a leading -, + or * (drift's marks) is escaped, not
-// taken for a nested list.
+// item is a list item, nested under the one above when s is indented; a
+// leading -, + or * (drift's marks) is escaped, not taken for a nested list.
 func (d *mdDoc) item(s string) {
+	mark := "- "
+	if t := strings.TrimLeft(s, " "); t != s {
+		s, mark = t, "  - " // an indented line details the item above it
+	}
 	if s != "" && strings.ContainsRune("-+*", rune(s[0])) {
 		s = "\\" + s
 	}
-	d.b.WriteString("- " + s + "\n")
+	d.b.WriteString(mark + s + "\n")
 	d.inList = true
 }
 func (d *mdDoc) code(s string) string { return mdCode(s) }

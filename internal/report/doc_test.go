@@ -4,8 +4,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dbhost/dbhost/internal/drift"
+	"github.com/dbhost/dbhost/internal/plan"
 	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
@@ -105,6 +107,37 @@ func TestSummaryMarkdown(t *testing.T) {
 		checkSameView(t, filepath.Base(f), Summary(s), md)
 		if !strings.HasPrefix(string(md), "# Host ") || !strings.Contains(string(md), "\n## ") || !strings.Contains(string(md), "|---|") {
 			t.Errorf("%s: collect Markdown:\n%s", f, md)
+		}
+	}
+}
+
+// plan's summary in Markdown, for every fixture host: the same view, and
+// the settings already in place listed when nothing is left to change.
+func TestPlanMarkdown(t *testing.T) {
+	hosts, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "golden", "*.json"))
+	if len(hosts) == 0 {
+		t.Fatal("no golden snapshots")
+	}
+	for _, f := range hosts {
+		s, err := snapshot.Load(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := plan.Build(s, plan.Options{Workload: "oltp", Now: time.Unix(0, 0)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		md := PlanMarkdown(p, "out/plan")
+		checkSameView(t, filepath.Base(f), PlanSummary(p, "out/plan"), md)
+		if !strings.HasPrefix(string(md), "# dbhost plan for ") || !strings.Contains(string(md), "\n## Changes (") || !strings.Contains(string(md), "`out/plan/plan.json`") {
+			t.Errorf("%s: plan Markdown:\n%s", f, md)
+		}
+		// Everything in place: the summary still lists what the artifacts keep.
+		for i := range p.Changes {
+			p.Changes[i].InPlace = true
+		}
+		if txt := string(PlanSummary(p, "")); len(p.Changes) > 0 && (!strings.Contains(txt, "Changes (0):\n  none\n") || !strings.Contains(txt, "Already in place")) {
+			t.Errorf("%s: the settings in place are not listed:\n%s", f, txt)
 		}
 	}
 }
