@@ -26,13 +26,17 @@ hugepages on this host (or --root, --snapshot, --sosreport), following seed 001'
 approaches: binding (one cpuset per guaranteed instance, whole cores, packed into as few
 and as near nodes as possible, mems = the nodes of its CPUs), caging (cpu_count limits,
 SGA interleaved over all nodes) and mix (one cpuset for the guaranteed instances, each
-caged inside; best-effort ones in a disjoint cpuset). See docs/place.md for the spec.
+caged inside; best-effort ones in a disjoint cpuset). engine: kvm-guest places a KVM
+guest (cpus = vCPUs, memory_gb = RAM, domain = its libvirt domain): vCPUs pinned to whole
+cores first, memory strict on their nodes in hugepages, emulator threads on a core of their
+own where there is room. See docs/place.md for the spec.
 
 -o DIR writes the artifacts (only dbhost's files, listed in DIR/.dbhost-manifest; a
 previous placement is replaced atomically; a directory holding any other file is refused
 with exit 2, naming it): cgconfig.conf (cgroup v1), systemd slices and drop-ins
 (cgroup v2), Oracle parameters, numactl lines, per-node hugepage pools and, on a
-multi-node Oracle host, one listener per node on that node's NIC.
+multi-node Oracle host, one listener per node on that node's NIC; per kvm-guest libvirt/DOMAIN.xml
+(the domain's <cputune>, <numatune>, <memoryBacking>, <cpu> cells) and libvirt/DOMAIN.virsh.sh.
 
 --apply carries the plan out, journaled like 'dbhost apply' (rollback with 'dbhost
 rollback', same --state-dir): one cgroup per cpuset of the plan (named as in the

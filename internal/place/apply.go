@@ -40,6 +40,11 @@ func Changes(r *Result, snap *snapshot.Snapshot, opt ApplyOptions) (*Applied, er
 	if !r.Feasible {
 		return nil, fmt.Errorf("the placement is infeasible: nothing to apply")
 	}
+	for _, ip := range r.Instances {
+		if ip.Guest != nil {
+			return nil, fmt.Errorf("%s is a kvm-guest: --apply does not define libvirt domains yet; use the artifacts (-o DIR: libvirt/%s.xml, libvirt/%s.virsh.sh, hugepages.sh)", ip.Name, ip.Guest.Domain, ip.Guest.Domain)
+		}
+	}
 	rule := "place-" + r.Strategy
 	if len(r.Groups) == 0 {
 		a.Notes = append(a.Notes, "caging: no cpuset to create, nothing to apply for cgroups; the Oracle parameters (cpu_count, resource_manager_plan) are artifacts (-o DIR) for the DBA to set")
@@ -111,12 +116,7 @@ func (r *Result) hugepageChanges(rule string) []change.Change {
 	if t == nil {
 		return nil
 	}
-	planned := map[int]int64{}
-	for _, ip := range r.Instances {
-		for _, h := range ip.Hugepages {
-			planned[h.Node] += h.Pages
-		}
-	}
+	planned := r.plannedPages()
 	var out []change.Change
 	for _, n := range t.nodes {
 		p := planned[n.id]

@@ -29,10 +29,13 @@ func (r *Result) Artifacts(cgroupVersion string) map[string]string {
 	}
 	if hp := r.hugepages(); hp != "" {
 		files["hugepages.sh"] = hp
+		files["systemd/dbhost-hugepages.service"] = r.hugepagesUnit()
 	}
 	var numactl strings.Builder
 	for _, ip := range r.Instances {
 		switch ip.Engine {
+		case EngineKVMGuest:
+			r.guestArtifacts(ip, files)
 		case "oracle":
 			files["oracle/"+ip.Name+".ora"] = r.oracleParams(ip)
 		default:
@@ -110,12 +113,7 @@ func (r *Result) cgconfig() string {
 // hugepages writes the per-node pool sizes the plan needs.
 func (r *Result) hugepages() string {
 	t := r.topo
-	planned := map[int]int64{}
-	for _, ip := range r.Instances {
-		for _, h := range ip.Hugepages {
-			planned[h.Node] += h.Pages
-		}
-	}
+	planned := r.plannedPages()
 	if len(planned) == 0 {
 		return ""
 	}
@@ -302,7 +300,9 @@ func (r *Result) readme(cgroupVersion string) string {
 	}
 	b.WriteString("  oracle/NAME.ora      init parameters per Oracle instance (restart needed for processor_group_name)\n")
 	b.WriteString("  systemd/NAME.service.d/  drop-ins for PostgreSQL / MySQL / other services; numactl.txt for the rest\n")
-	b.WriteString("  hugepages.sh         per-node hugepage pools\n")
+	b.WriteString("  hugepages.sh         per-node hugepage pools; systemd/dbhost-hugepages.service sets them at boot (or the kernel command line it quotes)\n")
+	b.WriteString("  libvirt/DOMAIN.xml   kvm-guest: the <cputune>, <numatune>, <memoryBacking>, <vcpu>, <memory> and <cpu> elements of the domain\n")
+	b.WriteString("  libvirt/DOMAIN.virsh.sh  kvm-guest: the virsh commands (--config) for what virsh can set\n")
 	b.WriteString("  oracle/listener.ora, tnsnames.ora  one listener per NUMA node (multi-node Oracle hosts with NICs on known nodes)\n")
 	b.WriteString("Changing cpuset.cpus of a running group is live; changing cpuset.mems moves no memory without\nmemory_migrate=1, and an SGA in large pages stays where it is until a restart (001).\n")
 	return b.String()
@@ -328,7 +328,7 @@ func (r *Result) Text() []byte {
 				hp = append(hp, fmt.Sprintf("%d:%d", h.Node, h.Pages))
 			}
 			cpus := cpulist.Format(ip.CPUs)
-			if ip.Group == "" {
+			if ip.Group == "" && ip.Guest == nil {
 				cpus = "all (caged)"
 			}
 			fmt.Fprintf(&b, "%-20s %-8s %-11s %-9d %-24s %-8s %s\n", ip.Name, ip.Engine, ip.Class, ip.CPUCount, cpus, cpulist.Format(ip.Mems), strings.Join(hp, " "))
@@ -336,6 +336,7 @@ func (r *Result) Text() []byte {
 		for _, g := range r.Groups {
 			fmt.Fprintf(&b, "cpuset %s: cpus %s mems %s (%s)\n", g.Name, cpulist.Format(g.CPUs), cpulist.Format(g.Mems), strings.Join(g.Members, ", "))
 		}
+		r.guestText(&b)
 	}
 	for _, e := range r.Errors {
 		who := e.Instance

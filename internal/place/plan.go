@@ -26,9 +26,16 @@ type Result struct {
 	// nodes (numa=off, fewer nodes than sockets), Sockets then its sockets.
 	Sockets    int      `json:"sockets,omitempty"`
 	NUMAHidden []string `json:"numa_hidden,omitempty"`
+	// Emulator are the cores kept for the kvm-guests' emulator threads.
+	Emulator []EmulatorCore `json:"emulator_cores,omitempty"`
 
 	spec *Spec
 	topo *topo
+	// guest planning state: bind for a guest, emulator cores taken, and
+	// each guaranteed guest's emulator CPUs.
+	guestBind bool
+	emuDone   bool
+	emu       map[string][]int
 }
 
 // InstancePlan is where one instance runs.
@@ -42,6 +49,9 @@ type InstancePlan struct {
 	Hugepages []HugepageAlloc `json:"hugepages"`
 	Group     string          `json:"group,omitempty"` // the cpuset it runs in ("" under caging)
 	Caged     bool            `json:"caged"`           // cpu_count (Oracle) / CPU quota limits it
+	// Guest is a kvm-guest's libvirt placement (vCPU pins, emulator,
+	// numatune, cells); nil for other engines.
+	Guest *Guest `json:"guest,omitempty"`
 }
 
 // HugepageAlloc is pages of one size on one node.
@@ -105,6 +115,7 @@ func Plan(snap *snapshot.Snapshot, spec *Spec) *Result {
 			}
 		}
 	}
+	r.planGuests()
 	switch spec.Strategy {
 	case "binding":
 		r.planBinding()
@@ -115,15 +126,17 @@ func Plan(snap *snapshot.Snapshot, spec *Spec) *Result {
 	}
 	r.Feasible = len(r.Errors) == 0
 	if r.Feasible {
+		r.finishGuests()
 		r.warnPoolGrowth()
 	}
 	if !r.Feasible {
 		// An infeasible plan places nothing: half a plan would be applied by mistake.
 		for i := range r.Instances {
 			ip := &r.Instances[i]
-			ip.CPUs, ip.Mems, ip.Hugepages, ip.CPUCount, ip.Group = []int{}, []int{}, []HugepageAlloc{}, 0, ""
+			ip.CPUs, ip.Mems, ip.Hugepages, ip.CPUCount, ip.Group, ip.Guest = []int{}, []int{}, []HugepageAlloc{}, 0, "", nil
 		}
 		r.Groups = []Group{}
+		r.Emulator = nil
 	}
 	return r
 }
@@ -132,12 +145,7 @@ func Plan(snap *snapshot.Snapshot, spec *Spec) *Result {
 // free: the plan counts pages the node's MemFree can add, and hugepages.sh
 // grows the pool.
 func (r *Result) warnPoolGrowth() {
-	planned := map[int]int64{}
-	for _, ip := range r.Instances {
-		for _, h := range ip.Hugepages {
-			planned[h.Node] += h.Pages
-		}
-	}
+	planned := r.plannedPages()
 	for _, n := range r.topo.nodes {
 		if p := planned[n.id]; p > n.pool {
 			r.warn("", "node %d: %d pages of %d kB planned, its pool has %d free: hugepages.sh grows the pool by %d (%s of its MemFree)",
@@ -191,7 +199,9 @@ func (r *Result) order(filter func(Instance) bool) []int {
 	return idx
 }
 
-func guaranteed(in Instance) bool { return in.Guaranteed() }
+// guaranteed are the guaranteed instances a strategy places (the
+// guaranteed guests are pinned before it: planGuests).
+func guaranteed(in Instance) bool { return in.Guaranteed() && !in.Guest() }
 func bestEffort(in Instance) bool { return !in.Guaranteed() }
 
 // alloc is a set of CPUs taken for one cpuset.
@@ -546,8 +556,12 @@ func (r *Result) bind(who string, k int, p int64, nicIdx int) (*alloc, []Hugepag
 		}
 		return nil, nil
 	}
-	a := &alloc{cpus: t.take(c, k), memIdx: c.mems, mems: t.ids(c.mems), remote: c.remote > 0}
-	if len(a.cpus) > k {
+	take := t.take
+	if r.guestBind {
+		take = t.takeBalanced
+	}
+	a := &alloc{cpus: take(c, k), memIdx: c.mems, mems: t.ids(c.mems), remote: c.remote > 0}
+	if len(a.cpus) > k && !r.guestBind { // a guest says it with its vCPUs (pinGuest)
 		r.warn(who, "%d CPU threads asked, %d given: whole cores keep SMT siblings together", k, len(a.cpus))
 	}
 	if a.remote {
@@ -615,6 +629,7 @@ func (r *Result) planBinding() {
 // shared cpuset.
 func (r *Result) bestEffortShared() {
 	t := r.topo
+	r.emulatorCores()
 	be := r.order(bestEffort)
 	if len(be) == 0 {
 		return
@@ -626,10 +641,15 @@ func (r *Result) bestEffortShared() {
 		}
 	}
 	names := make([]string, 0, len(be))
+	var members []string // the instances in the cpuset: guests are pinned by libvirt, not moved into it
 	for _, i := range be {
 		names = append(names, r.spec.Instances[i].Name)
+		if !r.spec.Instances[i].Guest() {
+			members = append(members, r.spec.Instances[i].Name)
+		}
 	}
 	sort.Strings(names)
+	sort.Strings(members)
 	if len(all) == 0 {
 		r.fail(strings.Join(names, ","), "best-effort instances have no CPU left: the guaranteed instances take all %d threads", t.threads)
 		return
@@ -651,7 +671,9 @@ func (r *Result) bestEffortShared() {
 		}
 		r.warn(strings.Join(names, ","), "the best-effort set holds CPUs of memoryless node(s) %s: their memory is remote", cpulist.Format(ml))
 	}
-	r.addGroup(GroupPrefix+"besteffort", a, names)
+	if len(members) > 0 {
+		r.addGroup(GroupPrefix+"besteffort", a, members)
+	}
 	for _, i := range be {
 		in := r.spec.Instances[i]
 		hp, short := t.spread(a.memIdx, r.pages(in))
@@ -660,6 +682,10 @@ func (r *Result) bestEffortShared() {
 				r.pages(in), t.sizeKB, gbOf(r.pages(in), t.sizeKB), cpulist.Format(a.mems), short, gbOf(short, t.sizeKB))
 		}
 		ip := r.plan(in.Name)
+		if in.Guest() {
+			ip.CPUs, ip.Mems, ip.Hugepages, ip.CPUCount = a.cpus, a.mems, hp, in.CPUs
+			continue
+		}
 		ip.CPUs, ip.Mems, ip.Hugepages, ip.Group = a.cpus, a.mems, hp, GroupPrefix+"besteffort"
 		ip.CPUCount = min(in.CPUs, len(a.cpus))
 		ip.Caged = true
@@ -671,9 +697,23 @@ func (r *Result) bestEffortShared() {
 
 func (r *Result) planCaging() {
 	t := r.topo
+	r.emulatorCores()
+	// The caged instances share the CPUs the guaranteed guests left.
+	threads, after := t.freeTotal(), ""
+	if threads != t.threads {
+		after = fmt.Sprintf(" (of %d, after the pinned guests' cores)", t.threads)
+	}
 	var gSum, bSum int
 	var all []int
 	for i, in := range r.spec.Instances {
+		if in.Guest() && in.Guaranteed() {
+			continue
+		}
+		if in.Guest() {
+			bSum += in.CPUs
+			all = append(all, i)
+			continue
+		}
 		if in.CPUs < 2 {
 			r.fail(in.Name, "cpu_count %d: caging needs cpu_count ≥ 2 (001: Oracle advises at least 2); short by %d", in.CPUs, 2-in.CPUs)
 		}
@@ -684,20 +724,22 @@ func (r *Result) planCaging() {
 		}
 		all = append(all, i)
 	}
-	if n := len(r.spec.Instances); n > t.threads/2 {
-		r.fail("", "%d instances to cage; with cpu_count ≥ 2 at most threads/2 = %d fit (001): %d too many", n, t.threads/2, n-t.threads/2)
+	if n := len(all); n > threads/2 {
+		r.fail("", "%d instances to cage; with cpu_count ≥ 2 at most threads/2 = %d fit (001)%s: %d too many", n, threads/2, after, n-threads/2)
 	}
-	if gSum > t.threads {
-		r.fail("", "sum(cpu_count) of guaranteed instances is %d; the host has %d threads: CPU cannot be guaranteed, short by %d", gSum, t.threads, gSum-t.threads)
-	} else if bSum > t.threads-gSum {
-		r.fail("", "sum(cpu_count) of best-effort instances is %d; only %d threads − %d guaranteed = %d remain (001: non-paid ≤ total − paid): over by %d",
-			bSum, t.threads, gSum, t.threads-gSum, bSum-(t.threads-gSum))
+	if gSum > threads {
+		r.fail("", "sum(cpu_count) of guaranteed instances is %d; the host has %d threads%s: CPU cannot be guaranteed, short by %d", gSum, threads, after, gSum-threads)
+	} else if bSum > threads-gSum {
+		r.fail("", "sum(cpu_count) of best-effort instances is %d; only %d threads%s − %d guaranteed = %d remain (001: non-paid ≤ total − paid): over by %d",
+			bSum, threads, after, gSum, threads-gSum, bSum-(threads-gSum))
 	}
 	var cpus []int
 	var memIdx []int
 	for i, n := range t.nodes {
 		for _, c := range n.cores {
-			cpus = append(cpus, c.cpus...)
+			if !c.taken {
+				cpus = append(cpus, c.cpus...)
+			}
 		}
 		if n.hasMem {
 			memIdx = append(memIdx, i)
@@ -716,7 +758,7 @@ func (r *Result) planCaging() {
 			r.fail(in.Name, "needs %d hugepages of %d kB (%s) interleaved over nodes %s; short by %d (%s)",
 				r.pages(in), t.sizeKB, gbOf(r.pages(in), t.sizeKB), cpulist.Format(mems), short, gbOf(short, t.sizeKB))
 		}
-		ip.CPUs, ip.Mems, ip.CPUCount, ip.Hugepages, ip.Caged = cpus, mems, in.CPUs, hp, true
+		ip.CPUs, ip.Mems, ip.CPUCount, ip.Hugepages, ip.Caged = cpus, mems, in.CPUs, hp, !in.Guest()
 	}
 }
 

@@ -29,19 +29,36 @@ type Spec struct {
 // Instance is one database instance to place.
 type Instance struct {
 	Name     string  `yaml:"name" json:"name"`
-	Engine   string  `yaml:"engine" json:"engine"`       // oracle | postgres | mysql | other
-	CPUs     int     `yaml:"cpus" json:"cpus"`           // CPU threads needed
-	MemoryGB float64 `yaml:"memory_gb" json:"memory_gb"` // shared memory backed by hugepages
+	Engine   string  `yaml:"engine" json:"engine"`       // oracle | postgres | mysql | other | kvm-guest
+	CPUs     int     `yaml:"cpus" json:"cpus"`           // CPU threads needed (kvm-guest: vCPUs)
+	MemoryGB float64 `yaml:"memory_gb" json:"memory_gb"` // shared memory backed by hugepages (kvm-guest: guest RAM)
 	Class    string  `yaml:"class" json:"class"`         // guaranteed | best-effort
 	// NIC is the network interface the instance's clients come through
 	// (optional): nodes near it are preferred.
 	NIC string `yaml:"nic,omitempty" json:"nic,omitempty"`
+	// Domain is a kvm-guest's libvirt domain name (default: Name).
+	Domain string `yaml:"domain,omitempty" json:"domain,omitempty"`
 
 	line int // line of the instance in the spec file
 }
 
 // Guaranteed reports whether the instance paid for guaranteed CPUs.
 func (in Instance) Guaranteed() bool { return in.Class == "guaranteed" }
+
+// EngineKVMGuest is the engine of a database running in a KVM guest: the
+// instance is the guest (libvirt domain), cpus its vCPUs, memory_gb its RAM.
+const EngineKVMGuest = "kvm-guest"
+
+// Guest reports whether the instance is a KVM guest.
+func (in Instance) Guest() bool { return in.Engine == EngineKVMGuest }
+
+// DomainName is the guest's libvirt domain (its name unless domain is set).
+func (in Instance) DomainName() string {
+	if in.Domain != "" {
+		return in.Domain
+	}
+	return in.Name
+}
 
 // SpecError is a bad spec: file, line and what is wrong.
 type SpecError struct {
@@ -65,6 +82,10 @@ const (
 )
 
 var nameRE = lazyre.New(`^[A-Za-z][A-Za-z0-9_-]{0,62}$`)
+
+// domainRE bounds a libvirt domain name to what is safe as a virsh argument
+// and a file name: no '/', no blank, no leading '-'.
+var domainRE = lazyre.New(`^[A-Za-z0-9_][A-Za-z0-9_.+:-]{0,127}$`)
 
 // ParseSpec parses and checks a spec. file names the input in errors. The
 // YAML is strict: unknown keys, duplicate keys and wrong types are errors,
@@ -101,6 +122,7 @@ func ParseSpec(file string, data []byte) (*Spec, error) {
 		return nil, fail(topLine(data, "instances"), "instances: %d listed, at most %d", len(s.Instances), maxInstances)
 	}
 	seen := map[string]int{}
+	domains := map[string]int{}
 	for i, in := range s.Instances {
 		at := func(key string) int { return lineOf(i, key) }
 		if in.Name == "" {
@@ -114,11 +136,27 @@ func ParseSpec(file string, data []byte) (*Spec, error) {
 		}
 		seen[strings.ToLower(in.Name)] = in.line
 		switch in.Engine {
-		case "oracle", "postgres", "mysql", "other":
+		case "oracle", "postgres", "mysql", "other", EngineKVMGuest:
 		case "":
-			return nil, fail(at("engine"), "%s: engine: required, one of oracle, postgres, mysql, other", in.Name)
+			return nil, fail(at("engine"), "%s: engine: required, one of oracle, postgres, mysql, other, kvm-guest", in.Name)
 		default:
-			return nil, fail(at("engine"), "%s: engine %q: expected oracle, postgres, mysql or other", in.Name, in.Engine)
+			return nil, fail(at("engine"), "%s: engine %q: expected oracle, postgres, mysql, other or kvm-guest", in.Name, in.Engine)
+		}
+		if in.Domain != "" && !in.Guest() {
+			return nil, fail(at("domain"), "%s: domain: only a kvm-guest names a libvirt domain", in.Name)
+		}
+		if in.Guest() {
+			d := in.DomainName()
+			if !domainRE().MatchString(d) {
+				return nil, fail(at("domain"), "%s: domain %q: expected a libvirt domain name (letters, digits, '_', '.', '+', ':', '-'; at most 128; not starting with '-' or '.')", in.Name, d)
+			}
+			if prev, ok := domains[d]; ok {
+				return nil, fail(at("domain"), "%s: domain %q: already placed by the guest on line %d", in.Name, d, prev)
+			}
+			domains[d] = in.line
+			if !(in.MemoryGB > 0) {
+				return nil, fail(at("memory_gb"), "%s: memory_gb %v: a kvm-guest needs its RAM (GB, > 0): it is backed by hugepages on the guest's nodes", in.Name, in.MemoryGB)
+			}
 		}
 		if in.CPUs < 1 || in.CPUs > maxCPUs {
 			return nil, fail(at("cpus"), "%s: cpus %d: expected the CPU threads it needs, 1 to %d", in.Name, in.CPUs, maxCPUs)

@@ -156,6 +156,7 @@ func newTopo(snap *snapshot.Snapshot, sizeKB int64, needPages bool) (*topo, erro
 		t.nodes = append(t.nodes, n)
 	}
 	sort.Slice(t.nodes, func(i, j int) bool { return t.nodes[i].id < t.nodes[j].id })
+	t.discountReserved(snap, needPages)
 	// SLIT by index; rows ordered by node id like Topology.Nodes.
 	byID := map[int][]int{}
 	for _, sn := range snodes {
@@ -241,4 +242,28 @@ func (t *topo) nearestMem(i int) int {
 		}
 	}
 	return best
+}
+
+// discountReserved takes the pages other users have reserved but not yet
+// touched (HugePages_Rsvd: a mapped SGA or guest not yet faulted in) out of
+// the free pages: the kernel counts them as free, yet they are promised.
+// The kernel keeps that count host-wide only, so each node's free pages are
+// taken minus up to all of it (safe: a pool grows more than needed rather
+// than a strict placement running short).
+func (t *topo) discountReserved(snap *snapshot.Snapshot, needPages bool) {
+	var rsvd int64
+	for _, h := range snap.Memory.Hugepages {
+		if h.SizeKB == t.sizeKB {
+			rsvd = h.Reserved
+		}
+	}
+	if rsvd <= 0 || !needPages {
+		return
+	}
+	for _, n := range t.nodes {
+		d := min(n.pool, rsvd)
+		n.pool -= d
+		n.avail -= d
+	}
+	t.notes = append(t.notes, fmt.Sprintf("%d pages of %d kB are reserved host-wide (HugePages_Rsvd) by mappings not yet touched; the kernel does not say on which node, so each node's free pages are counted minus up to %d", rsvd, t.sizeKB, rsvd))
 }
