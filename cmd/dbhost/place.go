@@ -3,10 +3,13 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os/exec"
 	"strings"
+	"time"
 
 	"github.com/dbhost/dbhost/internal/apply"
 	"github.com/dbhost/dbhost/internal/input"
+	"github.com/dbhost/dbhost/internal/libvirt"
 	"github.com/dbhost/dbhost/internal/place"
 	"github.com/dbhost/dbhost/internal/report"
 	"github.com/dbhost/dbhost/internal/snapshot"
@@ -17,7 +20,7 @@ func newPlaceCmd() *cobra.Command {
 	var src sourceFlags
 	var specPath, format, outDir string
 	var doApply, memoryMigrate, dryRun bool
-	var stateDir string
+	var stateDir, libvirtURI string
 	c := &cobra.Command{
 		Use:   "place",
 		Short: "Plan where database instances run on the NUMA nodes (binding, caging or mix)",
@@ -56,8 +59,8 @@ failed (rollback restores), 6 (--apply) another dbhost apply/rollback holds the 
   dbhost place --spec instances.yaml --apply`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			if !doApply && (dryRun || memoryMigrate || stateDir != "") {
-				return usageErr("--dry-run, --memory-migrate and --state-dir go with --apply")
+			if !doApply && (dryRun || memoryMigrate || stateDir != "" || c.Flags().Changed("libvirt-uri")) {
+				return usageErr("--dry-run, --memory-migrate, --state-dir and --libvirt-uri go with --apply")
 			}
 			if doApply && (src.snapshot != "" || src.sosreport != "") {
 				return usageErr("--apply acts on this host or a --root tree, not on a --snapshot or --sosreport")
@@ -113,6 +116,11 @@ failed (rollback restores), 6 (--apply) another dbhost apply/rollback holds the 
 					}
 					fmt.Fprintf(c.ErrOrStderr(), "wrote %d files to %s: %s\n", len(names), outDir, strings.Join(names, " "))
 				}
+				if r.HasGuests() {
+					if o.LibvirtURI, err = placeLibvirt(src.root, libvirtURI); err != nil {
+						return err
+					}
+				}
 				return placeApply(c, r, s, o, format, memoryMigrate)
 			}
 			var b []byte
@@ -148,6 +156,7 @@ failed (rollback restores), 6 (--apply) another dbhost apply/rollback holds the 
 	fl.BoolVar(&doApply, "apply", false, "create the cgroups, write cpus/mems, move the running processes and size the hugepage pools, journaled")
 	fl.BoolVar(&dryRun, "dry-run", false, "with --apply: print what would change, change nothing")
 	fl.BoolVar(&memoryMigrate, "memory-migrate", false, "with --apply on cgroup v1: set cpuset.memory_migrate so the moved processes' pages follow them")
+	fl.StringVar(&libvirtURI, "libvirt-uri", "", "with --apply: the libvirt connection the kvm-guests' domains are defined on (default qemu:///system on this host; required with --root)")
 	fl.StringVar(&stateDir, "state-dir", "", "with --apply: journal directory (default /var/lib/dbhost; with --root, ROOT/var/lib/dbhost)")
 	_ = c.MarkFlagDirname("output")
 	return c
@@ -201,4 +210,24 @@ func infeasibleErr(r *place.Result) error {
 		fmt.Fprintf(&b, "\n  %s: %s", who, e.Message)
 	}
 	return errors.New(b.String())
+}
+
+// placeLibvirt is the libvirt connection a plan with kvm-guests is applied
+// through: --libvirt-uri, else qemu:///system on the live host (a --root
+// tree has no libvirt of its own: the URI must be named). libvirt must
+// answer there: without it, exit 2 saying so (nothing applied).
+func placeLibvirt(root, uri string) (string, error) {
+	if uri == "" {
+		if root != "" {
+			return "", usageErr("the plan holds kvm-guests and --root %s is a tree, not a host with libvirt: name the libvirt daemon with --libvirt-uri", root)
+		}
+		uri = "qemu:///system"
+	}
+	if _, err := exec.LookPath("virsh"); err != nil {
+		return "", usageErr("the plan holds kvm-guests and libvirt is not present here (no virsh: %v): --apply needs libvirt to define their domains; -o DIR writes the fragments and virsh commands", err)
+	}
+	if err := (libvirt.Conn{URI: uri, Timeout: 20 * time.Second}).Check(); err != nil {
+		return "", usageErr("the plan holds kvm-guests and libvirt does not answer on %s (%v): --apply needs it to define their domains; -o DIR writes the fragments and virsh commands", uri, err)
+	}
+	return uri, nil
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -78,4 +79,96 @@ func TestPlaceWritesArtifacts(t *testing.T) {
 	wantContains(t, "cust1.ora", string(b), "*.processor_group_name='dbhost_cust1'", "*.cpu_count=40", "HOST=15.1.1.1")
 	b, _ = os.ReadFile(filepath.Join(dir, "oracle/tnsnames.ora"))
 	wantContains(t, "tnsnames.ora", string(b), "LOAD_BALANCE = ON", "CUST2 =")
+}
+
+// TestPlaceGuestCLI: a kvm-guest spec planned from a fixture tree (text,
+// JSON and the libvirt artifacts), and --apply's refusals that touch no
+// libvirt: a --root tree without --libvirt-uri, a blank --libvirt-uri,
+// --libvirt-uri without --apply. scripts/suites/libvirt.sh applies and
+// rolls back against a private libvirtd.
+func TestPlaceGuestCLI(t *testing.T) {
+	spec := filepath.Join(t.TempDir(), "guests.yaml")
+	if err := os.WriteFile(spec, []byte("strategy: binding\ninstances:\n  - name: db1\n    engine: kvm-guest\n    domain: db1.prod\n    cpus: 4\n    memory_gb: 1\n    class: guaranteed\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tree := "../../testdata/hosts/laptop-2s"
+	code, out, errs := cliRun(t, "place", "--spec", spec, "--root", tree)
+	if code != 0 || !strings.Contains(out, "guest db1 (domain db1.prod): 4 vCPUs") {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	dir := filepath.Join(t.TempDir(), "out")
+	code, out, errs = cliRun(t, "place", "--spec", spec, "--root", tree, "--format", "json", "-o", dir)
+	var r struct {
+		Instances []struct {
+			Guest *struct {
+				Domain string `json:"domain"`
+				Pins   []struct {
+					VCPU int   `json:"vcpu"`
+					CPUs []int `json:"cpus"`
+				} `json:"vcpupin"`
+				Virsh []string `json:"virsh"`
+			} `json:"guest"`
+		} `json:"instances"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil || code != 0 || r.Instances[0].Guest == nil || len(r.Instances[0].Guest.Pins) != 4 {
+		t.Fatalf("exit %d %v\n%s%s", code, err, out, errs)
+	}
+	for _, f := range []string{"libvirt/db1.prod.xml", "libvirt/db1.prod.virsh.sh", "hugepages.sh", "systemd/dbhost-hugepages.service"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("-o: %v", err)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--root", t.TempDir() + "/x", "--apply", "--state-dir", t.TempDir()}, ""},
+		{[]string{"--libvirt-uri", "qemu:///system"}, "go with --apply"},
+		{[]string{"--apply", "--libvirt-uri", " ", "--root", tree, "--state-dir", t.TempDir()}, `--libvirt-uri " ": empty value`},
+	} {
+		code, _, errs := cliRun(t, append([]string{"place", "--spec", spec}, c.args...)...)
+		if code != exitUsage || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, %s", c.args, code, errs)
+		}
+	}
+	root := t.TempDir()
+	copyDirForTest(t, tree, root)
+	code, _, errs = cliRun(t, "place", "--spec", spec, "--root", root, "--apply", "--state-dir", filepath.Join(root, "state"))
+	if code != exitUsage || !strings.Contains(errs, "not a host with libvirt: name the libvirt daemon with --libvirt-uri") {
+		t.Errorf("--apply on a tree without --libvirt-uri: exit %d, %s", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(root, "state", "journal")); err == nil {
+		if ents, _ := os.ReadDir(filepath.Join(root, "state", "journal")); len(ents) > 0 {
+			t.Errorf("a refused --apply left a journal: %v", ents)
+		}
+	}
+}
+
+func copyDirForTest(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(target, 0o755)
+		case d.Type()&os.ModeSymlink != 0:
+			l, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(l, target)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }

@@ -50,6 +50,12 @@ type Options struct {
 	// Otherwise Apply and Rollback take it themselves, before reading.
 	Locked bool
 
+	// LibvirtURI is the libvirt connection libvirt-domain changes define
+	// their domains on (recorded in the journal: rollback and verify use
+	// the journal's); Virsh the virsh binary ("": virsh from PATH).
+	LibvirtURI string
+	Virsh      string
+
 	// cgroups are the host's cpuset hierarchies, read by Apply and
 	// Rollback when they start (cgroup changes and entries are checked
 	// against them).
@@ -171,6 +177,12 @@ func Apply(changes []change.Change, opt Options) (*Result, error) {
 				todos = append(todos, t)
 				it.Status = StatusChange
 			}
+		case change.LibvirtDomain:
+			if t := prepareLibvirt(c, opt, &it); t != nil {
+				t.items = []int{len(res.Items)}
+				todos = append(todos, t)
+				it.Status = StatusChange
+			}
 		case change.BootArg:
 			prepareBootArg(c, opt.Root, &it)
 		case change.Limit:
@@ -239,6 +251,12 @@ func Apply(changes []change.Change, opt Options) (*Result, error) {
 		return res, fmt.Errorf("journal: %w", err)
 	}
 	for i, t := range todos {
+		if t.kind == string(change.LibvirtDomain) {
+			if err := runLibvirt(i+1, t, opt, jf, step, res); err != nil {
+				return res, fmt.Errorf("journal: %w", err)
+			}
+			continue
+		}
 		if change.Kind(t.kind).Cgroup() {
 			if err := runCgroup(i+1, t, sys, opt, jf, step, res); err != nil {
 				return res, fmt.Errorf("journal: %w", err)
@@ -419,6 +437,18 @@ func watchList(p string, sys Sys) ([]string, error) {
 	return out, nil
 }
 
+// settle gives the todo's items the outcome journaled for it.
+func (t *todo) settle(res *Result, out Entry) {
+	for _, i := range t.items {
+		it := &res.Items[i]
+		if out.State == StateDone {
+			it.Status = StatusApplied
+		} else {
+			it.Status, it.Message = StatusFailed, out.Error
+		}
+	}
+}
+
 // run makes one journaled write.
 func run(seq int, t *todo, sys Sys, opt Options, jf *journalFile, step func(), res *Result) error {
 	begin := Entry{Seq: seq, State: StateBegin, Time: stamp(opt.now()), Kind: t.kind, Key: t.key, Path: t.path,
@@ -494,13 +524,9 @@ func run(seq int, t *todo, sys Sys, opt Options, jf *journalFile, step func(), r
 	if err := jf.append(out); err != nil {
 		return err
 	}
+	t.settle(res, out)
 	for _, i := range t.items {
 		it := &res.Items[i]
-		if out.State == StateDone {
-			it.Status = StatusApplied
-		} else {
-			it.Status, it.Message = StatusFailed, out.Error
-		}
 		for _, s := range side {
 			it.Side = append(it.Side, Watched{Path: s.Path, Old: Value(s.Old), New: Value(s.New)})
 		}

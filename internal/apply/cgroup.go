@@ -488,14 +488,7 @@ func runCgroup(seq int, t *todo, sys Sys, opt Options, jf *journalFile, step fun
 	if err := jf.append(out); err != nil {
 		return err
 	}
-	for _, i := range t.items {
-		it := &res.Items[i]
-		if out.State == StateDone {
-			it.Status = StatusApplied
-		} else {
-			it.Status, it.Message = StatusFailed, out.Error
-		}
-	}
+	t.settle(res, out)
 	return nil
 }
 

@@ -232,6 +232,8 @@ func checkEntry(b Entry, h cpusetHierarchies) error {
 		err = checkPath(k, b.Path)
 	case k.Cgroup():
 		err = checkCgroupPath(k, b.Path, h)
+	case k == change.LibvirtDomain:
+		err = checkLibvirtEntry(b)
 	default:
 		err = fmt.Errorf("unknown kind %q", b.Kind)
 	}

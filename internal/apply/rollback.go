@@ -246,6 +246,9 @@ func restoreOne(j *Journal, w *Write, sys Sys, opt Options, step func()) []Resto
 	if change.Kind(w.Begin.Kind).Cgroup() {
 		return restoreCgroup(j, w, sys, step)
 	}
+	if w.Begin.Kind == string(change.LibvirtDomain) {
+		return []Restore{restoreLibvirt(w, opt, step)}
+	}
 	return restoreWrite(w, sys, opt, step)
 }
 
@@ -396,7 +399,7 @@ func notRestored(w *Write, err error) []Restore {
 	b := w.Begin
 	r := Restore{Path: b.Path, Setting: b.Key, Old: Value(b.Old), Live: "(not read)", Status: RestoreFailed,
 		Message: fmt.Sprintf("NOT restored: the rollback stopped (%v); run rollback again once that is fixed", err)}
-	if b.Kind == kindFile {
+	if b.Kind == kindFile || b.Kind == string(change.LibvirtDomain) {
 		r.Old = fmt.Sprintf("%d bytes", len(b.Old))
 		if b.OldAbsent {
 			r.Old = "(absent)"

@@ -33,6 +33,8 @@ type VerifyOptions struct {
 	// merged profile and boot time); nil: collected from Root at the first
 	// drift, with facts' readers (the one parser of each of those files).
 	Snap *snapshot.Snapshot
+	// Virsh is the virsh binary for libvirt-domain entries ("": from PATH).
+	Virsh string
 }
 
 // snapshot returns o.Snap, collecting it from o.Root the first time.
@@ -85,6 +87,10 @@ func VerifyJournal(j *Journal, opt VerifyOptions) []Check {
 		}
 		if change.Kind(b.Kind).Cgroup() {
 			out = append(out, verifyCgroup(sys, b, c))
+			continue
+		}
+		if b.Kind == string(change.LibvirtDomain) {
+			out = append(out, verifyLibvirt(opt, b, c))
 			continue
 		}
 		live, err := sys.Read(b.Path)

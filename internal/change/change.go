@@ -47,6 +47,14 @@ const (
 	// CgroupProcs: Key is a group's cgroup.procs, Value one PID to move into
 	// it; the journal keeps the PID's old cgroup and rollback moves it back.
 	CgroupProcs Kind = "cgroup-procs"
+
+	// LibvirtDomain: Key is a libvirt domain's name, Value the placement
+	// elements of its definition (dbhost place's kvm-guest fragments:
+	// <vcpu>, <memory>, <memoryBacking>, <cputune>, <numatune>, <cpu>).
+	// Apply edits the domain's persistent definition with them and defines
+	// it (virsh); the journal keeps the whole old definition, which
+	// rollback defines back. Takes effect at the guest's next start.
+	LibvirtDomain Kind = "libvirt-domain"
 )
 
 // Cgroup reports whether a kind is one of the cgroup kinds.
@@ -93,7 +101,9 @@ func (c Change) AtValue() bool {
 }
 
 // Runtime reports whether apply writes the change to the running kernel.
-func (c Change) Runtime() bool { return c.Kind == Sysctl || c.Kind == Sysfs || c.Kind.Cgroup() }
+func (c Change) Runtime() bool {
+	return c.Kind == Sysctl || c.Kind == Sysfs || c.Kind.Cgroup() || c.Kind == LibvirtDomain
+}
 
 // SysctlPath is the /proc/sys path of a sysctl key ("vm.swappiness" →
 // "/proc/sys/vm/swappiness"). Keys holding a '/' (interface names with dots

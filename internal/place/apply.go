@@ -40,11 +40,6 @@ func Changes(r *Result, snap *snapshot.Snapshot, opt ApplyOptions) (*Applied, er
 	if !r.Feasible {
 		return nil, fmt.Errorf("the placement is infeasible: nothing to apply")
 	}
-	for _, ip := range r.Instances {
-		if ip.Guest != nil {
-			return nil, fmt.Errorf("%s is a kvm-guest: --apply does not define libvirt domains yet; use the artifacts (-o DIR: libvirt/%s.xml, libvirt/%s.virsh.sh, hugepages.sh)", ip.Name, ip.Guest.Domain, ip.Guest.Domain)
-		}
-	}
 	rule := "place-" + r.Strategy
 	if len(r.Groups) == 0 {
 		a.Notes = append(a.Notes, "caging: no cpuset to create, nothing to apply for cgroups; the Oracle parameters (cpu_count, resource_manager_plan) are artifacts (-o DIR) for the DBA to set")
@@ -106,7 +101,28 @@ func Changes(r *Result, snap *snapshot.Snapshot, opt ApplyOptions) (*Applied, er
 		}
 	}
 	a.Changes = append(a.Changes, r.hugepageChanges(rule)...)
+	// The guests last: their pages are reserved before their definitions
+	// say strict on those nodes.
+	for _, ip := range r.Instances {
+		if g := ip.Guest; g != nil {
+			a.Changes = append(a.Changes, change.Change{Kind: change.LibvirtDomain, Key: g.Domain, Value: g.Fragments(), Rule: rule,
+				Why: fmt.Sprintf("guest %s: %d vCPUs pinned, memory %s on %s", ip.Name, g.VCPUs, g.MemoryMode, cpulist.Format(g.Nodeset))})
+		}
+	}
+	if r.HasGuests() {
+		a.Notes = append(a.Notes, "kvm-guests: the domains' persistent definitions are edited (virsh define); they take effect at each guest's next start (shut down and start it, a reboot inside the guest is not enough); 'dbhost rollback' defines the old definitions back")
+	}
 	return a, nil
+}
+
+// HasGuests reports whether the plan places a kvm-guest.
+func (r *Result) HasGuests() bool {
+	for _, ip := range r.Instances {
+		if ip.Guest != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // hugepageChanges are the per-node pool sizes the plan needs (the same
