@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbhost/dbhost/internal/artifacts"
 	"github.com/dbhost/dbhost/internal/cpulist"
 	"github.com/dbhost/dbhost/internal/facts"
 	"github.com/dbhost/dbhost/internal/golden"
@@ -569,4 +570,71 @@ func TestGuestGoldens(t *testing.T) {
 		got[n+"/plan.json"] = append(j, '\n')
 	}
 	golden.Check(t, golden.Set{Dir: "testdata/guests", Hint: "go test ./internal/place -run TestGuestGoldens -update"}, got)
+}
+
+// TestFragmentsReadByTheAuditParser reads every guest's fragments, put in a
+// domain, with the parser `dbhost audit --libvirt` uses
+// (artifacts.ParseDomain, written apart from this package): a second,
+// independent reading of what the plan says.
+func TestFragmentsReadByTheAuditParser(t *testing.T) {
+	s := host240()
+	spec := &Spec{Strategy: "mix", Instances: []Instance{
+		{Name: "wide", Engine: EngineKVMGuest, CPUs: 48, MemoryGB: 200, Class: "guaranteed", Domain: "wide.db"},
+		{Name: "odd", Engine: EngineKVMGuest, CPUs: 7, MemoryGB: 3, Class: "guaranteed"},
+		{Name: "erp", Engine: "oracle", CPUs: 16, MemoryGB: 64, Class: "guaranteed"},
+		{Name: "float", Engine: EngineKVMGuest, CPUs: 4, MemoryGB: 8, Class: "best-effort"},
+	}}
+	r := Plan(s, spec)
+	checkGuests(t, s, spec, r)
+	if !r.Feasible {
+		t.Fatalf("infeasible: %v", r.Errors)
+	}
+	for _, ip := range r.Instances {
+		g := ip.Guest
+		if g == nil {
+			continue
+		}
+		doc := "<domain type='kvm'>\n  <name>" + g.Domain + "</name>\n" + g.Fragments() + "</domain>\n"
+		d, errs := artifacts.ParseDomain([]byte(doc))
+		if len(errs) > 0 {
+			t.Fatalf("%s: %v\n%s", ip.Name, errs, doc)
+		}
+		if d.Name != g.Domain || d.VCPUs != g.VCPUs || d.MemoryKB == nil || *d.MemoryKB != g.MemoryKB {
+			t.Errorf("%s: name %q vcpus %d memory %v", ip.Name, d.Name, d.VCPUs, d.MemoryKB)
+		}
+		if d.MemoryBacking == nil || !d.MemoryBacking.Hugepages || len(d.MemoryBacking.Pages) != 1 || d.MemoryBacking.Pages[0].SizeKB != g.PageKB {
+			t.Errorf("%s: memoryBacking %+v", ip.Name, d.MemoryBacking)
+		}
+		if len(d.CPUTune.VCPUPins) != len(g.Pins) || d.CPUTune.EmulatorPin == nil || fmt.Sprint(d.CPUTune.EmulatorPin.IDs) != fmt.Sprint(g.EmulatorCPUs) {
+			t.Errorf("%s: cputune %+v", ip.Name, d.CPUTune)
+		}
+		for i, p := range d.CPUTune.VCPUPins {
+			if p.VCPU != g.Pins[i].VCPU || fmt.Sprint(p.CPUSet.IDs) != fmt.Sprint(g.Pins[i].CPUs) {
+				t.Errorf("%s: vcpupin %+v, want %+v", ip.Name, p, g.Pins[i])
+			}
+		}
+		if nt := d.NUMATune; nt == nil || nt.Mode != g.MemoryMode || nt.Nodeset == nil || fmt.Sprint(nt.Nodeset.IDs) != fmt.Sprint(g.Nodeset) || len(nt.MemNodes) != len(g.Cells) {
+			t.Errorf("%s: numatune %+v", ip.Name, d.NUMATune)
+		}
+		if g.Topology == nil {
+			if d.CPU != nil {
+				t.Errorf("%s: a floating guest's <cpu> was written: %+v", ip.Name, d.CPU)
+			}
+			continue
+		}
+		if d.CPU == nil || d.CPU.Topology == nil || d.CPU.Topology.Sockets*d.CPU.Topology.Cores*d.CPU.Topology.Threads != g.VCPUs || len(d.CPU.Cells) != len(g.Cells) {
+			t.Fatalf("%s: cpu %+v", ip.Name, d.CPU)
+		}
+		var sum int64
+		for i, c := range d.CPU.Cells {
+			sum += c.MemoryKB
+			if c.ID != g.Cells[i].ID || fmt.Sprint(c.CPUs.IDs) != fmt.Sprint(g.Cells[i].VCPUs) || d.NUMATune.MemNodes[i].CellID != c.ID ||
+				fmt.Sprint(d.NUMATune.MemNodes[i].Nodeset.IDs) != fmt.Sprint([]int{g.Cells[i].HostNode}) {
+				t.Errorf("%s: cell %+v memnode %+v, want %+v", ip.Name, c, d.NUMATune.MemNodes[i], g.Cells[i])
+			}
+		}
+		if len(d.CPU.Cells) > 0 && sum != g.MemoryKB {
+			t.Errorf("%s: cells hold %d KiB of %d", ip.Name, sum, g.MemoryKB)
+		}
+	}
 }
