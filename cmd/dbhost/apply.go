@@ -21,20 +21,29 @@ import (
 // hostFlags choose the host apply, verify and rollback act on.
 type hostFlags struct {
 	root, stateDir, format string
+	markdown               bool // --format markdown is offered (verify)
 }
 
 func (h *hostFlags) add(c *cobra.Command) {
 	fl := c.Flags()
 	fl.StringVar(&h.root, "root", "", "act on a writable tree (DIR/proc, DIR/sys, DIR/etc) instead of this host")
 	fl.StringVar(&h.stateDir, "state-dir", "", "journal directory (default /var/lib/dbhost; with --root, ROOT/var/lib/dbhost)")
-	fl.StringVar(&h.format, "format", "text", "output format: [text json]")
+	formats := "[text json]"
+	if h.markdown {
+		formats = "[text json markdown]"
+	}
+	fl.StringVar(&h.format, "format", "text", "output format: "+formats)
 	_ = c.MarkFlagDirname("root")
 	_ = c.MarkFlagDirname("state-dir")
 }
 
 func (h *hostFlags) options() (apply.Options, error) {
-	if h.format != "text" && h.format != "json" {
-		return apply.Options{}, usageErr("--format %q: expected one of [text json]", h.format)
+	if h.format != "text" && h.format != "json" && (h.format != "markdown" || !h.markdown) {
+		formats := "[text json]"
+		if h.markdown {
+			formats = "[text json markdown]"
+		}
+		return apply.Options{}, usageErr("--format %q: expected one of %s", h.format, formats)
 	}
 	o := apply.Options{Version: version}
 	abs := ""
@@ -408,7 +417,8 @@ Exit codes: 0 every setting as applied, 3 drift found (or a damaged journal, or 
 that was interrupted before its end), 2 bad input or nothing to verify, 6 an apply or
 rollback is running (it holds the lock).`,
 		Example: `  dbhost verify
-  dbhost verify --plan plan/plan.json --format json`,
+  dbhost verify --plan plan/plan.json --format json
+  dbhost verify --format markdown > verify.md`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			o, err := h.options()
@@ -471,7 +481,11 @@ rollback is running (it holds the lock).`,
 				// Interrupted: the apply never reached its end.
 				Interrupted bool `json:"interrupted,omitempty"`
 			}{what, checks, damage, legacy, interrupted}
-			if err := writeOut(c, h.format, out, func() []byte {
+			if h.format == "markdown" {
+				if _, err := c.OutOrStdout().Write(report.VerifyMarkdown(what, checks, damage, interrupted)); err != nil {
+					return err
+				}
+			} else if err := writeOut(c, h.format, out, func() []byte {
 				return report.VerifyJournalText(what, checks, damage, interrupted)
 			}); err != nil {
 				return err
@@ -497,6 +511,7 @@ rollback is running (it holds the lock).`,
 			return nil
 		},
 	}
+	h.markdown = true
 	h.add(c)
 	c.Flags().StringVar(&planPath, "plan", "", "verify against a plan (plan.json or its directory) instead of the last apply")
 	c.Flags().StringVar(&id, "journal", "", "verify this apply's journal id (default: the newest)")

@@ -208,6 +208,10 @@ func TestVerifyPlanContract(t *testing.T) {
 		!strings.Contains(out, sc.Setting+": live 12345") || !strings.Contains(out, " of ") {
 		t.Errorf("verify --plan (text) exit %d:\n%s", code, out)
 	}
+	if code, out, _ := runBin(t, "verify", "--plan", planDir, "--root", root, "--format", "markdown"); code != 3 ||
+		!strings.HasPrefix(out, "# verify plan ") || !strings.Contains(out, "x `"+sc.Setting+"`: live 12345") || !strings.Contains(out, " of ") {
+		t.Errorf("verify --plan (markdown) exit %d:\n%s", code, out)
+	}
 }
 
 // TestVerifyPlanBadInput: a plan that is missing or damaged is exit 2, the

@@ -202,16 +202,20 @@ func RollbackText(r *apply.RollbackResult) []byte {
 
 // DamageText says where a journal is damaged (at most 10 places).
 func DamageText(id string, ds []apply.Damage) []byte {
-	var b strings.Builder
-	fmt.Fprintf(&b, "journal %s is DAMAGED (%d place(s)):\n", id, len(ds))
-	for i, d := range ds {
+	d := newTextDoc(0)
+	damage(d, id, ds)
+	return d.bytes()
+}
+
+func damage(d doc, id string, ds []apply.Damage) {
+	d.line(fmt.Sprintf("journal %s is DAMAGED (%d place(s)):", id, len(ds)))
+	for i, x := range ds {
 		if i == 10 {
-			fmt.Fprintf(&b, "  ... and %d more\n", len(ds)-i)
+			d.item(fmt.Sprintf("... and %d more", len(ds)-i))
 			break
 		}
-		fmt.Fprintf(&b, "  %s\n", d)
+		d.item(fmt.Sprint(x))
 	}
-	return []byte(b.String())
 }
 
 // PlaceApplyText is place --apply's text: the placement (its own text),
@@ -234,22 +238,39 @@ func PlaceApplyText(placement []byte, hierarchy string, notes []string, res *app
 // checks (VerifyText), then where the journal is damaged and, for an apply
 // that never reached its end, that it was interrupted.
 func VerifyJournalText(what string, checks []apply.Check, damage []apply.Damage, interrupted bool) []byte {
-	var b strings.Builder
-	b.Write(VerifyText(what, checks))
-	if len(damage) > 0 {
-		b.Write(DamageText(strings.TrimPrefix(what, "journal "), damage))
-		b.WriteString("what the damaged or lost entries recorded cannot be verified: NOT as applied\n")
+	d := newTextDoc(0)
+	verifyJournal(d, what, checks, damage, interrupted)
+	return d.bytes()
+}
+
+// VerifyMarkdown is VerifyJournalText's view in Markdown.
+func VerifyMarkdown(what string, checks []apply.Check, damage []apply.Damage, interrupted bool) []byte {
+	d := &mdDoc{}
+	d.title("verify " + what)
+	verifyJournal(d, what, checks, damage, interrupted)
+	return d.bytes()
+}
+
+func verifyJournal(d doc, what string, checks []apply.Check, ds []apply.Damage, interrupted bool) {
+	verify(d, what, checks)
+	if len(ds) > 0 {
+		damage(d, strings.TrimPrefix(what, "journal "), ds)
+		d.line("what the damaged or lost entries recorded cannot be verified: NOT as applied")
 	}
 	if interrupted {
-		fmt.Fprintf(&b, "%s was INTERRUPTED (crash, kill or internal error) after the writes above: the changes it had not reached were never made, NOT as applied; 'dbhost rollback' undoes it, or apply again\n", what)
+		d.line(fmt.Sprintf("%s was INTERRUPTED (crash, kill or internal error) after the writes above: the changes it had not reached were never made, NOT as applied; 'dbhost rollback' undoes it, or apply again", what))
 	}
-	return []byte(b.String())
 }
 
 // VerifyText is one line per setting checked (or per group of CPUs), its
 // live and applied value and, for a drift, the likely cause.
 func VerifyText(what string, checks []apply.Check) []byte {
-	var b strings.Builder
+	d := newTextDoc(0)
+	verify(d, what, checks)
+	return d.bytes()
+}
+
+func verify(d doc, what string, checks []apply.Check) {
 	ok := 0
 	for _, ch := range checks {
 		if ch.Status == "ok" {
@@ -266,11 +287,10 @@ func VerifyText(what string, checks []apply.Check) []byte {
 		if ch.Status == "ok" {
 			mark = "="
 		}
-		fmt.Fprintf(&b, "%s %s: live %s, applied %s  [%s] %s\n", mark, groupName(g, setting), ch.Live, ch.Want, ch.Rule, ch.Status)
+		d.line(fmt.Sprintf("%s %s: live %s, applied %s  [%s] %s", mark, d.code(groupName(g, setting)), ch.Live, ch.Want, ch.Rule, ch.Status))
 		if ch.Cause != "" {
-			fmt.Fprintf(&b, "    cause: %s\n", ch.Cause)
+			d.item("  cause: " + ch.Cause)
 		}
 	}
-	fmt.Fprintf(&b, "verify %s: %d of %d setting(s) as applied\n", what, ok, len(checks))
-	return []byte(b.String())
+	d.line(fmt.Sprintf("verify %s: %d of %d setting(s) as applied", what, ok, len(checks)))
 }

@@ -6,7 +6,7 @@ import (
 	"text/tabwriter"
 )
 
-// A view for people (collect, plan, numa, numa --pid, diff) is written once, into a doc,
+// A view for people (collect, plan, verify, numa, numa --pid, diff) is written once, into a doc,
 // and drawn as text or as Markdown by the doc: the two formats of a view
 // always say the same, and no view has a second renderer.
 type doc interface {

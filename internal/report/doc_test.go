@@ -1,11 +1,13 @@
 package report
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/dbhost/dbhost/internal/apply"
 	"github.com/dbhost/dbhost/internal/drift"
 	"github.com/dbhost/dbhost/internal/plan"
 	"github.com/dbhost/dbhost/internal/snapshot"
@@ -138,6 +140,27 @@ func TestPlanMarkdown(t *testing.T) {
 		}
 		if txt := string(PlanSummary(p, "")); len(p.Changes) > 0 && (!strings.Contains(txt, "Changes (0):\n  none\n") || !strings.Contains(txt, "Already in place")) {
 			t.Errorf("%s: the settings in place are not listed:\n%s", f, txt)
+		}
+	}
+}
+
+// verify's view in Markdown: checks (grouped CPUs, a drift and its cause),
+// a damaged journal (more than 10 places) and an interrupted apply.
+func TestVerifyMarkdown(t *testing.T) {
+	checks := []apply.Check{{Kind: "sysctl", Setting: "vm.swappiness", Want: "1", Live: "60", Status: "drifted", Rule: "memory.swappiness", Cause: "/etc/sysctl.d/99-x.conf sets vm.swappiness = 60"}}
+	for cpu := 0; cpu < 4; cpu++ {
+		p := fmt.Sprintf("/sys/devices/system/cpu/cpu%d/power/energy_perf_bias", cpu)
+		checks = append(checks, apply.Check{Kind: "sysfs", Setting: p, Want: "0", Live: "0", Status: "ok", Rule: "cpu.energy-perf-bias"})
+	}
+	var ds []apply.Damage
+	for i := 0; i < 12; i++ {
+		ds = append(ds, apply.Damage{Line: i + 3, Reason: "checksum mismatch"})
+	}
+	md := VerifyMarkdown("journal J", checks, ds, true)
+	checkSameView(t, "verify", VerifyJournalText("journal J", checks, ds, true), md)
+	for _, want := range []string{"# verify journal J\n", "x `vm.swappiness`: live 60", "\n  - cause: /etc/sysctl.d/", "- ... and 2 more", "journal J was INTERRUPTED"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("verify Markdown lacks %q:\n%s", want, md)
 		}
 	}
 }
