@@ -42,7 +42,7 @@ func checkVirtVCPUPinning(in *Input) Outcome {
 		return *skip
 	}
 	var out []Finding
-	var fine []string
+	var fine, alien []string // alien: pinned to CPUs this host lacks, not judged
 	for _, d := range ds {
 		if d.VCPUPlacement == "auto" || (d.NUMATune != nil && d.NUMATune.Placement == "auto") {
 			fine = append(fine, d.Name+": placement auto (numad)")
@@ -60,7 +60,10 @@ func checkVirtVCPUPinning(in *Input) Outcome {
 		}
 		nodes, unknown := NodesOfCPUs(in.Snap, cpus)
 		if len(unknown) > 0 {
-			return CannotCheck("domain %s is pinned to CPU(s) %s, which this host does not have: is this the guest's host?", domLabel(d), List(unknown))
+			// One definition from another host must not hide what the
+			// others show: it is named, the rest are judged.
+			alien = append(alien, fmt.Sprintf("domain %s is pinned to CPU(s) %s, which this host does not have", domLabel(d), List(unknown)))
+			continue
 		}
 		switch {
 		case len(mem) > 0 && !subset(mem, nodes):
@@ -73,8 +76,22 @@ func checkVirtVCPUPinning(in *Input) Outcome {
 			fine = append(fine, fmt.Sprintf("%s: vCPUs on node(s) %s, memory %s", d.Name, List(nodes), orText(memHow, "first touch within them")))
 		}
 	}
-	if len(out) > 0 {
+	notJudged := ""
+	if len(alien) > 0 {
+		notJudged = strings.Join(alien, "; ") + ": is this the guest's host? (not judged)"
+	}
+	switch {
+	case len(out) > 0:
+		for i := range out {
+			if notJudged != "" {
+				out[i].Evidence += "; " + notJudged
+			}
+		}
 		return Found(out...)
+	case len(fine) == 0:
+		return CannotCheck("%s", notJudged)
+	case notJudged != "":
+		fine = append(fine, notJudged)
 	}
 	return Passed("%s", strings.Join(fine, "; "))
 }

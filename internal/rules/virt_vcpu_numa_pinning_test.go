@@ -45,5 +45,15 @@ func TestVirtVCPUNUMAPinning(t *testing.T) {
 	alien := guest("db7")
 	alien.CPUTune.VCPUPins[0].CPUSet = snapshot.CPUSet{Text: "40", IDs: []int{40}}
 	cannot(t, id, kvmHost(alien), WorkloadMixed, DBNone, "does not have")
+	// ... which does not hide the other guests: one left unpinned is still
+	// found, one pinned well still passes, and the alien one is named.
+	f = fires(t, id, kvmHost(alien, free), WorkloadMixed, DBNone)
+	if !strings.Contains(f.Setting, "db2") || !strings.Contains(f.Evidence, "db7") || !strings.Contains(f.Evidence, "not judged") {
+		t.Errorf("%+v", f)
+	}
+	rep := quiet(t, id, kvmHost(alien, guest("db1")), WorkloadMixed, DBNone)
+	if len(rep.Passed) != 1 || !strings.Contains(rep.Passed[0].Reason, "db7") {
+		t.Errorf("passed: %+v", rep.Passed)
+	}
 	virtNoGuests(t, id)
 }
