@@ -2,6 +2,8 @@ package place
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -157,19 +159,10 @@ func (r *Result) emulatorCores() {
 		sort.Ints(cpus)
 		if len(cpus) == 0 {
 			r.warn(name, "no free core left on node(s) %s for the emulator threads: they share the vCPUs' CPUs %s (keep a core free on the guest's node to move them off)",
-				cpulist.Format(t.ids(keys(seen))), cpulist.Format(ip.CPUs))
+				cpulist.Format(t.ids(slices.Sorted(maps.Keys(seen)))), cpulist.Format(ip.CPUs))
 		}
 		r.emu[name] = cpus
 	}
-}
-
-func keys(m map[int]bool) []int {
-	out := make([]int, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Ints(out)
-	return out
 }
 
 // finishGuests turns each placed guest's CPUs and pages into its libvirt

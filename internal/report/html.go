@@ -568,21 +568,3 @@ func heat(v, lo, hi float64) template.CSS {
 	}
 	return template.CSS(fmt.Sprintf("background:hsl(210,65%%,%.0f%%);color:%s", light, fg))
 }
-
-func keys(m map[int]bool) []int {
-	out := make([]int, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Ints(out)
-	return out
-}
-
-func sortedKeysStr(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}

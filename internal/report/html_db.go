@@ -2,6 +2,8 @@ package report
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -193,7 +195,7 @@ func buildInstances(db *htmlDB, numa *htmlNUMA, s *snapshot.Snapshot) {
 	}
 	for _, name := range order {
 		in := insts[name]
-		cpus, mems, cgs := keys(in.cpus), keys(in.mems), sortedKeysStr(in.cgroups)
+		cpus, mems, cgs := slices.Sorted(maps.Keys(in.cpus)), slices.Sorted(maps.Keys(in.mems)), slices.Sorted(maps.Keys(in.cgroups))
 		nodes := map[int]bool{}
 		perNode := map[int][]int{}
 		for _, c := range cpus {
@@ -203,7 +205,7 @@ func buildInstances(db *htmlDB, numa *htmlNUMA, s *snapshot.Snapshot) {
 			}
 		}
 		hi := htmlInstance{Instance: name, Engine: in.engine, Procs: in.procs, RSS: sizeKB(in.rss),
-			CPUs: orDash(cpulist.Format(cpus)), Nodes: orDash(cpulist.Format(keys(nodes))), Mems: orDash(cpulist.Format(mems)),
+			CPUs: orDash(cpulist.Format(cpus)), Nodes: orDash(cpulist.Format(slices.Sorted(maps.Keys(nodes)))), Mems: orDash(cpulist.Format(mems)),
 			Cgroup: orDash(strings.Join(cgs, ", "))}
 		for _, id := range db.Nodes {
 			c := instNodeCell{CPUs: "no CPUs", Mem: "memory: not read", Pages: "pages: not read"}
