@@ -49,14 +49,7 @@ func (in *Input) pgHugeNeed(d *snapshot.Database) (hugeNeed, string) {
 	default:
 		return h, in.Reason("memory.hugepages", "the default hugepage size is unknown")
 	}
-	h.main = in.serverProcess(d)
-	if h.main != nil {
-		for _, m := range h.main.NUMA {
-			h.usesKB += m.HugeKB
-		}
-		h.inUse = h.usesKB > 0
-		h.nodes = boundNodes(in.Snap, h.main.MemsAllowed)
-	}
+	h.readServer(in, d)
 	if n, why := dbInt(d, "shared_memory_size_in_huge_pages"); why == "" && n > 0 {
 		h.pages, h.how = n, fmt.Sprintf("shared_memory_size_in_huge_pages = %d (the server's own figure)", n)
 		return h, ""
@@ -272,13 +265,20 @@ func (in *Input) myHugeNeed(d *snapshot.Database) (hugeNeed, string) {
 	}
 	h.pages = ceilDiv(bp, h.sizeKB*1024)
 	h.how = fmt.Sprintf("%d pages: innodb_buffer_pool_size %s / %s (the buffer pool; InnoDB's other memory is not counted)", h.pages, KB(bp/1024), KB(h.sizeKB))
-	h.main = in.serverProcess(d)
-	if h.main != nil {
-		for _, m := range h.main.NUMA {
-			h.usesKB += m.HugeKB
-		}
-		h.inUse = h.usesKB > 0
-		h.nodes = boundNodes(in.Snap, h.main.MemsAllowed)
-	}
+	h.readServer(in, d)
 	return h, ""
+}
+
+// readServer fills what the server's main process shows: the hugepages it
+// maps now (numa_maps) and the nodes its memory may use.
+func (h *hugeNeed) readServer(in *Input, d *snapshot.Database) {
+	h.main = in.serverProcess(d)
+	if h.main == nil {
+		return
+	}
+	for _, m := range h.main.NUMA {
+		h.usesKB += m.HugeKB
+	}
+	h.inUse = h.usesKB > 0
+	h.nodes = boundNodes(in.Snap, h.main.MemsAllowed)
 }
