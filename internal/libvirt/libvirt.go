@@ -417,7 +417,8 @@ func (c Conn) run(stdin string, args ...string) (string, error) {
 	cmd.Stdin = strings.NewReader(stdin)
 	cmd.WaitDelay = 5 * time.Second // a child of virsh holding its pipes does not hold us
 	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &limited{b: &out, n: MaxXML}, &limited{b: &errb, n: 64 << 10}
+	stdout := &limited{b: &out, n: MaxXML}
+	cmd.Stdout, cmd.Stderr = stdout, &limited{b: &errb, n: 64 << 10}
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil {
 			return "", fmt.Errorf("virsh %s: no answer from %s within %s", args[0], c.URI, to)
@@ -428,17 +429,27 @@ func (c Conn) run(stdin string, args ...string) (string, error) {
 		}
 		return out.String(), fmt.Errorf("virsh %s: %s", args[0], strings.ReplaceAll(msg, "\n", "; "))
 	}
+	if stdout.over {
+		// A definition cut at the bound must never be journaled or
+		// spliced as if it were whole.
+		return "", fmt.Errorf("virsh %s: more than %d bytes of output", args[0], MaxXML)
+	}
 	return out.String(), nil
 }
 
-// limited is a writer keeping at most n bytes.
+// limited is a writer keeping at most n bytes; over says it was given more.
 type limited struct {
-	b *bytes.Buffer
-	n int
+	b    *bytes.Buffer
+	n    int
+	over bool
 }
 
 func (l *limited) Write(p []byte) (int, error) {
-	if room := l.n - l.b.Len(); room > 0 {
+	room := l.n - l.b.Len()
+	if room < len(p) {
+		l.over = true
+	}
+	if room > 0 {
 		l.b.Write(p[:min(len(p), room)])
 	}
 	return len(p), nil

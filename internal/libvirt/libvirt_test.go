@@ -1,7 +1,9 @@
 package libvirt
 
 import (
+	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -186,5 +188,27 @@ func TestSuiteDomainHoldsFragments(t *testing.T) {
 	}
 	if m := got.Missing(want); len(m) > 0 {
 		t.Errorf("libvirt's definition lacks %v", m)
+	}
+}
+
+// TestRunRefusesCutOutput: a definition longer than MaxXML is an error,
+// never a truncated definition journaled or spliced as if it were whole.
+func TestRunRefusesCutOutput(t *testing.T) {
+	dir := t.TempDir()
+	virsh := filepath.Join(dir, "virsh")
+	script := fmt.Sprintf("#!/bin/sh\nhead -c %d /dev/zero | tr '\\000' a\n", MaxXML+1)
+	if err := os.WriteFile(virsh, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c := Conn{URI: "test:///default", Virsh: virsh}
+	if x, err := c.DumpXML("db1"); err == nil || !strings.Contains(err.Error(), "more than") {
+		t.Fatalf("DumpXML of %d bytes: %d bytes, err %v; want an error", MaxXML+1, len(x), err)
+	}
+	script = fmt.Sprintf("#!/bin/sh\nhead -c %d /dev/zero | tr '\\000' a\n", MaxXML)
+	if err := os.WriteFile(virsh, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if x, err := c.DumpXML("db1"); err != nil || len(x) != MaxXML {
+		t.Fatalf("DumpXML of exactly %d bytes: %d bytes, err %v", MaxXML, len(x), err)
 	}
 }
