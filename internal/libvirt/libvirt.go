@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"sort"
 	"strconv"
@@ -397,6 +398,20 @@ type Conn struct {
 	Virsh string // the virsh binary ("virsh": from PATH)
 	// Timeout bounds one virsh run (0: 60 s).
 	Timeout time.Duration
+	// ReadOnly connects with --readonly: nothing can be changed through the
+	// connection (audit and collect read guests this way; Define fails).
+	ReadOnly bool
+}
+
+// Output runs virsh with args and returns what it printed: at most MaxXML
+// bytes (more is an error, never a cut answer), its first error line
+// otherwise, within the timeout. facts.Virsh for a live host.
+func (c Conn) Output(args ...string) ([]byte, error) {
+	out, err := c.run("", args...)
+	if err != nil {
+		return nil, err
+	}
+	return []byte(out), nil
 }
 
 func (c Conn) run(stdin string, args ...string) (string, error) {
@@ -407,32 +422,42 @@ func (c Conn) run(stdin string, args ...string) (string, error) {
 	if c.URI == "" {
 		return "", errors.New("no libvirt connection URI")
 	}
+	path, err := exec.LookPath(bin)
+	if err != nil {
+		return "", fmt.Errorf("not installed (no %s in PATH)", bin)
+	}
 	to := c.Timeout
 	if to == 0 {
 		to = 60 * time.Second
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), to)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, append([]string{"--quiet", "--connect", c.URI}, args...)...)
+	flags := []string{"--quiet", "--connect", c.URI}
+	if c.ReadOnly {
+		flags = append(flags, "--readonly")
+	}
+	cmd := exec.CommandContext(ctx, path, append(flags, args...)...)
+	cmd.Env = append(os.Environ(), "LC_ALL=C") // messages in one language, whoever runs dbhost
 	cmd.Stdin = strings.NewReader(stdin)
 	cmd.WaitDelay = 5 * time.Second // a child of virsh holding its pipes does not hold us
 	var out, errb bytes.Buffer
 	stdout := &limited{b: &out, n: MaxXML}
 	cmd.Stdout, cmd.Stderr = stdout, &limited{b: &errb, n: 64 << 10}
+	what := "virsh " + strings.Join(args, " ")
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil {
-			return "", fmt.Errorf("virsh %s: no answer from %s within %s", args[0], c.URI, to)
+			return "", fmt.Errorf("%s: no answer from %s within %s", what, c.URI, to)
 		}
 		msg := strings.TrimSpace(errb.String())
 		if msg == "" {
 			msg = err.Error()
 		}
-		return out.String(), fmt.Errorf("virsh %s: %s", args[0], strings.ReplaceAll(msg, "\n", "; "))
+		return out.String(), fmt.Errorf("%s: %s", what, strings.ReplaceAll(msg, "\n", "; "))
 	}
 	if stdout.over {
 		// A definition cut at the bound must never be journaled or
 		// spliced as if it were whole.
-		return "", fmt.Errorf("virsh %s: more than %d bytes of output", args[0], MaxXML)
+		return "", fmt.Errorf("%s: more than %d bytes of output", what, MaxXML)
 	}
 	return out.String(), nil
 }

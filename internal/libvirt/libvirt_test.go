@@ -212,3 +212,31 @@ func TestRunRefusesCutOutput(t *testing.T) {
 		t.Fatalf("DumpXML of exactly %d bytes: %d bytes, err %v", MaxXML, len(x), err)
 	}
 }
+
+// TestReadOnlyConn: a read-only connection (collect and audit read guests
+// through one) passes --readonly to virsh, in the C locale, and says which
+// call failed; a missing virsh is named as such.
+func TestReadOnlyConn(t *testing.T) {
+	dir := t.TempDir()
+	virsh := filepath.Join(dir, "virsh")
+	script := "#!/bin/sh\necho \"$LC_ALL $*\"\ncase \"$*\" in *gone*) echo 'error: failed to get domain' >&2; exit 1;; esac\n"
+	if err := os.WriteFile(virsh, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c := Conn{URI: "qemu:///system", Virsh: virsh, ReadOnly: true}
+	out, err := c.Output("list", "--all", "--name")
+	if want := "C --quiet --connect qemu:///system --readonly list --all --name\n"; err != nil || string(out) != want {
+		t.Errorf("Output = %q, %v; want %q", out, err, want)
+	}
+	if out, err := c.Output("dumpxml", "gone"); err == nil || out != nil || err.Error() != "virsh dumpxml gone: error: failed to get domain" {
+		t.Errorf("a failing call: %q, %v", out, err)
+	}
+	c.ReadOnly = false
+	if out, _ := c.Output("uri"); strings.Contains(string(out), "--readonly") {
+		t.Errorf("a read-write connection passed --readonly: %q", out)
+	}
+	c.Virsh = filepath.Join(dir, "no-such-virsh")
+	if _, err := c.Output("uri"); err == nil || !strings.Contains(err.Error(), "not installed") {
+		t.Errorf("a missing virsh: %v", err)
+	}
+}
