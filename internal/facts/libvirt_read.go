@@ -45,7 +45,11 @@ func readLibvirt(c *Collector) {
 	switch {
 	case c.Root.Live && c.libvirt.virsh != nil:
 		if err := c.libvirtVirsh(lv); err != nil {
-			notes = append(notes, "virsh: "+err.Error())
+			msg := err.Error()
+			if !strings.HasPrefix(msg, "virsh ") { // a failed call names itself
+				msg = "virsh: " + msg
+			}
+			notes = append(notes, msg)
 		} else {
 			done = true
 		}
