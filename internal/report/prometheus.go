@@ -50,6 +50,27 @@ var (
 	descNumaMigr  = desc("numa_pages_migrated_total", "Pages moved by automatic NUMA balancing (vmstat numa_pages_migrated).")
 	descPgMigrate = desc("pages_migrated_total", "Pages migrated successfully, by any cause (vmstat pgmigrate_success).")
 	descAbsent    = desc("facts_absent", "Facts the last audit could not read (not present, permission denied, malformed).")
+
+	// An AIX host (the snapshot's aix section): the equivalents of the
+	// per-node gauges, from lssrad -av, svmon -G, fcstat -e, lsattr -El,
+	// vmstat -v and iostat -D.
+	descAIXSRADMem    = desc("aix_srad_memory_bytes", "Memory of an AIX SRAD (lssrad -av MEM).", "srad", "ref1")
+	descAIXSRADCPUs   = desc("aix_srad_cpus", "Logical CPUs of an AIX SRAD (lssrad -av CPU).", "srad", "ref1")
+	descAIXPoolSize   = desc("aix_page_pool_bytes", "Size of an AIX page size pool with a fixed size (svmon -G PoolSize x page size: the 16 MB pool is vmo lgpg_regions pages).", "page_size_bytes")
+	descAIXPoolInuse  = desc("aix_page_pool_inuse_bytes", "Memory in use in pages of one size (svmon -G inuse, 4 KB frames).", "page_size_bytes")
+	descAIXPoolPin    = desc("aix_page_pool_pinned_bytes", "Pinned memory in pages of one size (svmon -G pin, 4 KB frames).", "page_size_bytes")
+	descAIXBlocked    = desc("aix_io_blocked_total", "I/Os blocked for want of a buffer since boot (vmstat -v \"... I/Os blocked with no pbuf|psbuf|fsbuf\"): buffer pbuf (LVM), psbuf (paging space), fsbuf (JFS), client_fsbuf (NFS, VxFS), external_pager_fsbuf (JFS2).", "buffer")
+	descAIXFCNoDMA    = desc("aix_fc_no_dma_resource_total", "fcstat -e No DMA Resource Count of a Fibre Channel adapter (max_xfer_size too small when it grows).", "adapter")
+	descAIXFCNoElems  = desc("aix_fc_no_adapter_elements_total", "fcstat -e No Adapter Elements Count of a Fibre Channel adapter.", "adapter")
+	descAIXFCNoCmd    = desc("aix_fc_no_command_resource_total", "fcstat -e No Command Resource Count of a Fibre Channel adapter (num_cmd_elems too small when it grows).", "adapter")
+	descAIXFCCmdElems = desc("aix_fc_num_cmd_elems", "num_cmd_elems of a Fibre Channel adapter (lsattr -El fcsN): commands it may have outstanding.", "adapter")
+	descAIXFCXfer     = desc("aix_fc_max_xfer_size_bytes", "max_xfer_size of a Fibre Channel adapter (lsattr -El fcsN).", "adapter")
+	descAIXFCSpeed    = desc("aix_fc_port_speed_bytes_per_second", "Running port speed of a Fibre Channel adapter (fcstat -e Port Speed (running), N GBIT as N x 10^9 / 8 bytes per second).", "adapter")
+	descAIXQDepth     = desc("aix_disk_queue_depth", "queue_depth of an hdisk (lsattr -El hdiskN).", "disk")
+	descAIXSQFull     = desc("aix_disk_sqfull_per_second", "Times per second an hdisk's service queue was full (iostat -D sqfull, the interval reports averaged; the since-boot report when there is none).", "disk")
+	descAIXReadServ   = desc("aix_disk_read_service_seconds", "Average read service time of an hdisk (iostat -D read avgserv, interval reports weighted by reads).", "disk")
+	descAIXWriteServ  = desc("aix_disk_write_service_seconds", "Average write service time of an hdisk (iostat -D write avgserv, interval reports weighted by writes).", "disk")
+	descAIXQueueTime  = desc("aix_disk_wait_queue_seconds", "Average time an I/O waited in an hdisk's wait queue (iostat -D queue avgtime, interval reports weighted by transfers).", "disk")
 )
 
 // Metrics are the audit's metrics, as constant metrics (what the exporter
@@ -143,7 +164,76 @@ func (a Audit) Metrics() []prometheus.Metric {
 			counter(c.d, float64(v))
 		}
 	}
+	if s.AIX != nil {
+		aixMetrics(s.AIX, gauge, counter)
+	}
 	return out
+}
+
+// aixMetrics are an AIX host's gauges and counters: what the aix section
+// holds, a series only for a fact that was read (absent is not zero).
+func aixMetrics(a *snapshot.AIX, gauge, counter func(*prometheus.Desc, float64, ...string)) {
+	for _, r := range a.SRADs {
+		srad, ref1 := strconv.Itoa(r.SRAD), strconv.Itoa(r.REF1)
+		if r.MemMB != nil {
+			gauge(descAIXSRADMem, *r.MemMB*1024*1024, srad, ref1)
+		}
+		gauge(descAIXSRADCPUs, float64(len(r.CPUs)), srad, ref1)
+	}
+	for _, p := range a.PagePools {
+		size := strconv.FormatInt(p.SizeKB*1024, 10)
+		if p.PoolSize != nil {
+			gauge(descAIXPoolSize, float64(*p.PoolSize)*float64(p.SizeKB)*1024, size)
+		}
+		if p.Inuse != nil {
+			gauge(descAIXPoolInuse, float64(*p.Inuse)*4096, size)
+		}
+		if p.Pin != nil {
+			gauge(descAIXPoolPin, float64(*p.Pin)*4096, size)
+		}
+	}
+	for _, b := range aixBlockedCounters {
+		if v, ok := a.VmstatV[b.Label]; ok {
+			counter(descAIXBlocked, v, b.Buffer)
+		}
+	}
+	for _, f := range a.FCAdapters {
+		for _, c := range []struct {
+			d *prometheus.Desc
+			v *int64
+			t func(*prometheus.Desc, float64, ...string)
+		}{
+			{descAIXFCNoDMA, f.NoDMAResourceCount, counter}, {descAIXFCNoElems, f.NoAdapterElementsCount, counter},
+			{descAIXFCNoCmd, f.NoCommandResourceCount, counter}, {descAIXFCCmdElems, f.NumCmdElems, gauge}, {descAIXFCXfer, f.MaxXferSize, gauge},
+		} {
+			if c.v != nil {
+				c.t(c.d, float64(*c.v), f.Name)
+			}
+		}
+		if f.PortSpeedGbit != nil {
+			gauge(descAIXFCSpeed, *f.PortSpeedGbit*1e9/8, f.Name)
+		}
+	}
+	for _, d := range a.Disks {
+		if d.QueueDepth != nil {
+			gauge(descAIXQDepth, float64(*d.QueueDepth), d.Name)
+		}
+		io, ok := aixDiskStats(d)
+		if !ok {
+			continue
+		}
+		for _, c := range []struct {
+			d     *prometheus.Desc
+			v     *float64
+			scale float64
+		}{
+			{descAIXSQFull, io.SQFull, 1}, {descAIXReadServ, io.ReadServMS, 1e-3}, {descAIXWriteServ, io.WriteServMS, 1e-3}, {descAIXQueueTime, io.QueueTimeMS, 1e-3},
+		} {
+			if c.v != nil {
+				gauge(c.d, *c.v*c.scale, d.Name)
+			}
+		}
+	}
 }
 
 // nodeTicks sums /proc/stat's per-CPU times by NUMA node: busy ticks and

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -67,5 +68,129 @@ func TestPrometheusMetrics(t *testing.T) {
 		if strings.HasPrefix(l, "dbhost_node_cpu_busy_ratio{") && !strings.HasSuffix(l, "} 0.25") {
 			t.Errorf("busy ratio %q, want 0.25", l)
 		}
+	}
+}
+
+// An AIX snapshot's metrics: one series per SRAD, page pool, FC adapter
+// counter read, vmstat -v blocked-I/O counter and hdisk, their values from
+// the aix section; a fact the bundle lacks has no series (not a zero), and
+// a Linux snapshot has no dbhost_aix_ series.
+func TestPrometheusAIXMetrics(t *testing.T) {
+	series := func(s *snapshot.Snapshot) map[string]string {
+		rep := rules.Run(&rules.Input{Snap: s, Workload: rules.WorkloadOLTP, DB: "oracle"})
+		b, err := FindingsPrometheus(Audit{Report: rep, Snap: s, At: time.Unix(1_800_000_000, 0), Version: "t"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for _, l := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(l, "dbhost_aix_") {
+				k, v, _ := strings.Cut(l, " ")
+				out[k] = v
+			}
+		}
+		return out
+	}
+	s, err := snapshot.Load("../facts/aix/testdata/golden/aix72.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := s.AIX
+	got := series(s)
+	count := func(prefix string) int {
+		n := 0
+		for k := range got {
+			if strings.HasPrefix(k, prefix+"{") {
+				n++
+			}
+		}
+		return n
+	}
+	fcRead, blocked, disks := 0, 0, 0
+	for _, f := range a.FCAdapters {
+		if f.NoCommandResourceCount != nil {
+			fcRead++
+		}
+	}
+	for _, b := range aixBlockedCounters {
+		if _, ok := a.VmstatV[b.Label]; ok {
+			blocked++
+		}
+	}
+	for _, d := range a.Disks {
+		if d.QueueDepth != nil {
+			disks++
+		}
+	}
+	for name, want := range map[string]int{
+		"dbhost_aix_srad_memory_bytes":            len(a.SRADs),
+		"dbhost_aix_srad_cpus":                    len(a.SRADs),
+		"dbhost_aix_page_pool_inuse_bytes":        len(a.PagePools),
+		"dbhost_aix_page_pool_bytes":              1, // only the 16 MB pool has a fixed size
+		"dbhost_aix_fc_no_command_resource_total": fcRead,
+		"dbhost_aix_fc_num_cmd_elems":             len(a.FCAdapters),
+		"dbhost_aix_io_blocked_total":             blocked,
+		"dbhost_aix_disk_queue_depth":             disks,
+	} {
+		if n := count(name); n != want || want == 0 {
+			t.Errorf("%s: %d series, want %d (and some)", name, n, want)
+		}
+	}
+	if fcRead == len(a.FCAdapters) {
+		t.Error("the 7.2 bundle has an FC adapter whose fcstat failed: the test wants one")
+	}
+	for k, want := range map[string]string{
+		`dbhost_aix_srad_memory_bytes{ref1="1",srad="1"}`:            "3.4358689792e+10", // 32767 MB
+		`dbhost_aix_srad_cpus{ref1="0",srad="0"}`:                    "16",
+		`dbhost_aix_io_blocked_total{buffer="pbuf"}`:                 "1285",
+		`dbhost_aix_io_blocked_total{buffer="external_pager_fsbuf"}`: "372210",
+		`dbhost_aix_fc_no_command_resource_total{adapter="fcs0"}`:    "1342",
+		`dbhost_aix_fc_max_xfer_size_bytes{adapter="fcs1"}`:          "1.048576e+06",
+		`dbhost_aix_page_pool_bytes{page_size_bytes="16777216"}`:     "0", // read, and empty
+		`dbhost_aix_page_pool_pinned_bytes{page_size_bytes="65536"}`: "5.12e+08",
+		`dbhost_aix_disk_queue_depth{disk="hdisk10"}`:                "1",
+		`dbhost_aix_fc_port_speed_bytes_per_second{adapter="fcs0"}`:  "1e+09",
+	} {
+		if got[k] != want {
+			t.Errorf("%s = %q, want %q", k, got[k], want)
+		}
+	}
+	if _, ok := got[`dbhost_aix_fc_no_command_resource_total{adapter="fcs1"}`]; ok {
+		t.Error("fcs1's fcstat failed: its counters are absent, not a series")
+	}
+	// The interval reports averaged: hdisk1's sqfull from its reports 2 and 3.
+	var sq float64
+	n := 0
+	for _, d := range a.Disks {
+		if d.Name == "hdisk1" {
+			for _, r := range d.IOStat[1:] {
+				sq += *r.SQFull
+				n++
+			}
+		}
+	}
+	if want := strconv.FormatFloat(sq/float64(n), 'g', -1, 64); got[`dbhost_aix_disk_sqfull_per_second{disk="hdisk1"}`] != want {
+		t.Errorf("hdisk1 sqfull %s, want %s", got[`dbhost_aix_disk_sqfull_per_second{disk="hdisk1"}`], want)
+	}
+
+	// AIX 6.1: lssrad missing, so no SRAD series.
+	s61, err := snapshot.Load("../facts/aix/testdata/golden/aix61.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s61.AIX.SRADs != nil {
+		t.Fatal("the 6.1 bundle now has lssrad: the test wants it missing")
+	}
+	for k := range series(s61) {
+		if strings.HasPrefix(k, "dbhost_aix_srad_") {
+			t.Errorf("%s: lssrad is absent on this host, no series", k)
+		}
+	}
+	linux, err := snapshot.Load("../../testdata/golden/odd-8n.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := series(linux); len(g) != 0 {
+		t.Errorf("a Linux host has AIX series: %v", g)
 	}
 }
