@@ -33,13 +33,13 @@ func (f *benchFlags) add(c *cobra.Command, dur time.Duration) {
 	fl := c.Flags()
 	fl.DurationVar(&f.duration, "duration", dur, "how long each measurement runs (per case and repeat)")
 	fl.IntVar(&f.repeat, "repeat", 1, "repeat every measurement N times (the samples keep each one)")
-	fl.StringVar(&f.format, "format", "text", "output format: [text json]")
+	fl.StringVar(&f.format, "format", "text", "output format: "+resultFormats)
 	fl.StringVarP(&f.out, "output", "o", "", "write the result to FILE instead of standard output")
 }
 
 func (f *benchFlags) validate() error {
-	if f.format != "text" && f.format != "json" {
-		return usageErr("--format %q: expected one of [text json]", f.format)
+	if f.format != "text" && f.format != "json" && f.format != "markdown" {
+		return usageErr("--format %q: expected one of %s", f.format, resultFormats)
 	}
 	if f.duration <= 0 || f.duration > 24*time.Hour {
 		return usageErr("--duration %v: expected more than 0 and at most 24h", f.duration)
@@ -69,9 +69,10 @@ bandwidth per NUMA node pair (numa), message passing between threads (mq), TCP s
 UDP request/response (net), an Oracle-like fio workload (io), pgbench (db) and a connection
 pool with foreground vs background validation (pool).
 
-Every bench takes --duration, --repeat and --format text|json (JSON: schema_version 1, the
-host, the parameters, the results and every raw sample; latencies in µs, throughput in Gb/s
-as throughput_gbps). A progress bar is drawn on a terminal.
+Every bench takes --duration, --repeat and --format text|json|markdown (JSON: schema_version
+1, the host, the parameters, the results and every raw sample; latencies in µs, throughput in
+Gb/s as throughput_gbps; Markdown: the text's cases, or numa's matrices, as tables). A
+progress bar is drawn on a terminal.
 
 Everything a bench creates (scratch files and directories, message queues, child processes,
 scratch databases and tables) is recorded in --state-dir before it is created and removed
@@ -127,7 +128,7 @@ func printCleaned(c *cobra.Command, cleaned []bench.Cleaned) int {
 
 // runBench is what every bench subcommand does around its measurement:
 // signals, the registry, the progress bar, the output.
-func runBench(c *cobra.Command, f *benchFlags, stateDir string, planned time.Duration, measure func(ctx context.Context, o bench.Options) (*bench.Result, error), text func(*bench.Result) []byte) error {
+func runBench(c *cobra.Command, f *benchFlags, stateDir string, planned time.Duration, measure func(ctx context.Context, o bench.Options) (*bench.Result, error)) error {
 	if err := f.validate(); err != nil {
 		return err
 	}
@@ -165,7 +166,7 @@ func runBench(c *cobra.Command, f *benchFlags, stateDir string, planned time.Dur
 		}
 		return merr
 	}
-	if err := writeResult(c, f.format, f.out, res, func() []byte { return text(res) }); err != nil {
+	if err := writeResult(c, f.format, f.out, res, func() []byte { return report.BenchText(res) }, func() []byte { return report.BenchMarkdown(res) }); err != nil {
 		return err
 	}
 	if cerr != nil {
@@ -174,16 +175,22 @@ func runBench(c *cobra.Command, f *benchFlags, stateDir string, planned time.Dur
 	return nil
 }
 
-// writeResult writes a result (or anything with a text form) to -o FILE or
-// standard output.
-func writeResult(c *cobra.Command, format, out string, v any, text func() []byte) error {
+// resultFormats are the formats of bench, compare and experiment.
+const resultFormats = "[text json markdown]"
+
+// writeResult writes a result (bench, compare, experiment) as JSON, text or
+// Markdown to -o FILE or standard output.
+func writeResult(c *cobra.Command, format, out string, v any, text, markdown func() []byte) error {
 	var b []byte
-	if format == "json" {
+	switch format {
+	case "json":
 		var err error
 		if b, err = report.JSON(v); err != nil {
 			return err
 		}
-	} else {
+	case "markdown":
+		b = markdown()
+	default:
 		b = text()
 	}
 	return writeOutput(c, out, b)
@@ -219,7 +226,8 @@ ratio (seed 001 measured 2.15x at distance 22 vs 10).
 On a host with one node only local memory exists: it is measured, and said so.
 --duration is per pair and repeat (half chase, half streaming).`,
 		Example: `  dbhost bench numa
-  dbhost bench numa --cpu-node 0 --mem-node 0,1 --duration 4s --repeat 3`,
+  dbhost bench numa --cpu-node 0 --mem-node 0,1 --duration 4s --repeat 3
+  dbhost bench numa --format markdown -o numa.md`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			cn, err := nodeList("cpu-node", cpuNodes)
@@ -245,7 +253,7 @@ On a host with one node only local memory exists: it is measured, and said so.
 			}
 			return runBench(c, &f, *stateDir, time.Duration(pairs*f.repeat)*f.duration, func(ctx context.Context, o bench.Options) (*bench.Result, error) {
 				return bench.RunNuma(ctx, bench.NumaOptions{Options: o, CPUNodes: cn, MemNodes: mn, SizeMB: sizeMB, Threads: threads})
-			}, bench.NumaText)
+			})
 		},
 	}
 	f.add(c, 2*time.Second)
@@ -327,7 +335,7 @@ of every round trip. C-states, P-states and placement show here (seed 000, Table
 			}
 			return runBench(c, &f, *stateDir, 2*time.Duration(f.repeat)*f.duration, func(ctx context.Context, o bench.Options) (*bench.Result, error) {
 				return bench.RunMQ(ctx, bench.MQOptions{Options: o, Senders: senders, Size: size, CPUNode: b.cpuNode, MemNode: b.memNode, CPUs: cpus})
-			}, (*bench.Result).Text)
+			})
 		},
 	}
 	f.add(c, 5*time.Second)
@@ -445,7 +453,7 @@ TCP_INFO, retransmissions, congestion window) is reported with the stream.`,
 				o.Options = bo
 				o.Bind = bind
 				return bench.RunNet(ctx, o)
-			}, (*bench.Result).Text)
+			})
 		},
 	}
 	f.add(c, 5*time.Second)
@@ -554,7 +562,7 @@ the writing roles need --destroy-data. --print-job prints the job file and runs 
 				o.Options = bo
 				o.Bind = bind
 				return bench.RunIO(ctx, o)
-			}, (*bench.Result).Text)
+			})
 		},
 	}
 	f.add(c, 10*time.Second)
@@ -613,7 +621,7 @@ Each mode runs --requests requests, or for --duration.`,
 			return runBench(c, &f, *stateDir, 2*time.Duration(f.repeat)*f.duration, func(ctx context.Context, bo bench.Options) (*bench.Result, error) {
 				o.Options = bo
 				return bench.RunPool(ctx, o)
-			}, (*bench.Result).Text)
+			})
 		},
 	}
 	f.add(c, 10*time.Second)
@@ -664,7 +672,7 @@ without --init the DSN's database must hold pgbench's tables already.`,
 				o.Options = bo
 				o.Bind = bind
 				return bench.RunDB(ctx, o)
-			}, (*bench.Result).Text)
+			})
 		},
 	}
 	f.add(c, 30*time.Second)

@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/dbhost/dbhost/internal/bench"
+	"github.com/dbhost/dbhost/internal/report"
 	"github.com/spf13/cobra"
 )
 
@@ -22,15 +23,17 @@ A with its 95 % confidence interval (Welch's t over the repeats: run the benches
 contains 0 and lies within ±--min-effect %), or inconclusive (the spread is too large to
 tell, or a side has a single repeat).
 
-Parameters that differ between the runs and different hosts are warned about.`,
+Parameters that differ between the runs and different hosts are warned about. --format
+markdown gives the same lines as a table (for a ticket or a wiki), json every figure.`,
 		Example: `  dbhost bench net --repeat 5 --format json -o before.json
   ... change something ...
   dbhost bench net --repeat 5 --format json -o after.json
-  dbhost compare before.json after.json`,
+  dbhost compare before.json after.json
+  dbhost compare before.json after.json --format markdown -o compare.md`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
-			if format != "text" && format != "json" {
-				return usageErr("--format %q: expected one of [text json]", format)
+			if format != "text" && format != "json" && format != "markdown" {
+				return usageErr("--format %q: expected one of %s", format, resultFormats)
 			}
 			if minEffect < 0 || minEffect > 100 {
 				return usageErr("--min-effect %g: expected a percentage from 0 to 100", minEffect)
@@ -50,10 +53,10 @@ Parameters that differ between the runs and different hosts are warned about.`,
 			if err != nil {
 				return usageErr("%v", err)
 			}
-			return writeResult(c, format, out, cmp, cmp.Text)
+			return writeResult(c, format, out, cmp, func() []byte { return report.CompareText(cmp) }, func() []byte { return report.CompareMarkdown(cmp) })
 		},
 	}
-	c.Flags().StringVar(&format, "format", "text", "output format: [text json]")
+	c.Flags().StringVar(&format, "format", "text", "output format: "+resultFormats)
 	c.Flags().StringVarP(&out, "output", "o", "", "write to FILE instead of standard output")
 	c.Flags().Float64Var(&minEffect, "min-effect", 5, "smallest change (% of A) worth calling a difference")
 	return c

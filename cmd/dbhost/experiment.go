@@ -12,6 +12,7 @@ import (
 
 	"github.com/dbhost/dbhost/internal/bench"
 	"github.com/dbhost/dbhost/internal/experiment"
+	"github.com/dbhost/dbhost/internal/report"
 	"github.com/spf13/cobra"
 )
 
@@ -36,9 +37,13 @@ inconclusive when the spread is too large to tell (run more, or on a quieter hos
 The changes are rolled back at the end, unless --keep and the verdict is better. Ctrl-C
 rolls back before exiting; after a kill -9, 'dbhost bench --cleanup' (or 'dbhost rollback')
 restores the values. --root runs the changes against a writable tree (the bench still
-measures this host): the way to try the machinery without touching the kernel.`,
+measures this host): the way to try the machinery without touching the kernel.
+
+--format text|json|markdown: the changes, every run, the effect and the verdict (json: with
+every run's bench result); the bench's own --format and -o are the experiment's.`,
 		Example: `  dbhost experiment --rule memory.swappiness --bench 'db --dsn "host=/run/postgresql" --duration 30s' --runs 5
-  dbhost experiment --rule network.socket-buffers --bench 'net --delay 10ms --test tcp_stream' --runs 6 --keep`,
+  dbhost experiment --rule network.socket-buffers --bench 'net --delay 10ms --test tcp_stream' --runs 6 --keep
+  dbhost experiment --rule memory.swappiness --bench 'mq --duration 5s' --format markdown -o swappiness.md`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if len(pf.only) == 0 {
@@ -110,7 +115,7 @@ measures this host): the way to try the machinery without touching the kernel.`,
 				xerr = joinErr(xerr, cerr)
 			}
 			if res != nil && len(res.Runs) > 0 && (xerr == nil || res.Effect.Verdict != "") {
-				if werr := writeResult(c, h.format, out, res, res.Text); werr != nil {
+				if werr := writeResult(c, h.format, out, res, func() []byte { return report.ExperimentText(res) }, func() []byte { return report.ExperimentMarkdown(res) }); werr != nil {
 					return werr
 				}
 			}
@@ -123,6 +128,7 @@ measures this host): the way to try the machinery without touching the kernel.`,
 			return nil
 		},
 	}
+	h.markdown = true
 	h.add(c)
 	pf.scopeFlags.add(c)
 	fl := c.Flags()

@@ -3,7 +3,6 @@ package bench
 import (
 	"fmt"
 	"sort"
-	"strings"
 )
 
 // CaseComparison is one case of two results, metric by metric.
@@ -74,42 +73,6 @@ func CompareResults(nameA string, a *Result, nameB string, b *Result, minEffectP
 		return c, fmt.Errorf("%s and %s have no case with a metric in common", nameA, nameB)
 	}
 	return c, nil
-}
-
-// Text renders a comparison.
-func (c *Comparison) Text() []byte {
-	var b strings.Builder
-	fmt.Fprintf(&b, "dbhost compare (%s): A = %s, B = %s; 95 %% confidence intervals (Welch), no measurable difference within ±%g %%\n", c.Bench, c.A, c.B, c.MinEffect)
-	for _, w := range c.Warnings {
-		fmt.Fprintf(&b, "warning: %s\n", w)
-	}
-	for _, cc := range c.Cases {
-		for _, e := range cc.Effects {
-			b.WriteString(EffectLine(cc.Case, e))
-		}
-	}
-	if len(c.OnlyInA) > 0 {
-		fmt.Fprintf(&b, "only in A: %s\n", strings.Join(c.OnlyInA, ", "))
-	}
-	if len(c.OnlyInB) > 0 {
-		fmt.Fprintf(&b, "only in B: %s\n", strings.Join(c.OnlyInB, ", "))
-	}
-	return []byte(b.String())
-}
-
-// EffectLine is one effect for people: "case metric: A → B (ratio, diff
-// [CI]) verdict: reason".
-func EffectLine(cas string, e Effect) string {
-	unit := ""
-	if m, ok := MetricByName(e.Metric); ok {
-		unit = " " + m.Unit
-	}
-	ci := "no CI"
-	if e.CIPct != nil {
-		ci = fmt.Sprintf("95 %% CI %+.1f %% .. %+.1f %%", e.CIPct[0], e.CIPct[1])
-	}
-	return fmt.Sprintf("%-20s %-16s A %s%s (n=%d, sd %s) → B %s%s (n=%d, sd %s): %.3fx, %+.1f %%, %s: %s (%s)\n",
-		cas, e.Metric, fnum(e.MeanA), unit, e.NA, fnum(e.SDA), fnum(e.MeanB), unit, e.NB, fnum(e.SDB), e.Ratio, e.DiffPct, ci, strings.ToUpper(e.Verdict), e.Reason)
 }
 
 func sortedKeys[V any](m map[string]V) []string {

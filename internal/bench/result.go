@@ -15,7 +15,6 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -271,74 +270,4 @@ func (r *Result) Finish() {
 // Note adds a line said in the text output and kept in the JSON.
 func (r *Result) Note(format string, a ...any) {
 	r.Notes = append(r.Notes, fmt.Sprintf(format, a...))
-}
-
-// fnum formats a figure with 3 significant digits at least, no exponent.
-func fnum(v float64) string {
-	a := v
-	if a < 0 {
-		a = -a
-	}
-	switch {
-	case a >= 1000:
-		return strconv.FormatFloat(v, 'f', 0, 64)
-	case a >= 100:
-		return strconv.FormatFloat(v, 'f', 1, 64)
-	case a >= 10:
-		return strconv.FormatFloat(v, 'f', 2, 64)
-	default:
-		return strconv.FormatFloat(v, 'f', 3, 64)
-	}
-}
-
-// Text renders the result for people: the host line, one block per case,
-// the notes.
-func (r *Result) Text() []byte {
-	var b strings.Builder
-	fmt.Fprintf(&b, "dbhost bench %s on %s (%s, %d CPUs", r.Bench, r.Host.Hostname, r.Host.Kernel, r.Host.CPUs)
-	if r.Host.NUMANodes > 0 {
-		fmt.Fprintf(&b, ", %d NUMA node(s)", r.Host.NUMANodes)
-	}
-	if r.Host.LoadAverage != "" {
-		fmt.Fprintf(&b, ", load %s", r.Host.LoadAverage)
-	}
-	fmt.Fprintf(&b, "), %s, %v repeat(s) of %v\n", r.Host.Started.Format(time.RFC3339), r.Params["repeat"], r.Params["duration"])
-	for _, row := range r.Results {
-		b.WriteString(row.Text())
-	}
-	for _, n := range r.Notes {
-		fmt.Fprintf(&b, "note: %s\n", n)
-	}
-	return []byte(b.String())
-}
-
-// Text is one case's line (and its latency line).
-func (row Row) Text() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%-24s", row.Case)
-	if row.ThroughputGbps != nil {
-		fmt.Fprintf(&b, " %s Gb/s", fnum(*row.ThroughputGbps))
-	}
-	if row.OpsPerSec != nil {
-		u := row.OpsUnit
-		if u == "" {
-			u = "ops/s"
-		}
-		fmt.Fprintf(&b, " %s %s", fnum(*row.OpsPerSec), u)
-	}
-	if row.NsPerLoad != nil {
-		fmt.Fprintf(&b, " %s ns/load", fnum(*row.NsPerLoad))
-	}
-	for _, k := range sortedKeys(row.Extra) {
-		fmt.Fprintf(&b, " %s=%s", k, fnum(row.Extra[k]))
-	}
-	if row.Note != "" {
-		fmt.Fprintf(&b, "  (%s)", row.Note)
-	}
-	b.WriteString("\n")
-	if l := row.LatencyUS; l != nil && l.Count > 0 {
-		fmt.Fprintf(&b, "%-24s latency µs: mean %s sd %s min %s p50 %s p90 %s p99 %s p99.9 %s max %s (%d samples)\n", "",
-			fnum(l.Mean), fnum(l.Stddev), fnum(l.Min), fnum(l.P50), fnum(l.P90), fnum(l.P99), fnum(l.P999), fnum(l.Max), l.Count)
-	}
-	return b.String()
 }

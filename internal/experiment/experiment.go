@@ -274,18 +274,3 @@ func pick(res *bench.Result, r *Result) (float64, error) {
 	}
 	return mean, nil
 }
-
-// Text renders the experiment.
-func (r *Result) Text() []byte {
-	var b strings.Builder
-	fmt.Fprintf(&b, "dbhost experiment: rules %s, bench '%s', %s %s\n", strings.Join(r.Rules, ", "), r.Bench, r.Case, r.Metric)
-	for _, s := range r.Changes {
-		fmt.Fprintf(&b, "  B changes %s: %s → %s  [%s]\n", s.Setting, s.Old, s.New, s.Rule)
-	}
-	for _, run := range r.Runs {
-		fmt.Fprintf(&b, "  run %d %s: %g\n", run.N, run.Side, run.Value)
-	}
-	b.WriteString(bench.EffectLine(r.Case, r.Effect))
-	fmt.Fprintf(&b, "verdict: %s; %s\n", strings.ToUpper(r.Effect.Verdict), r.Why)
-	return []byte(b.String())
-}

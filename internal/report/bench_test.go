@@ -1,12 +1,12 @@
 package report
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/dbhost/dbhost/internal/bench"
 	"github.com/dbhost/dbhost/internal/golden"
 )
 
@@ -41,13 +41,11 @@ func realBenchFiles(t *testing.T) []BenchFile {
 func benchText(f BenchFile) []byte {
 	switch {
 	case f.Compare != nil:
-		return f.Compare.Text()
+		return CompareText(f.Compare)
 	case f.Experiment != nil:
-		return f.Experiment.Text()
-	case f.Result.Bench == "numa":
-		return bench.NumaText(f.Result)
+		return ExperimentText(f.Experiment)
 	}
-	return f.Result.Text()
+	return BenchText(f.Result)
 }
 
 // The text views of every committed result, byte for byte.
@@ -61,5 +59,78 @@ func TestBenchTextGolden(t *testing.T) {
 		got["made-up-"+strings.TrimSuffix(f.Name, ".json")+".txt"] = benchText(f)
 	}
 	golden.Check(t, golden.Set{Dir: benchDir, Match: func(rel string) bool { return strings.HasSuffix(rel, ".txt") },
+		Hint: "go test ./internal/report -run TestBench -update"}, got)
+}
+
+// benchMarkdown is what bench, compare and experiment print with
+// --format markdown.
+func benchMarkdown(f BenchFile) []byte {
+	switch {
+	case f.Compare != nil:
+		return CompareMarkdown(f.Compare)
+	case f.Experiment != nil:
+		return ExperimentMarkdown(f.Experiment)
+	}
+	return BenchMarkdown(f.Result)
+}
+
+// Every result's Markdown says what its text says (checkSameView), with
+// the confidence intervals, verdicts, NUMA matrices and notes as tables
+// and paragraphs; NAME.md is its golden.
+func TestBenchMarkdown(t *testing.T) {
+	got := map[string][]byte{}
+	files := append(realBenchFiles(t), benchFiles(t)...)
+	for i, f := range files {
+		name := strings.TrimSuffix(f.Name, ".json")
+		if i >= len(files)-len(benchFiles(t)) {
+			name = "made-up-" + name
+		}
+		md := benchMarkdown(f)
+		got[name+".md"] = md
+		checkSameView(t, name, benchText(f), md)
+		s := string(md)
+		want := []string{"# dbhost "}
+		switch {
+		case f.Compare != nil:
+			want = append(want, "| case | metric | A | B | B / A | difference | 95 % CI | verdict | reason |")
+			for _, cc := range f.Compare.Cases {
+				for _, e := range cc.Effects {
+					want = append(want, "| "+strings.ToUpper(e.Verdict)+" |")
+					if e.CIPct != nil {
+						want = append(want, fmt.Sprintf("| 95 %% CI %+.1f %% .. %+.1f %% |", e.CIPct[0], e.CIPct[1]))
+					}
+				}
+			}
+		case f.Experiment != nil:
+			want = append(want, "| run | side |", "| B changes | from | to | rule |", "| 95 % CI |", "\nverdict: "+strings.ToUpper(f.Experiment.Effect.Verdict))
+		case f.Result.Bench == "numa":
+			cpus, mems, _ := numaGrid(f.Result)
+			head := "| cpu\\mem |"
+			for _, m := range mems {
+				head += fmt.Sprintf(" node%d |", m)
+			}
+			want = append(want, head+"\n|---|"+strings.Repeat("---:|", len(mems))+"\n")
+			for _, c := range cpus {
+				want = append(want, fmt.Sprintf("\n| node%d |", c))
+			}
+			want = append(want, "\nSLIT distance\n", "\nlatency / local latency  (SLIT / 10 in parentheses)\n")
+		default:
+			want = append(want, "| case | result |")
+			for _, row := range f.Result.Results {
+				want = append(want, "\n| "+row.Case+" | ")
+			}
+		}
+		if f.Result != nil {
+			for _, n := range f.Result.Notes {
+				want = append(want, "\nnote: "+n+"\n")
+			}
+		}
+		for _, w := range want {
+			if !strings.Contains(s, w) {
+				t.Errorf("%s: the Markdown lacks %q:\n%s", name, w, s)
+			}
+		}
+	}
+	golden.Check(t, golden.Set{Dir: benchDir, Match: func(rel string) bool { return strings.HasSuffix(rel, ".md") && rel != "README.md" },
 		Hint: "go test ./internal/report -run TestBench -update"}, got)
 }

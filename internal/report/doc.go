@@ -6,7 +6,8 @@ import (
 	"text/tabwriter"
 )
 
-// A view for people (collect, plan, verify, numa, numa --pid, diff) is written once, into a doc,
+// A view for people (collect, plan, verify, numa, numa --pid, diff, bench,
+// compare, experiment, rules) is written once, into a doc,
 // and drawn as text or as Markdown by the doc: the two formats of a view
 // always say the same, and no view has a second renderer.
 type doc interface {
@@ -31,6 +32,13 @@ type docTable struct {
 	pad    int
 	indent string
 	open   bool
+	// textRow, when set, draws a row (and the head) in text in the view's
+	// own fixed layout (widths, punctuation, "\n" for a second line):
+	// bench's, compare's and experiment's lines; Markdown draws the same
+	// cells as columns.
+	textRow func(cells []string) string
+	// textNoHead leaves the head out of the text (Markdown needs one).
+	textNoHead bool
 }
 
 // textDoc draws a doc as dbhost's text: no line wider than width (0: no limit).
@@ -56,6 +64,18 @@ func (d *textDoc) note(s string)        { d.lw.line(""); d.lw.line(s) }
 func (d *textDoc) code(s string) string { return s }
 func (d *textDoc) bytes() []byte        { return d.b.Bytes() }
 func (d *textDoc) table(t docTable) {
+	lines := append([][]string{t.head}, t.rows...)
+	if t.textNoHead {
+		lines = lines[1:]
+	}
+	if t.textRow != nil {
+		for _, r := range lines {
+			for _, l := range strings.Split(t.textRow(r), "\n") {
+				d.lw.line(l)
+			}
+		}
+		return
+	}
 	var flags uint
 	if t.right {
 		flags = tabwriter.AlignRight
@@ -66,7 +86,7 @@ func (d *textDoc) table(t docTable) {
 	if t.open {
 		end = "\n"
 	}
-	for _, r := range append([][]string{t.head}, t.rows...) {
+	for _, r := range lines {
 		tw.Write([]byte(t.indent + strings.Join(r, "\t") + end))
 	}
 	tw.Flush()

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"html/template"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -117,31 +116,10 @@ func buildBench(f *BenchFile, i int) *htmlBench {
 
 // numaMatrices: rows CPU node, columns memory node, as `bench numa` prints.
 func numaMatrices(r *bench.Result) []htmlMatrix {
-	var cpus, mems []int
-	seenC, seenM := map[int]bool{}, map[int]bool{}
-	get := map[[2]int]*bench.Row{}
-	for i := range r.Results {
-		row := &r.Results[i]
-		c, err1 := strconv.Atoi(row.Labels["cpu_node"])
-		m, err2 := strconv.Atoi(row.Labels["mem_node"])
-		if err1 != nil || err2 != nil {
-			continue
-		}
-		get[[2]int{c, m}] = row
-		if !seenC[c] {
-			seenC[c] = true
-			cpus = append(cpus, c)
-		}
-		if !seenM[m] {
-			seenM[m] = true
-			mems = append(mems, m)
-		}
-	}
+	cpus, mems, get := numaGrid(r)
 	if len(get) == 0 {
 		return nil
 	}
-	sort.Ints(cpus)
-	sort.Ints(mems)
 	matrix := func(title, caption string, higherWorse bool, val func(*bench.Row) (float64, string, bool)) htmlMatrix {
 		m := htmlMatrix{Title: title, Caption: caption}
 		for _, mn := range mems {
@@ -176,25 +154,9 @@ func numaMatrices(r *bench.Result) []htmlMatrix {
 		return m
 	}
 	return []htmlMatrix{
-		matrix("Dependent-load latency (ns per load)", "darker is slower", true, func(r *bench.Row) (float64, string, bool) {
-			if r.NsPerLoad == nil {
-				return 0, "", false
-			}
-			return *r.NsPerLoad, fnum(*r.NsPerLoad), true
-		}),
-		matrix("Streaming read bandwidth (GB/s)", "darker is slower", false, func(r *bench.Row) (float64, string, bool) {
-			if r.ThroughputGbps == nil {
-				return 0, "", false
-			}
-			return *r.ThroughputGbps / 8, fnum(*r.ThroughputGbps / 8), true
-		}),
-		matrix("Latency against the CPU node's local latency (SLIT / 10 in parentheses)", "the seeds' rule of thumb: remote costs about the SLIT ratio (seed 001: 2.15x at distance 22)", true, func(r *bench.Row) (float64, string, bool) {
-			v, ok := r.Extra["latency_vs_local"]
-			if !ok {
-				return 0, "", false
-			}
-			return v, fmt.Sprintf("%.2fx (%.1f)", v, r.Extra["slit_distance"]/10), true
-		}),
+		matrix("Dependent-load latency (ns per load)", "darker is slower", true, nsPerLoadCell),
+		matrix("Streaming read bandwidth (GB/s)", "darker is slower", false, readGBCell),
+		matrix("Latency against the CPU node's local latency (SLIT / 10 in parentheses)", "the seeds' rule of thumb: remote costs about the SLIT ratio (seed 001: 2.15x at distance 22)", true, vsLocalCell),
 	}
 }
 
