@@ -21,7 +21,7 @@ import (
 // hostFlags choose the host apply, verify and rollback act on.
 type hostFlags struct {
 	root, stateDir, format string
-	markdown               bool // --format markdown is offered (verify)
+	markdown               bool // --format markdown is offered (apply, verify, rollback)
 }
 
 func (h *hostFlags) add(c *cobra.Command) {
@@ -160,6 +160,8 @@ Risky changes (the source warns they can lose data or cost much) are refused unl
 grubby command and marks them pending reboot. Limits go to /etc/security/limits.d/90-dbhost.conf.
 
 --dry-run prints the diff (setting: current → new, rule, why) and changes nothing.
+--format markdown prints the same view as the text (for a change ticket); warnings go to
+standard error in every format.
 
 Exit codes: 0 done (or nothing to do), 1 a change failed (rollback restores), 2 bad input,
 5 risky changes refused without --accept-risk (the others were applied), 6 another dbhost
@@ -167,7 +169,8 @@ apply/rollback holds the lock (nothing was read or changed).`,
 		Example: `  dbhost apply --dry-run --workload oltp --db oracle
   dbhost apply --plan plan/plan.json
   dbhost apply --only memory.swappiness --only io
-  dbhost apply --root tree/ --format json`,
+  dbhost apply --root tree/ --format json
+  dbhost apply --plan plan/plan.json --format markdown > change.md`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			o, err := h.options()
@@ -192,7 +195,7 @@ apply/rollback holds the lock (nothing was read or changed).`,
 			o.Plan = planName
 			res, err := apply.Apply(changes, o)
 			if res != nil {
-				if werr := writeOut(c, h.format, res, func() []byte { return report.ApplyText(res) }); werr != nil {
+				if werr := writeResult(c, h.format, "", res, func() []byte { return report.ApplyText(res) }, func() []byte { return report.ApplyMarkdown(res) }); werr != nil {
 					return werr
 				}
 				warnAll(c, res.Warnings)
@@ -213,6 +216,7 @@ apply/rollback holds the lock (nothing was read or changed).`,
 			return nil
 		},
 	}
+	h.markdown = true
 	h.add(c)
 	pf.scopeFlags.add(c)
 	fl := c.Flags()
@@ -320,22 +324,9 @@ func skipHint(r *apply.Result) string {
 	return strings.Join(ids, " ")
 }
 
+// writeOut prints v as JSON or as text (place --apply; writeResult).
 func writeOut(c *cobra.Command, format string, v any, text func() []byte) error {
-	var b []byte
-	if format == "json" {
-		var err error
-		b, err = report.JSON(v)
-		if err != nil {
-			return err
-		}
-		if len(b) > 0 && b[len(b)-1] != '\n' {
-			b = append(b, '\n')
-		}
-	} else {
-		b = text()
-	}
-	_, err := c.OutOrStdout().Write(b)
-	return err
+	return writeResult(c, format, "", v, text, nil)
 }
 
 func newRollbackCmd() *cobra.Command {
@@ -348,13 +339,15 @@ func newRollbackCmd() *cobra.Command {
 values the kernel changed on its own and writes an interrupted apply had only announced.
 --to ID undoes every apply from the newest back to journal ID. A value already at its old
 value is not written: rollback twice is a no-op. Works after a kill -9 or power loss.
+--format markdown prints the same view as the text; warnings go to standard error.
 
 Exit codes: 0 restored (or nothing to do), 1 a value could not be restored (listed; run
 rollback again once fixed), 2 bad input or no journal, 6 another dbhost apply/rollback
 holds the lock (nothing was read or changed).`,
 		Example: `  dbhost rollback
   dbhost rollback --to 20261122T064512.123456789Z
-  dbhost rollback --root tree/`,
+  dbhost rollback --root tree/
+  dbhost rollback --format markdown > rollback.md`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			o, err := h.options()
@@ -363,10 +356,12 @@ holds the lock (nothing was read or changed).`,
 			}
 			h.changing()
 			res, err := apply.Rollback(to, o)
+			text := func() []byte { return report.RollbackText(res) }
+			md := func() []byte { return report.RollbackMarkdown(res) }
 			if err != nil && res != nil && len(res.Journals) > 0 {
 				// Stopped half-way (its journal could not be written):
 				// what was restored and what was not comes first.
-				if werr := writeOut(c, h.format, res, func() []byte { return report.RollbackText(res) }); werr != nil {
+				if werr := writeResult(c, h.format, "", res, text, md); werr != nil {
 					return werr
 				}
 			}
@@ -383,7 +378,7 @@ holds the lock (nothing was read or changed).`,
 				}
 				return err
 			}
-			if werr := writeOut(c, h.format, res, func() []byte { return report.RollbackText(res) }); werr != nil {
+			if werr := writeResult(c, h.format, "", res, text, md); werr != nil {
 				return werr
 			}
 			warnAll(c, report.RollbackWarnings(res))
@@ -396,6 +391,7 @@ holds the lock (nothing was read or changed).`,
 			return nil
 		},
 	}
+	h.markdown = true
 	h.add(c)
 	c.Flags().StringVar(&to, "to", "", "undo every apply from the newest back to this journal id")
 	return c
@@ -481,12 +477,10 @@ rollback is running (it holds the lock).`,
 				// Interrupted: the apply never reached its end.
 				Interrupted bool `json:"interrupted,omitempty"`
 			}{what, checks, damage, legacy, interrupted}
-			if h.format == "markdown" {
-				if _, err := c.OutOrStdout().Write(report.VerifyMarkdown(what, checks, damage, interrupted)); err != nil {
-					return err
-				}
-			} else if err := writeOut(c, h.format, out, func() []byte {
+			if err := writeResult(c, h.format, "", out, func() []byte {
 				return report.VerifyJournalText(what, checks, damage, interrupted)
+			}, func() []byte {
+				return report.VerifyMarkdown(what, checks, damage, interrupted)
 			}); err != nil {
 				return err
 			}

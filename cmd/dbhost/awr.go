@@ -31,17 +31,22 @@ the hugepage pool, cpusets) say what would decide them; run
 Several reports are compared with the first (before and after a change): the load profile
 and the top events side by side, with each report's difference from the first.
 
+--format markdown prints the same view as the text, for a ticket or a wiki: a heading per
+report and for the comparison, the tables as pipe tables, each finding a list item with
+its evidence, fix and sources nested under it.
+
 A file that is no AWR or Statspack report, or a section of one that cannot be read, is
 reported with its file and line and makes the exit code 2; the rest is still printed.
 Files larger than the artifact limit (see docs/awr.md) are refused.`,
 		Example: `  dbhost awr awrrpt_1_1234_1240.html
   dbhost awr --format json awrrpt_1_1234_1240.html | jq '.reports[0].top_events'
   dbhost awr before.html after.html          # side by side, deltas against before.html
+  dbhost awr --format markdown -o awr.md before.html after.html   # the same view for a ticket or a wiki
   dbhost audit --artifact awrrpt_1_1234_1240.html   # the diagnosis joined with this host's facts`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error { return runAWR(c, &out, args) },
 	}
-	out.add(c, "text", "json")
+	out.add(c, "text", "json", "markdown")
 	return c
 }
 
@@ -73,11 +78,14 @@ func runAWR(c *cobra.Command, out *outputFlags, files []string) error {
 	cmp := artifacts.CompareAWR(reps)
 	var b []byte
 	var err error
-	if out.format == "json" {
+	switch out.format {
+	case "json":
 		if b, err = report.AWRJSON(items, cmp); err != nil {
 			return err
 		}
-	} else {
+	case "markdown":
+		b = report.AWRMarkdown(items, cmp)
+	default:
 		b = report.AWRText(items, cmp, report.FindingsOptions{Color: colorOK(c, out)})
 	}
 	if err := out.write(c, b); err != nil {

@@ -151,3 +151,37 @@ func TestCLIAuditWithAWR(t *testing.T) {
 		t.Errorf("mutex/NUMA not decided by the host: %q", numa)
 	}
 }
+
+// awr --format markdown through the binary: a global RAC report and a
+// Statspack one compared, to standard output and with -o; the same view as
+// the text; an unknown format is exit 2 naming the formats.
+func TestCLIAWRMarkdown(t *testing.T) {
+	a, _ := filepath.Abs(awrData + "awrgrpt_510_511_23ai.html") // the binary runs in a directory of its own
+	b, _ := filepath.Abs(awrData + "sp_8811_8812_9208.lst")
+	code, md, errOut := runBin(t, "awr", "--format", "markdown", a, b)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	wantContains(t, "awr markdown", md, "# "+a+" — AWR HTML report, RAC23 (23.0.0.0.0, RAC, all 2 instances (global report))\n",
+		"\n| Top events | waits | time (s) | avg (ms) | % DB time | class |\n|---|", "\n| Instance 2 RAC232 (exa01db02) | waits |",
+		"\n## Diagnosis: 1 warning\n\n- [WARNING] ", "  - **fix now**: `ALTER SYSTEM SET cpu_count=49 SCOPE=BOTH SID='*';`\n",
+		"\n# "+b+" — Statspack text report, ", "\n# Comparison (each report against the first, "+a+")\n",
+		"\n| Event (time s / avg ms / % DB time) | [1] | [2] | [2]-[1] time s | % DB time |\n|---|")
+	_, text, _ := runBin(t, "awr", a, b)
+	for _, l := range []string{"Top events", "Comparison (each report against the first, " + a + ")", "Could not decide (what would):"} {
+		if !strings.Contains(text, l) {
+			t.Errorf("text lacks %q", l)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "awr.md")
+	if code, stdout, errOut := runBin(t, "awr", "--format", "markdown", "-o", out, a, b); code != 0 || stdout != "" {
+		t.Fatalf("-o: exit %d, stdout %q: %s", code, stdout, errOut)
+	}
+	if got, err := os.ReadFile(out); err != nil || string(got) != md {
+		t.Errorf("-o %s: %v\n%s", out, err, got)
+	}
+	code, _, errOut = runBin(t, "awr", "--format", "html", a)
+	if code != 2 || !strings.Contains(errOut, `--format "html": expected one of [text json markdown]`) {
+		t.Errorf("unknown format: exit %d: %s", code, errOut)
+	}
+}

@@ -178,8 +178,8 @@ func runBench(c *cobra.Command, f *benchFlags, stateDir string, planned time.Dur
 // resultFormats are the formats of bench, compare and experiment.
 const resultFormats = "[text json markdown]"
 
-// writeResult writes a result (bench, compare, experiment) as JSON, text or
-// Markdown to -o FILE or standard output.
+// writeResult writes a result (bench, compare, experiment, apply, verify,
+// rollback) as JSON, text or Markdown to -o FILE or standard output.
 func writeResult(c *cobra.Command, format, out string, v any, text, markdown func() []byte) error {
 	var b []byte
 	switch format {
@@ -189,6 +189,9 @@ func writeResult(c *cobra.Command, format, out string, v any, text, markdown fun
 			return err
 		}
 	case "markdown":
+		if markdown == nil {
+			return fmt.Errorf("--format markdown: no Markdown view of this output")
+		}
 		b = markdown()
 	default:
 		b = text()

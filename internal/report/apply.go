@@ -39,9 +39,22 @@ func groupName(g []int, setting func(int) string) string {
 // "current → new", with its rule and why, then what happened. r.Warnings
 // are not in it: print them on standard error.
 func ApplyText(r *apply.Result) []byte {
-	var b strings.Builder
+	d := newTextDoc(0)
+	applyView(d, r)
+	return d.bytes()
+}
+
+// ApplyMarkdown is ApplyText's view in Markdown (warnings apart, as in text).
+func ApplyMarkdown(r *apply.Result) []byte {
+	d := &mdDoc{}
+	d.title("dbhost apply")
+	applyView(d, r)
+	return d.bytes()
+}
+
+func applyView(d doc, r *apply.Result) {
 	if r.DryRun {
-		b.WriteString("dbhost apply --dry-run: nothing is changed\n")
+		d.line("dbhost apply --dry-run: nothing is changed")
 	}
 	setting := func(i int) string { return r.Items[i].Setting }
 	groups := perCPUGroups(len(r.Items), setting, func(i int) []string {
@@ -58,22 +71,22 @@ func ApplyText(r *apply.Result) []byte {
 		if cur == "" {
 			cur = "(unknown)"
 		}
-		fmt.Fprintf(&b, "%s %s: %s → %s  [%s]", applyMarks[it.Status], groupName(g, setting), cur, it.New, it.Rule)
+		l := fmt.Sprintf("%s %s: %s → %s  [%s]", applyMarks[it.Status], d.code(groupName(g, setting)), cur, it.New, it.Rule)
 		if it.Why != "" {
-			fmt.Fprintf(&b, " %s", it.Why)
+			l += " " + it.Why
 		}
-		b.WriteString("\n")
+		d.line(l)
 		switch it.Status {
 		case apply.StatusUnchanged:
-			b.WriteString("    already set: nothing written\n")
+			d.item("  already set: nothing written")
 		case apply.StatusPending:
-			fmt.Fprintf(&b, "    pending reboot: %s\n", it.Command)
+			d.item("  pending reboot: " + d.code(it.Command))
 		}
 		if it.Message != "" && it.Status != apply.StatusPending {
-			fmt.Fprintf(&b, "    %s: %s\n", it.Status, it.Message)
+			d.item(fmt.Sprintf("  %s: %s", it.Status, it.Message))
 		}
 		for _, s := range it.Side {
-			fmt.Fprintf(&b, "    the kernel also changed %s: %s → %s (journaled; rollback restores it)\n", s.Path, s.Old, s.New)
+			d.item(fmt.Sprintf("  the kernel also changed %s: %s → %s (journaled; rollback restores it)", d.code(s.Path), s.Old, s.New))
 		}
 	}
 	var parts []string
@@ -89,16 +102,14 @@ func ApplyText(r *apply.Result) []byte {
 	if len(parts) == 0 {
 		parts = append(parts, "no changes in the plan")
 	}
-	b.WriteString(strings.Join(parts, ", "))
+	l := strings.Join(parts, ", ")
 	switch {
 	case r.JournalID != "":
-		fmt.Fprintf(&b, "; journal %s ('dbhost rollback' restores every value)\n", r.JournalID)
+		l += fmt.Sprintf("; journal %s ('dbhost rollback' restores every value)", r.JournalID)
 	case !r.DryRun && r.Count(apply.StatusUnchanged) > 0 && r.Count(apply.StatusFailed) == 0:
-		b.WriteString("; nothing written\n")
-	default:
-		b.WriteString("\n")
+		l += "; nothing written"
 	}
-	return []byte(b.String())
+	d.line(l)
 }
 
 // RollbackWarnings are what rollback warns about (a journal in the legacy
@@ -116,14 +127,28 @@ func RollbackWarnings(r *apply.RollbackResult) []string {
 // RollbackText is what rollback restored, per journal; warnings are apart
 // (RollbackWarnings).
 func RollbackText(r *apply.RollbackResult) []byte {
-	var b strings.Builder
+	d := newTextDoc(0)
+	rollbackView(d, r)
+	return d.bytes()
+}
+
+// RollbackMarkdown is RollbackText's view in Markdown (warnings apart, as
+// in text).
+func RollbackMarkdown(r *apply.RollbackResult) []byte {
+	d := &mdDoc{}
+	d.title("dbhost rollback")
+	rollbackView(d, r)
+	return d.bytes()
+}
+
+func rollbackView(d doc, r *apply.RollbackResult) {
 	for _, j := range r.Journals {
 		switch {
 		case j.Empty:
-			fmt.Fprintf(&b, "journal %s: empty (the apply stopped before its first entry), nothing to do\n", j.ID)
+			d.line(fmt.Sprintf("journal %s: empty (the apply stopped before its first entry), nothing to do", j.ID))
 			continue
 		case j.Already:
-			fmt.Fprintf(&b, "journal %s: already rolled back, nothing to do\n", j.ID)
+			d.line(fmt.Sprintf("journal %s: already rolled back, nothing to do", j.ID))
 			continue
 		}
 		n := map[string]int{}
@@ -140,38 +165,38 @@ func RollbackText(r *apply.RollbackResult) []byte {
 			return []string{x.Status, x.Live, x.Old, x.Message, strings.ReplaceAll(x.Setting, x.Path, "")}
 		}) {
 			x := shown[g[0]]
-			name := groupName(g, setting)
+			name := d.code(groupName(g, setting))
 			if x.Setting != "" && x.Setting != x.Path && len(g) == 1 {
-				name = x.Setting + " (" + x.Path + ")"
+				name = d.code(x.Setting) + " (" + d.code(x.Path) + ")"
 			}
-			fmt.Fprintf(&b, "%s %s: %s → %s", map[string]string{apply.RestoreDone: "+", apply.RestoreRemoved: "-", apply.RestoreFailed: "x"}[x.Status], name, x.Live, x.Old)
+			l := fmt.Sprintf("%s %s: %s → %s", map[string]string{apply.RestoreDone: "+", apply.RestoreRemoved: "-", apply.RestoreFailed: "x"}[x.Status], name, x.Live, x.Old)
 			if x.Status == apply.RestoreRemoved {
-				b.WriteString(" (file removed: apply had created it)")
+				l += " (file removed: apply had created it)"
 			}
-			b.WriteString("\n")
+			d.line(l)
 			if x.Message != "" {
-				fmt.Fprintf(&b, "    %s\n", x.Message)
+				d.item("  " + x.Message)
 			}
 		}
-		fmt.Fprintf(&b, "journal %s: %d value(s) restored, %d already at their old value", j.ID, n[apply.RestoreDone]+n[apply.RestoreRemoved], n[apply.RestoreUnchanged])
+		l := fmt.Sprintf("journal %s: %d value(s) restored, %d already at their old value", j.ID, n[apply.RestoreDone]+n[apply.RestoreRemoved], n[apply.RestoreUnchanged])
 		if n[apply.RestoreFailed] > 0 {
-			fmt.Fprintf(&b, ", %d NOT restored (the journal stays open)", n[apply.RestoreFailed])
+			l += fmt.Sprintf(", %d NOT restored (the journal stays open)", n[apply.RestoreFailed])
 		}
-		b.WriteString("\n")
+		d.line(l)
 		if len(j.Damage) > 0 {
-			b.Write(DamageText(j.ID, j.Damage))
-			fmt.Fprintf(&b, "rollback stopped at the damage: nothing was written for the entries at or before it, the journal is left as it is (not marked rolled back), older journals are not touched\n")
+			damage(d, j.ID, j.Damage)
+			d.line("rollback stopped at the damage: nothing was written for the entries at or before it, the journal is left as it is (not marked rolled back), older journals are not touched")
 			if len(j.NotRestored) > 0 || j.Lost {
-				fmt.Fprintf(&b, "NOT restored (restore them by hand; newest first):\n")
+				d.line("NOT restored (restore them by hand; newest first):")
 			}
 			for _, u := range j.NotRestored {
 				if u.Unreadable {
-					fmt.Fprintf(&b, "  ! line %d cannot be read: whatever it recorded is unknown\n", u.Line)
+					d.item(fmt.Sprintf("! line %d cannot be read: whatever it recorded is unknown", u.Line))
 					continue
 				}
-				name := u.Path
+				name := d.code(u.Path)
 				if u.Setting != "" && u.Setting != u.Path {
-					name = u.Setting + " (" + u.Path + ")"
+					name = d.code(u.Setting) + " (" + d.code(u.Path) + ")"
 				}
 				old := fmt.Sprintf("%q", u.Old)
 				if u.OldAbsent {
@@ -183,21 +208,20 @@ func RollbackText(r *apply.RollbackResult) []byte {
 				if !u.Verified {
 					note = "  (from a damaged line: unverified, may be wrong)"
 				}
-				fmt.Fprintf(&b, "  ! %s: recorded old value %s%s\n", name, old, note)
+				d.item(fmt.Sprintf("! %s: recorded old value %s%s", name, old, note))
 				if len(u.Side) > 0 {
 					var ws []string
 					for _, w := range u.Side {
-						ws = append(ws, fmt.Sprintf("%s %q", w.Path, apply.Value(w.Old)))
+						ws = append(ws, fmt.Sprintf("%s %q", d.code(w.Path), apply.Value(w.Old)))
 					}
-					fmt.Fprintf(&b, "      with it the kernel changed (or may have changed), old values: %s\n", strings.Join(ws, ", "))
+					d.item("    with it the kernel changed (or may have changed), old values: " + strings.Join(ws, ", "))
 				}
 			}
 			if j.Lost {
-				fmt.Fprintf(&b, "  ! and whatever the lost entries at the end recorded: unknown\n")
+				d.item("! and whatever the lost entries at the end recorded: unknown")
 			}
 		}
 	}
-	return []byte(b.String())
 }
 
 // DamageText says where a journal is damaged (at most 10 places).

@@ -1,12 +1,10 @@
 package report
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/dbhost/dbhost/internal/artifacts"
 	"github.com/dbhost/dbhost/internal/rules"
@@ -63,22 +61,33 @@ func AWRJSON(items []AWRItem, cmp *artifacts.AWRComparison) ([]byte, error) {
 // AWRText renders reports for people: what the report says (host, load,
 // top events, wait classes), then the diagnosis, then the comparison.
 func AWRText(items []AWRItem, cmp *artifacts.AWRComparison, o FindingsOptions) []byte {
-	var b bytes.Buffer
-	p := painter(o.Color)
-	for i, it := range items {
-		if i > 0 {
-			b.WriteString("\n")
-		}
-		awrReportText(&b, it, p)
-	}
-	if cmp != nil {
-		b.WriteString("\n")
-		awrCompareText(&b, cmp, p)
-	}
-	return b.Bytes()
+	d := newTextDoc(0)
+	awrView(d, items, cmp, painter(o.Color))
+	return d.bytes()
 }
 
-func awrReportText(b *bytes.Buffer, it AWRItem, p painter) {
+// AWRMarkdown is AWRText's view in Markdown: a heading per report and for
+// the comparison, the tables as pipe tables, findings as nested lists.
+func AWRMarkdown(items []AWRItem, cmp *artifacts.AWRComparison) []byte {
+	d := &mdDoc{}
+	awrView(d, items, cmp, painter(false))
+	return d.bytes()
+}
+
+func awrView(d doc, items []AWRItem, cmp *artifacts.AWRComparison, p painter) {
+	for i, it := range items {
+		if i > 0 {
+			d.line("")
+		}
+		awrReport(d, it, p)
+	}
+	if cmp != nil {
+		d.line("")
+		awrCompare(d, cmp, p)
+	}
+}
+
+func awrReport(d doc, it AWRItem, p painter) {
 	r := it.Report
 	kind := strings.ToUpper(r.Kind)
 	if r.Kind == "statspack" {
@@ -99,7 +108,7 @@ func awrReportText(b *bytes.Buffer, it AWRItem, p painter) {
 	if r.Instance != "" {
 		who += "/" + r.Instance
 	}
-	fmt.Fprintf(b, "%s — %s %s report, %s (%s, %s)\n", p.paint(ansiBold, r.File), kind, format, p.paint(ansiBold, who), orDash(r.Version), scope)
+	d.title(fmt.Sprintf("%s — %s %s report, %s (%s, %s)", p.paint(ansiBold, r.File), kind, format, p.paint(ansiBold, who), orDash(r.Version), scope))
 	h := r.Host
 	var hw []string
 	if h.Platform != "" {
@@ -116,23 +125,23 @@ func awrReportText(b *bytes.Buffer, it AWRItem, p painter) {
 	if h.MemoryGB != nil {
 		hw = append(hw, fmt.Sprintf("%s GB", num(*h.MemoryGB)))
 	}
-	fmt.Fprintf(b, "Host %s: %s\n", orDash(h.Name), orDash(strings.Join(hw, ", ")))
+	d.line(fmt.Sprintf("Host %s: %s", orDash(h.Name), orDash(strings.Join(hw, ", "))))
 	if r.BeginSnap != nil && r.EndSnap != nil {
-		fmt.Fprintf(b, "Snapshots %d-%d", *r.BeginSnap, *r.EndSnap)
+		s := fmt.Sprintf("Snapshots %d-%d", *r.BeginSnap, *r.EndSnap)
 		if r.BeginTime != "" {
-			fmt.Fprintf(b, " (%s to %s)", r.BeginTime, r.EndTime)
+			s += fmt.Sprintf(" (%s to %s)", r.BeginTime, r.EndTime)
 		}
-		b.WriteString(":")
+		s += ":"
 		if r.ElapsedMin != nil {
-			fmt.Fprintf(b, " elapsed %s min", num(*r.ElapsedMin))
+			s += fmt.Sprintf(" elapsed %s min", num(*r.ElapsedMin))
 		}
 		if r.DBTimeMin != nil {
-			fmt.Fprintf(b, ", DB time %s min", num(*r.DBTimeMin))
+			s += fmt.Sprintf(", DB time %s min", num(*r.DBTimeMin))
 			if r.ElapsedMin != nil && *r.ElapsedMin > 0 {
-				fmt.Fprintf(b, " (%s average active sessions)", num(*r.DBTimeMin / *r.ElapsedMin))
+				s += fmt.Sprintf(" (%s average active sessions)", num(*r.DBTimeMin / *r.ElapsedMin))
 			}
 		}
-		b.WriteString("\n")
+		d.line(s)
 	}
 	lp := r.LoadProfile
 	var load []string
@@ -146,11 +155,11 @@ func awrReportText(b *bytes.Buffer, it AWRItem, p painter) {
 		}
 	}
 	if len(load) > 0 {
-		fmt.Fprintf(b, "Load profile per second: %s\n", strings.Join(load, ", "))
+		d.line("Load profile per second: " + strings.Join(load, ", "))
 	}
 	if len(r.TopEvents) > 0 {
-		b.WriteString("\n")
-		eventsTable(b, "Top events", r.TopEvents)
+		d.line("")
+		eventsTable(d, "Top events", r.TopEvents)
 		var sum float64
 		n := 0
 		for _, e := range r.TopEvents {
@@ -160,63 +169,64 @@ func awrReportText(b *bytes.Buffer, it AWRItem, p painter) {
 			}
 		}
 		if n > 0 {
-			fmt.Fprintf(b, "  (the top events account for %s %% of DB time)\n", num(sum))
+			d.item(fmt.Sprintf("(the top events account for %s %% of DB time)", num(sum)))
 		}
 	}
 	if len(r.WaitClasses) > 0 {
-		b.WriteString("\n")
-		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "Wait classes\twaits\ttime (s)\tavg (ms)\t% DB time")
+		d.line("")
+		t := awrTable("Wait classes\twaits\ttime (s)\tavg (ms)\t% DB time")
 		for _, c := range r.WaitClasses {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", c.WaitClass, optI(c.Waits), optF(c.TimeS), optF(c.AvgMS), optF(c.PctDBTime))
+			t.rows = append(t.rows, []string{"  " + c.WaitClass, optI(c.Waits), optF(c.TimeS), optF(c.AvgMS), optF(c.PctDBTime)})
 		}
-		tw.Flush()
+		d.table(t)
 	}
 	for _, in := range r.Instances {
 		if len(in.TopEvents) == 0 {
 			continue
 		}
-		b.WriteString("\n")
-		eventsTable(b, fmt.Sprintf("Instance %d %s (%s)", in.Number, in.Name, orDash(in.Host)), in.TopEvents)
+		d.line("")
+		eventsTable(d, fmt.Sprintf("Instance %d %s (%s)", in.Number, in.Name, orDash(in.Host)), in.TopEvents)
 	}
 	for _, pr := range it.Problems {
-		fmt.Fprintf(b, "%s %s\n", p.paint(ansiYellow, "could not read:"), pr)
+		d.line(p.paint(ansiYellow, "could not read:") + " " + pr)
 	}
 	for _, n := range r.Notes {
-		fmt.Fprintf(b, "note: %s\n", n)
+		d.line("note: " + n)
 	}
-	b.WriteString("\n")
 	if len(it.Findings) == 0 {
-		fmt.Fprintf(b, "Diagnosis: no finding from the %d report rules.\n", it.Rules)
+		d.section(fmt.Sprintf("Diagnosis: no finding from the %d report rules.", it.Rules))
 	} else {
-		fmt.Fprintf(b, "%s %s\n", p.paint(ansiBold, "Diagnosis:"), countsOf(it.Findings))
+		d.section(p.paint(ansiBold, "Diagnosis:") + " " + countsOf(it.Findings))
 		for _, f := range it.Findings {
-			findingText(b, f, p)
+			finding(d, f, p)
 		}
 	}
 	if len(it.CannotCheck) > 0 {
-		fmt.Fprintf(b, "\n%s\n", p.paint(ansiBold, "Could not decide (what would):"))
+		d.section(p.paint(ansiBold, "Could not decide (what would):"))
 		for _, c := range it.CannotCheck {
-			lines := wrap(c.Reason, textWidth)
-			fmt.Fprintf(b, "  %s — %s\n", c.Title, p.paint(ansiDim, c.ID))
-			for _, l := range lines {
-				fmt.Fprintf(b, "      %s\n", l)
-			}
+			d.item(c.Title + " — " + p.paint(ansiDim, d.code(c.ID)))
+			d.fields("      ", []docField{{value: c.Reason}})
 		}
 	}
 }
 
-func eventsTable(b *bytes.Buffer, title string, evs []artifacts.AWREvent) {
-	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "%s\twaits\ttime (s)\tavg (ms)\t%% DB time\tclass\n", title)
+// awrTable is a table of the AWR view: its title in the head's first cell
+// (head: tab-separated), its rows indented by their first cell ("  " in
+// text), the last column open as tabwriter leaves it.
+func awrTable(head string) docTable {
+	return docTable{head: strings.Split(head, "\t"), pad: 2, open: true}
+}
+
+func eventsTable(d doc, title string, evs []artifacts.AWREvent) {
+	t := awrTable(title + "\twaits\ttime (s)\tavg (ms)\t% DB time\tclass")
 	for _, e := range evs {
 		class := ""
 		if e.WaitClass != nil {
 			class = *e.WaitClass
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", e.Event, optI(e.Waits), optF(e.TimeS), optF(e.AvgMS), optF(e.PctDBTime), class)
+		t.rows = append(t.rows, []string{"  " + e.Event, optI(e.Waits), optF(e.TimeS), optF(e.AvgMS), optF(e.PctDBTime), class})
 	}
-	tw.Flush()
+	d.table(t)
 }
 
 func countsOf(fs []rules.Finding) string {
@@ -271,49 +281,43 @@ func optI(p *int64) string {
 	return group(strconv.FormatInt(*p, 10))
 }
 
-func awrCompareText(b *bytes.Buffer, c *artifacts.AWRComparison, p painter) {
-	fmt.Fprintf(b, "%s %s\n", p.paint(ansiBold, "Comparison"), "(each report against the first, "+c.Baseline+")")
-	names := make([]string, len(c.Reports))
+func awrCompare(d doc, c *artifacts.AWRComparison, p painter) {
+	d.title(p.paint(ansiBold, "Comparison") + " (each report against the first, " + c.Baseline + ")")
 	for i, r := range c.Reports {
-		names[i] = fmt.Sprintf("[%d] %s", i+1, r)
-	}
-	for _, n := range names {
-		fmt.Fprintf(b, "  %s\n", n)
+		d.item(fmt.Sprintf("[%d] %s", i+1, r))
 	}
 	if len(c.Load) > 0 {
-		b.WriteString("\n")
-		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, compareHeader("Load per second", len(c.Reports), "\t[%d] vs [1]"))
+		d.line("")
+		t := awrTable(compareHeader("Load per second", len(c.Reports), "\t[%d] vs [1]"))
 		for _, l := range c.Load {
-			line := "  " + l.Metric
+			row := []string{"  " + l.Metric}
 			for _, v := range l.Values {
-				line += "\t" + optF(v)
+				row = append(row, optF(v))
 			}
-			for _, d := range l.ChangePct[1:] {
-				line += "\t" + pct(d)
+			for _, x := range l.ChangePct[1:] {
+				row = append(row, pct(x))
 			}
-			fmt.Fprintln(tw, line)
+			t.rows = append(t.rows, row)
 		}
-		tw.Flush()
+		d.table(t)
 	}
-	b.WriteString("\n")
-	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, compareHeader("Event (time s / avg ms / % DB time)", len(c.Reports), "\t[%d]-[1] time s\t% DB time"))
+	d.line("")
+	t := awrTable(compareHeader("Event (time s / avg ms / % DB time)", len(c.Reports), "\t[%d]-[1] time s\t% DB time"))
 	for _, e := range c.Events {
-		line := "  " + e.Event
+		row := []string{"  " + e.Event}
 		for _, v := range e.Values {
 			if v == nil {
-				line += "\t(not listed)"
+				row = append(row, "(not listed)")
 				continue
 			}
-			line += fmt.Sprintf("\t%s / %s / %s", optF(v.TimeS), optF(v.AvgMS), optF(v.PctDBTime))
+			row = append(row, fmt.Sprintf("%s / %s / %s", optF(v.TimeS), optF(v.AvgMS), optF(v.PctDBTime)))
 		}
 		for i := 1; i < len(e.Values); i++ {
-			line += "\t" + signed(e.DeltaTimeS[i]) + "\t" + signed(e.DeltaPctDBTime[i])
+			row = append(row, signed(e.DeltaTimeS[i]), signed(e.DeltaPctDBTime[i]))
 		}
-		fmt.Fprintln(tw, line)
+		t.rows = append(t.rows, row)
 	}
-	tw.Flush()
+	d.table(t)
 }
 
 // compareHeader is a comparison table's heading: the title, a column per

@@ -7,7 +7,7 @@ import (
 )
 
 // A view for people (collect, plan, verify, numa, numa --pid, diff, bench,
-// compare, experiment, rules) is written once, into a doc,
+// compare, experiment, rules, awr, apply, rollback) is written once, into a doc,
 // and drawn as text or as Markdown by the doc: the two formats of a view
 // always say the same, and no view has a second renderer.
 type doc interface {
@@ -19,6 +19,22 @@ type doc interface {
 	table(t docTable)     // aligned columns (a pipe table)
 	code(s string) string // a path, setting or command as typed (`s`)
 	bytes() []byte        // what was written
+
+	// fields are a record's labelled values (docField): aligned in text,
+	// nested list items in Markdown.
+	fields(indent string, fs []docField)
+}
+
+// docField is one labelled value of a record (a finding's setting,
+// evidence, fix). In text the labels are aligned after indent and a value
+// is wrapped at textWidth (at its newlines too) unless whole (a command,
+// kept on one line for copy and paste); a field without a label is a line
+// of the one above, and without any label the values are lines after
+// indent. In Markdown each line of a value is a nested list item, a whole
+// one as code.
+type docField struct {
+	label, value string
+	whole        bool
 }
 
 // docTable is a table: its header and rows, right-aligned or not; in text,
@@ -63,6 +79,37 @@ func (d *textDoc) item(s string)        { d.lw.line("  " + s) }
 func (d *textDoc) note(s string)        { d.lw.line(""); d.lw.line(s) }
 func (d *textDoc) code(s string) string { return s }
 func (d *textDoc) bytes() []byte        { return d.b.Bytes() }
+func (d *textDoc) fields(indent string, fs []docField) {
+	if len(fs) == 0 {
+		return
+	}
+	labels := false
+	for _, f := range fs {
+		labels = labels || f.label != ""
+	}
+	var b bytes.Buffer
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	for _, f := range fs {
+		lines := []string{f.value}
+		if !f.whole {
+			lines = wrap(f.value, textWidth)
+		}
+		for i, l := range lines {
+			k := f.label
+			if i > 0 {
+				k = ""
+			}
+			if labels {
+				l = k + "\t" + l
+			}
+			tw.Write([]byte(indent + l + "\n"))
+		}
+	}
+	tw.Flush()
+	for _, l := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {
+		d.lw.line(l)
+	}
+}
 func (d *textDoc) table(t docTable) {
 	lines := append([][]string{t.head}, t.rows...)
 	if t.textNoHead {
@@ -120,32 +167,61 @@ func (d *mdDoc) section(s string) {
 func (d *mdDoc) line(s string) {
 	d.block()
 	if s != "" {
-		d.b.WriteString(s + "\n\n")
+		d.b.WriteString(mdStart(s) + "\n\n")
 	}
+}
+
+// mdStart escapes what would make the start of s a list item, a quote or a
+// heading (apply's and drift's marks: + - > *, a #) instead of text.
+func mdStart(s string) string {
+	if s != "" && strings.ContainsRune("-+*>#", rune(s[0])) {
+		return "\\" + s
+	}
+	return s
 }
 func (d *mdDoc) note(s string) { d.line(s) }
 
 // item is a list item, nested under the one above when s is indented; a
-// leading -, + or * (drift's marks) is escaped, not taken for a nested list.
+// leading -, + or * (drift's marks) is escaped, not taken for a nested list
+// (mdStart).
 func (d *mdDoc) item(s string) {
 	mark := "- "
 	if t := strings.TrimLeft(s, " "); t != s {
 		s, mark = t, "  - " // an indented line details the item above it
 	}
-	if s != "" && strings.ContainsRune("-+*", rune(s[0])) {
-		s = "\\" + s
-	}
-	d.b.WriteString(mark + s + "\n")
+	d.b.WriteString(mark + mdStart(s) + "\n")
 	d.inList = true
 }
 func (d *mdDoc) code(s string) string { return mdCode(s) }
 func (d *mdDoc) bytes() []byte        { return d.b.Bytes() }
+func (d *mdDoc) fields(_ string, fs []docField) {
+	for _, f := range fs {
+		lines := []string{f.value}
+		if f.whole {
+			lines[0] = mdCode(f.value)
+		} else {
+			lines = strings.Split(f.value, "\n")
+		}
+		for i, l := range lines {
+			if l == "" {
+				continue
+			}
+			if f.label != "" && i == 0 {
+				l = "**" + f.label + "**: " + l
+			} else {
+				l = mdStart(l)
+			}
+			d.b.WriteString("  - " + l + "\n") // nested under the item above
+			d.inList = true
+		}
+	}
+}
 func (d *mdDoc) table(t docTable) {
 	d.block()
 	row := func(cells []string) {
 		d.b.WriteString("|")
 		for _, c := range cells {
-			d.b.WriteString(" " + mdCell(c) + " |")
+			d.b.WriteString(" " + mdCell(strings.TrimSpace(c)) + " |") // a text's indent is no part of a cell
 		}
 		d.b.WriteString("\n")
 	}

@@ -196,42 +196,40 @@ func rulesWithFindings(r rules.Report) int {
 }
 
 func findingText(b *bytes.Buffer, f rules.Finding, p painter) {
+	d := newTextDoc(0)
+	finding(d, f, p)
+	b.Write(d.bytes())
+}
+
+// finding writes a finding: its severity, title and rule, then its
+// evidence, fix (commands whole, for copy and paste), risk and sources.
+func finding(d doc, f rules.Finding, p painter) {
 	tag := p.paint(sevColor(f.Severity), "["+strings.ToUpper(f.Severity)+"]")
-	fmt.Fprintf(b, "  %s %s — %s\n", tag, f.Title, p.paint(ansiDim, f.ID))
-	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-	row := func(k, v string) {
-		if v == "" {
-			return
-		}
-		lines := wrap(v, textWidth)
-		if strings.HasPrefix(k, "fix") || strings.HasPrefix(k, "persist") || k == "" {
-			lines = []string{v} // commands stay whole, for copy and paste
-		}
-		for i, line := range lines {
-			if i > 0 {
-				k = ""
-			}
-			fmt.Fprintf(tw, "      %s\t%s\n", k, line)
+	d.item(fmt.Sprintf("%s %s — %s", tag, f.Title, p.paint(ansiDim, d.code(f.ID))))
+	var fs []docField
+	row := func(k, v string, whole bool) {
+		if v != "" {
+			fs = append(fs, docField{label: k, value: v, whole: whole})
 		}
 	}
-	row("setting", f.Setting)
-	row("current", f.Current)
-	row("recommended", f.Recommended)
-	row("evidence", f.Evidence)
-	row("why", f.Why)
+	row("setting", f.Setting, false)
+	row("current", f.Current, false)
+	row("recommended", f.Recommended, false)
+	row("evidence", f.Evidence, false)
+	row("why", f.Why, false)
 	for i, c := range f.Fix.Runtime {
-		row(label(i, "fix now"), c)
+		row(label(i, "fix now"), c, true)
 	}
 	for i, c := range f.Fix.Persistent {
-		row(label(i, "persist"), c)
+		row(label(i, "persist"), c, true)
 	}
 	if f.RebootRequired {
-		row("reboot", "required")
+		row("reboot", "required", false)
 	}
-	row("risk", f.Risk)
-	row("sources", sourcesText(f.Sources))
-	row("scope", scopeText(f.Scope))
-	tw.Flush()
+	row("risk", f.Risk, false)
+	row("sources", sourcesText(f.Sources), false)
+	row("scope", scopeText(f.Scope), false)
+	d.fields("      ", fs)
 }
 
 // textWidth is where long values wrap in text output (the value column).
