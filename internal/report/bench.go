@@ -15,17 +15,13 @@ import (
 // BenchText is what `dbhost bench X` prints: the host line, then numa's
 // matrices or one line per case (and its latency line), then the notes.
 func BenchText(r *bench.Result) []byte {
-	d := newTextDoc(0)
-	benchView(d, r)
-	return d.bytes()
+	return draw(newTextDoc(0), func(d doc) { benchView(d, r) })
 }
 
 // BenchMarkdown is BenchText's view in Markdown: the cases (or each NUMA
 // matrix, nodes as rows and columns) as tables.
 func BenchMarkdown(r *bench.Result) []byte {
-	d := &mdDoc{}
-	benchView(d, r)
-	return d.bytes()
+	return draw(&mdDoc{}, func(d doc) { benchView(d, r) })
 }
 
 func benchView(d doc, r *bench.Result) {
@@ -209,16 +205,12 @@ func vsLocalCell(r *bench.Row) (float64, string, bool) {
 // CompareText is what `dbhost compare A B` prints: a line per case and
 // figure, B against A with its 95 % CI and verdict.
 func CompareText(c *bench.Comparison) []byte {
-	d := newTextDoc(0)
-	compareView(d, c)
-	return d.bytes()
+	return draw(newTextDoc(0), func(d doc) { compareView(d, c) })
 }
 
 // CompareMarkdown is CompareText's view in Markdown: the effects as a table.
 func CompareMarkdown(c *bench.Comparison) []byte {
-	d := &mdDoc{}
-	compareView(d, c)
-	return d.bytes()
+	return draw(&mdDoc{}, func(d doc) { compareView(d, c) })
 }
 
 func compareView(d doc, c *bench.Comparison) {
@@ -268,16 +260,12 @@ func effectLine(cas string, e bench.Effect) []string {
 // ExperimentText is what `dbhost experiment` prints: the changes of the B
 // side, every run, the effect and the verdict.
 func ExperimentText(x *experiment.Result) []byte {
-	d := newTextDoc(0)
-	experimentView(d, x)
-	return d.bytes()
+	return draw(newTextDoc(0), func(d doc) { experimentView(d, x) })
 }
 
 // ExperimentMarkdown is ExperimentText's view in Markdown.
 func ExperimentMarkdown(x *experiment.Result) []byte {
-	d := &mdDoc{}
-	experimentView(d, x)
-	return d.bytes()
+	return draw(&mdDoc{}, func(d doc) { experimentView(d, x) })
 }
 
 func experimentView(d doc, x *experiment.Result) {

@@ -37,41 +37,30 @@ func realBenchFiles(t *testing.T) []BenchFile {
 	return out
 }
 
-// benchText is what bench, compare and experiment print as text.
-func benchText(f BenchFile) []byte {
+// benchViews draws a result as bench, compare and experiment print it:
+// text and Markdown.
+func benchViews(f BenchFile) (text, md []byte) {
 	switch {
 	case f.Compare != nil:
-		return CompareText(f.Compare)
+		return CompareText(f.Compare), CompareMarkdown(f.Compare)
 	case f.Experiment != nil:
-		return ExperimentText(f.Experiment)
+		return ExperimentText(f.Experiment), ExperimentMarkdown(f.Experiment)
 	}
-	return BenchText(f.Result)
+	return BenchText(f.Result), BenchMarkdown(f.Result)
 }
 
 // The text views of every committed result, byte for byte.
 func TestBenchTextGolden(t *testing.T) {
 	got := map[string][]byte{}
 	for _, f := range realBenchFiles(t) {
-		got[strings.TrimSuffix(f.Name, ".json")+".txt"] = benchText(f)
+		got[strings.TrimSuffix(f.Name, ".json")+".txt"], _ = benchViews(f)
 	}
 	// html_test.go's made-up results: a 2-node NUMA matrix (this VM has one node).
 	for _, f := range benchFiles(t) {
-		got["made-up-"+strings.TrimSuffix(f.Name, ".json")+".txt"] = benchText(f)
+		got["made-up-"+strings.TrimSuffix(f.Name, ".json")+".txt"], _ = benchViews(f)
 	}
 	golden.Check(t, golden.Set{Dir: benchDir, Match: func(rel string) bool { return strings.HasSuffix(rel, ".txt") },
 		Hint: "go test ./internal/report -run TestBench -update"}, got)
-}
-
-// benchMarkdown is what bench, compare and experiment print with
-// --format markdown.
-func benchMarkdown(f BenchFile) []byte {
-	switch {
-	case f.Compare != nil:
-		return CompareMarkdown(f.Compare)
-	case f.Experiment != nil:
-		return ExperimentMarkdown(f.Experiment)
-	}
-	return BenchMarkdown(f.Result)
 }
 
 // Every result's Markdown says what its text says (checkSameView), with
@@ -85,9 +74,9 @@ func TestBenchMarkdown(t *testing.T) {
 		if i >= len(files)-len(benchFiles(t)) {
 			name = "made-up-" + name
 		}
-		md := benchMarkdown(f)
+		text, md := benchViews(f)
 		got[name+".md"] = md
-		checkSameView(t, name, benchText(f), md)
+		checkSameView(t, name, text, md)
 		s := string(md)
 		want := []string{"# dbhost "}
 		switch {

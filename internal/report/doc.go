@@ -63,6 +63,12 @@ type textDoc struct {
 	lw *lineWriter
 }
 
+// draw writes a view into d and returns what d drew.
+func draw(d doc, view func(doc)) []byte {
+	view(d)
+	return d.bytes()
+}
+
 func newTextDoc(width int) *textDoc {
 	d := &textDoc{}
 	if width <= 0 {

@@ -9,17 +9,15 @@ import (
 
 // RulesText is `dbhost rules list`: the catalog, a rule per row.
 func RulesText(all []rules.Rule) []byte {
-	d := newTextDoc(0)
-	rulesView(d, all)
-	return d.bytes()
+	return draw(newTextDoc(0), func(d doc) { rulesView(d, all) })
 }
 
 // RulesMarkdown is RulesText's view in Markdown.
 func RulesMarkdown(all []rules.Rule) []byte {
-	d := &mdDoc{}
-	d.title("dbhost rules")
-	rulesView(d, all)
-	return d.bytes()
+	return draw(&mdDoc{}, func(d doc) {
+		d.title("dbhost rules")
+		rulesView(d, all)
+	})
 }
 
 func rulesView(d doc, all []rules.Rule) {
@@ -34,16 +32,12 @@ func rulesView(d doc, all []rules.Rule) {
 // RuleText is `dbhost rules show ID`: what the rule checks, its sources
 // (each cited with its section and quote), its own thresholds, its scope.
 func RuleText(r rules.Rule) []byte {
-	d := newTextDoc(0)
-	ruleView(d, r)
-	return d.bytes()
+	return draw(newTextDoc(0), func(d doc) { ruleView(d, r) })
 }
 
 // RuleMarkdown is RuleText's view in Markdown.
 func RuleMarkdown(r rules.Rule) []byte {
-	d := &mdDoc{}
-	ruleView(d, r)
-	return d.bytes()
+	return draw(&mdDoc{}, func(d doc) { ruleView(d, r) })
 }
 
 func ruleView(d doc, r rules.Rule) {
