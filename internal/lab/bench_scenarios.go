@@ -29,12 +29,13 @@ const benchNumaGuest = `mkdir -p /tmp/st
 $DBHOST bench numa --duration 400ms --size-mb 16 --format json --state-dir /tmp/st > $LAB_OUT/numa.json
 echo "bench rc=$?"
 $DBHOST bench numa --duration 200ms --size-mb 8 --state-dir /tmp/st > $LAB_OUT/numa.txt 2>&1
+$DBHOST bench numa --duration 200ms --size-mb 8 --state-dir /tmp/st --format markdown > $LAB_OUT/numa.md 2>&1
 echo "records: $(ls /tmp/st/bench | wc -l)"
 `
 
 // checkBenchNuma wants a row per node pair with positive figures, the
 // scenario's SLIT distance, most sampled pages on the memory node, the text
-// matrices, and no registry record left in the guest.
+// matrices and the Markdown ones, and no registry record left in the guest.
 func checkBenchNuma(slit [][]int) func(*Result) error {
 	return func(r *Result) error {
 		var bad []string
@@ -73,6 +74,28 @@ func checkBenchNuma(slit [][]int) func(*Result) error {
 		for _, w := range []string{"dependent-load latency (ns/load)", "SLIT distance", "(2.1)"} {
 			if !strings.Contains(txt, w) {
 				bad = append(bad, fmt.Sprintf("text output lacks %q: %s", w, trunc(txt, 300)))
+			}
+		}
+		// The Markdown: each matrix a table, CPU nodes as rows, memory nodes
+		// as columns; the SLIT one cell by cell.
+		head := "| cpu\\mem |"
+		for m := range slit {
+			head += fmt.Sprintf(" node%d |", m)
+		}
+		head += "\n|---|" + strings.Repeat("---:|", len(slit)) + "\n"
+		want := []string{"\ndependent-load latency (ns/load)\n\n" + head, "\nstreaming read bandwidth (GB/s)\n\n" + head}
+		sl := "\nSLIT distance\n\n" + head
+		for c, row := range slit {
+			sl += fmt.Sprintf("| node%d |", c)
+			for _, d := range row {
+				sl += fmt.Sprintf(" %d |", d)
+			}
+			sl += "\n"
+		}
+		md := string(r.Files["numa.md"])
+		for _, w := range append(want, sl, " (2.1) |") {
+			if !strings.Contains(md, w) {
+				bad = append(bad, fmt.Sprintf("Markdown output lacks %q: %s", w, trunc(md, 600)))
 			}
 		}
 		if len(bad) > 0 {
