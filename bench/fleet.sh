@@ -10,7 +10,8 @@
 # rhel9 database host (the majority), the fifth cycles through all kinds;
 # each file gets its own host name. For each size, `dbhost audit --snapshot
 # 'DIR/*.json'` runs in text and in JSON (-o /dev/null) under
-# `/usr/bin/time -v`: its "Maximum resident set size" and elapsed time.
+# `/usr/bin/time -v`: its "Maximum resident set size" and elapsed time; so
+# does `dbhost report` of the same fleet (the fleet HTML page, -o a file).
 # Printed: both, the ratio LARGE/SMALL of peak memory (issue 13: within 2x,
 # memory must not grow with the number of hosts) and of time per host
 # (linear: about 1).
@@ -53,23 +54,34 @@ for n in sizes:
             json.dump(s, f, indent=1)
 PY
 
-# run N FORMAT: peak RSS (KiB) and elapsed seconds of one audit of fleetN.
+# run N FORMAT: peak RSS (KiB) and elapsed seconds of one audit of fleetN
+# (FORMAT html: the fleet report, written to fleetN.html).
 run() {
 	local n=$1 format=$2
-	/usr/bin/time -v -o "$work/time" "$work/dbhost" audit --snapshot "$work/fleet$n/*.json" --format "$format" -o /dev/null || true
+	if [[ $format == html ]]; then
+		rm -f "$work/fleet$n.html"
+		/usr/bin/time -v -o "$work/time" "$work/dbhost" report --snapshot "$work/fleet$n/*.json" -o "$work/fleet$n.html" || true
+	else
+		/usr/bin/time -v -o "$work/time" "$work/dbhost" audit --snapshot "$work/fleet$n/*.json" --format "$format" -o /dev/null || true
+	fi
 	rss=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$work/time")
 	wall=$(awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s }' "$work/time")
 }
 
 echo "host: $(uname -n), $(nproc) CPUs, kernel $(uname -r); load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "fleet: $(du -sh "$work/fleet$S" | cut -f1) for $S hosts, $(du -sh "$work/fleet$L" | cut -f1) for $L"
-for format in text json; do
+for format in text json html; do
 	run "$S" "$format"; rs=$rss ws=$wall
 	run "$L" "$format"; rl=$rss wl=$wall
-	awk -v f="$format" -v s="$S" -v l="$L" -v rs="$rs" -v rl="$rl" -v ws="$ws" -v wl="$wl" 'BEGIN {
-		printf "audit --format %-5s %6d hosts: peak %7.1f MiB  %7.2f s   %6d hosts: peak %7.1f MiB  %7.2f s\n", f, s, rs / 1024, ws, l, rl / 1024, wl }'
+	what="audit --format $format"
+	[[ $format == html ]] && what="report (fleet HTML)"
+	awk -v f="$what" -v s="$S" -v l="$L" -v rs="$rs" -v rl="$rl" -v ws="$ws" -v wl="$wl" 'BEGIN {
+		printf "%-20s %6d hosts: peak %7.1f MiB  %7.2f s   %6d hosts: peak %7.1f MiB  %7.2f s\n", f, s, rs / 1024, ws, l, rl / 1024, wl }'
 	awk -v rs="$rs" -v rl="$rl" -v ws="$ws" -v wl="$wl" -v s="$S" -v l="$L" 'BEGIN {
 		m = rl / rs; t = (ws > 0) ? (wl / l) / (ws / s) : 0
 		printf "  ratio %d/%d hosts: peak memory %.2fx (issue 13: within 2x: %s), time per host %.2fx (linear = 1)\n",
 			l, s, m, (m <= 2 ? "met" : "not met"), t }'
+	if [[ $format == html ]]; then
+		echo "  fleet HTML: $(du -h "$work/fleet$S.html" | cut -f1) for $S hosts, $(du -h "$work/fleet$L.html" | cut -f1) for $L"
+	fi
 done

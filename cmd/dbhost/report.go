@@ -1,8 +1,9 @@
 package main
 
 import (
-	"bytes"
+	"bufio"
 	"errors"
+	"io"
 	"os"
 	"time"
 
@@ -93,20 +94,33 @@ its checksum); any other existing file is refused (exit 2). '-o -' writes to sta
 				return usageErr("--bench charts one host's results; --snapshot matched %d hosts (report them one at a time to add --bench)", hosts)
 			}
 			set, artErrs := f.loadArtifacts(c)
-			var b []byte
+			// The page is written as it is made, straight into -o (a
+			// temporary file renamed over it when whole) or standard
+			// output: a fleet's page is never held in memory.
+			var write func(io.Writer) error
 			if hosts > 1 {
-				b, err = fleetReport(src.spec(), &f, set)
+				var done func()
+				write, done, err = fleetReport(src.spec(), &f, set)
+				if done != nil {
+					defer done()
+				}
 			} else {
+				var b []byte
 				b, err = hostReport(c, &src, &f, &live, set, files, interval)
+				write = func(w io.Writer) error { _, err := w.Write(b); return err }
 			}
 			if err != nil {
 				return err
 			}
 			if out == "-" {
-				if _, err := c.OutOrStdout().Write(b); err != nil {
+				w := bufio.NewWriterSize(c.OutOrStdout(), 64<<10)
+				if err := write(w); err != nil {
 					return err
 				}
-			} else if err := outdir.WriteOwnFile(out, b, reportMaxBytes, report.IsOwnHTML); err != nil {
+				if err := w.Flush(); err != nil {
+					return err
+				}
+			} else if err := outdir.CreateOwnFile(out, reportMaxBytes, report.IsOwnHTML, write); err != nil {
 				var re *outdir.RefusedError
 				if errors.As(err, &re) {
 					return usageErr("-o %v", err)
@@ -145,15 +159,15 @@ func hostReport(c *cobra.Command, src *sourceFlags, f *scopeFlags, live *liveDBF
 }
 
 // fleetReport is the report of several snapshots, read and audited one at
-// a time: each host's section goes to a spill file as it is audited, the
-// page is written around them from what report.Fleet kept.
-func fleetReport(spec hostsrc.Spec, f *scopeFlags, set *artifacts.Set) ([]byte, error) {
+// a time: each host's section goes to a spill file as it is audited; write
+// writes the page around them from what report.Fleet kept, streaming the
+// spill into it. done removes the spill.
+func fleetReport(spec hostsrc.Spec, f *scopeFlags, set *artifacts.Set) (write func(io.Writer) error, done func(), err error) {
 	fl := report.NewFleet()
 	sp, err := newSpill()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	defer sp.close()
 	err = hostsrc.Each(spec, func(s *snapshot.Snapshot, file string) error {
 		r := auditOne(s, file, f, set)
 		i := fl.Len()
@@ -161,15 +175,12 @@ func fleetReport(spec hostsrc.Spec, f *scopeFlags, set *artifacts.Set) ([]byte, 
 		return report.FleetHostHTML(sp.w, r, i)
 	})
 	if err != nil {
-		return nil, err
+		return nil, sp.close, err
 	}
 	rd, err := sp.reader()
 	if err != nil {
-		return nil, err
+		return nil, sp.close, err
 	}
-	var b bytes.Buffer
-	if err := fl.HTML(&b, rd, report.FleetHTMLMeta{Pattern: spec.Snapshot, Version: version, Generated: time.Now()}); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
+	meta := report.FleetHTMLMeta{Pattern: spec.Snapshot, Version: version, Generated: time.Now()}
+	return func(w io.Writer) error { return fl.HTML(w, rd, meta) }, sp.close, nil
 }
