@@ -34,6 +34,10 @@ guest (cpus = vCPUs, memory_gb = RAM, domain = its libvirt domain): vCPUs pinned
 cores first, memory strict on their nodes in hugepages, emulator threads on a core of their
 own where there is room. See docs/place.md for the spec.
 
+The placement prints as text (default), JSON (--format json: the whole result) or
+Markdown (--format markdown: the same view, the instances as a table, for a change
+ticket or a wiki); --apply's summary too. -o DIR writes the artifacts whatever the format.
+
 -o DIR writes the artifacts (only dbhost's files, listed in DIR/.dbhost-manifest; a
 previous placement is replaced atomically; a directory holding any other file is refused
 with exit 2, naming it): cgconfig.conf (cgroup v1), systemd slices and drop-ins
@@ -55,6 +59,7 @@ failed (rollback restores), 6 (--apply) another dbhost apply/rollback holds the 
 		Example: `  dbhost place --spec instances.yaml
   dbhost place --spec instances.yaml --snapshot host.json --format json
   dbhost place --spec instances.yaml -o plan/
+  dbhost place --spec instances.yaml --format markdown -o plan/ > placement.md
   dbhost place --spec instances.yaml --apply --dry-run
   dbhost place --spec instances.yaml --apply`,
 		Args: cobra.NoArgs,
@@ -65,8 +70,8 @@ failed (rollback restores), 6 (--apply) another dbhost apply/rollback holds the 
 			if doApply && (src.snapshot != "" || src.sosreport != "") {
 				return usageErr("--apply acts on this host or a --root tree, not on a --snapshot or --sosreport")
 			}
-			if format != "text" && format != "json" {
-				return usageErr("--format %q: expected one of [text json]", format)
+			if format != "text" && format != "json" && format != "markdown" {
+				return usageErr("--format %q: expected one of [text json markdown]", format)
 			}
 			if specPath == "" {
 				return usageErr("--spec FILE is required (see docs/place.md)")
@@ -89,7 +94,7 @@ failed (rollback restores), 6 (--apply) another dbhost apply/rollback holds the 
 			if doApply {
 				// The lock before the host is read: another apply may be
 				// writing the cgroups and pools this plan starts from.
-				h := hostFlags{root: src.root, stateDir: stateDir, format: format}
+				h := hostFlags{root: src.root, stateDir: stateDir, format: format, markdown: true}
 				if o, err = h.options(); err != nil {
 					return err
 				}
@@ -110,11 +115,9 @@ failed (rollback restores), 6 (--apply) another dbhost apply/rollback holds the 
 			r := place.Plan(s, spec)
 			if doApply && r.Feasible {
 				if outDir != "" {
-					names, err := r.WriteArtifacts(outDir, s.Cgroups.Version)
-					if err != nil {
-						return outDirErr(outDir, err)
+					if err := writePlaceArtifacts(c, r, outDir, s.Cgroups.Version); err != nil {
+						return err
 					}
-					fmt.Fprintf(c.ErrOrStderr(), "wrote %d files to %s: %s\n", len(names), outDir, strings.Join(names, " "))
 				}
 				if r.HasGuests() {
 					if o.LibvirtURI, err = placeLibvirt(src.root, libvirtURI); err != nil {
@@ -124,13 +127,16 @@ failed (rollback restores), 6 (--apply) another dbhost apply/rollback holds the 
 				return placeApply(c, r, s, o, format, memoryMigrate)
 			}
 			var b []byte
-			if format == "json" {
+			switch format {
+			case "json":
 				b, err = report.JSON(r)
 				if err != nil {
 					return err
 				}
-			} else {
-				b = r.Text()
+			case "markdown":
+				b = report.PlaceMarkdown(r)
+			default:
+				b = report.PlaceText(r)
 			}
 			if _, err := c.OutOrStdout().Write(b); err != nil {
 				return err
@@ -139,11 +145,7 @@ failed (rollback restores), 6 (--apply) another dbhost apply/rollback holds the 
 				return &exitError{code: exitInfeasible, err: infeasibleErr(r)}
 			}
 			if outDir != "" {
-				names, err := r.WriteArtifacts(outDir, s.Cgroups.Version)
-				if err != nil {
-					return outDirErr(outDir, err)
-				}
-				fmt.Fprintf(c.ErrOrStderr(), "wrote %d files to %s: %s\n", len(names), outDir, strings.Join(names, " "))
+				return writePlaceArtifacts(c, r, outDir, s.Cgroups.Version)
 			}
 			return nil
 		},
@@ -151,7 +153,7 @@ failed (rollback restores), 6 (--apply) another dbhost apply/rollback holds the 
 	src.add(c)
 	fl := c.Flags()
 	fl.StringVar(&specPath, "spec", "", "placement spec (YAML; '-' reads standard input)")
-	fl.StringVar(&format, "format", "text", "output format: [text json]")
+	fl.StringVar(&format, "format", "text", "output format: [text json markdown]")
 	fl.StringVarP(&outDir, "output", "o", "", "write the artifacts into this directory (new, empty, or a previous placement; any other file there is refused)")
 	fl.BoolVar(&doApply, "apply", false, "create the cgroups, write cpus/mems, move the running processes and size the hugepage pools, journaled")
 	fl.BoolVar(&dryRun, "dry-run", false, "with --apply: print what would change, change nothing")
@@ -178,8 +180,10 @@ func placeApply(c *cobra.Command, r *place.Result, snap *snapshot.Snapshot, o ap
 			Notes     []string      `json:"notes"`
 			Apply     *apply.Result `json:"apply"`
 		}{r, a.Hierarchy, append([]string{}, a.Notes...), res}
-		if werr := writeOut(c, format, out, func() []byte {
-			return report.PlaceApplyText(r.Text(), a.Hierarchy, a.Notes, res)
+		if werr := writeResult(c, format, "", out, func() []byte {
+			return report.PlaceApplyText(r, a.Hierarchy, a.Notes, res)
+		}, func() []byte {
+			return report.PlaceApplyMarkdown(r, a.Hierarchy, a.Notes, res)
 		}); werr != nil {
 			return werr
 		}
@@ -195,6 +199,18 @@ func placeApply(c *cobra.Command, r *place.Result, snap *snapshot.Snapshot, o ap
 		}
 		return &exitError{code: exitInternal, err: fmt.Errorf("%d change(s) failed (listed above)%s", n, hint)}
 	}
+	return nil
+}
+
+// writePlaceArtifacts writes the artifacts of a feasible placement into
+// dir (-o), their README headed by the placement's text whatever --format
+// says, and names them on standard error.
+func writePlaceArtifacts(c *cobra.Command, r *place.Result, dir, cgroupVersion string) error {
+	names, err := r.WriteArtifacts(dir, cgroupVersion, report.PlaceText(r))
+	if err != nil {
+		return outDirErr(dir, err)
+	}
+	fmt.Fprintf(c.ErrOrStderr(), "wrote %d files to %s: %s\n", len(names), dir, strings.Join(names, " "))
 	return nil
 }
 

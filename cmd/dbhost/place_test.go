@@ -172,3 +172,105 @@ func copyDirForTest(t *testing.T, src, dst string) {
 		t.Fatal(err)
 	}
 }
+
+// TestPlaceMarkdownCLI: place --format markdown through the binary: a
+// feasible plan with -o (the artifacts written as with text, their README
+// in text), an infeasible one (exit 4, the reasons in the Markdown and on
+// stderr), KVM guests, an unknown format (exit 2 naming the formats), and
+// --apply on a copy of a fixture tree (dry run, then applied and rolled
+// back): every word of the text is in the Markdown.
+func TestPlaceMarkdownCLI(t *testing.T) {
+	sameWords := func(what, text, md string) {
+		t.Helper()
+		plain := strings.NewReplacer("`", "", "|", " ").Replace(md)
+		for _, w := range strings.Fields(text) {
+			if !strings.Contains(plain, w) {
+				t.Errorf("%s: %q of the text is not in the Markdown:\n%s", what, w, md)
+			}
+		}
+	}
+	// The binary runs in a directory of its own: absolute paths.
+	abs := func(p string) string {
+		a, err := filepath.Abs(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	mix, infeasible, snap := abs("../../examples/place/case3-mix.yaml"), abs("../../examples/place/case4-caging-infeasible.yaml"), abs(bdtSnap)
+	laptop, cgv2 := abs("../../testdata/hosts/laptop-2s"), abs("../../testdata/hosts/cgroup-v2")
+	dir := filepath.Join(t.TempDir(), "out")
+	md := dbhostExec(t, nil, "place", "--spec", mix, "--snapshot", snap, "--format", "markdown", "-o", dir)
+	if md.code != 0 || !strings.Contains(md.stderr, "wrote ") {
+		t.Fatalf("markdown -o: exit %d, %s", md.code, md.stderr)
+	}
+	wantContains(t, "place markdown", md.stdout, "# dbhost place (mix)\n\nPlacement (mix): feasible on 160 threads, 8 nodes",
+		"\n| INSTANCE | ENGINE | CLASS | CPU_COUNT | CPUS | MEMS | HUGEPAGES (node:pages) |\n|---|", "\n| cust_a1 | oracle | guaranteed | 12 | ", "\ncpuset `dbhost_guaranteed`: cpus ")
+	text := dbhostExec(t, nil, "place", "--spec", mix, "--snapshot", snap)
+	sameWords("place", text.stdout, md.stdout)
+	readme, err := os.ReadFile(filepath.Join(dir, "README.txt"))
+	if err != nil || !strings.HasPrefix(string(readme), text.stdout+"\nFiles:\n") {
+		t.Errorf("README.txt is not headed by the text view (%v):\n%s", err, readme)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "oracle/cust_a1.ora")); err != nil {
+		t.Errorf("-o with markdown: %v", err)
+	}
+
+	inf := dbhostExec(t, nil, "place", "--spec", infeasible, "--snapshot", snap, "--format", "markdown")
+	if inf.code != exitInfeasible {
+		t.Errorf("infeasible: exit %d", inf.code)
+	}
+	wantContains(t, "infeasible markdown", inf.stdout, "# dbhost place (caging)\n\nPlacement (caging): INFEASIBLE\n\nerror: plan: ", "over by 4", "\nwarning: plan: caging sets no cpuset")
+	wantContains(t, "infeasible stderr", inf.stderr, "placement infeasible (1 reason(s)):\n  plan: ")
+
+	spec := filepath.Join(t.TempDir(), "guests.yaml")
+	os.WriteFile(spec, []byte("strategy: binding\ninstances:\n  - name: db1\n    engine: kvm-guest\n    domain: db1.prod\n    cpus: 4\n    memory_gb: 1\n    class: guaranteed\n"), 0o644)
+	g := dbhostExec(t, nil, "place", "--spec", spec, "--root", laptop, "--format", "markdown")
+	if g.code != 0 {
+		t.Fatalf("guests: exit %d, %s", g.code, g.stderr)
+	}
+	wantContains(t, "guests markdown", g.stdout, "\n| db1 | kvm-guest | guaranteed | 4 | ", "\nguest db1 (domain `db1.prod`): 4 vCPUs 0→")
+	gt := dbhostExec(t, nil, "place", "--spec", spec, "--root", laptop)
+	sameWords("guests", gt.stdout, g.stdout)
+
+	for _, args := range [][]string{{"--snapshot", snap}, {"--root", cgv2, "--apply", "--dry-run", "--state-dir", t.TempDir()}} {
+		bad := dbhostExec(t, nil, append([]string{"place", "--spec", mix, "--format", "html"}, args...)...)
+		if bad.code != exitUsage || !strings.Contains(bad.stderr, `--format "html": expected one of [text json markdown]`) {
+			t.Errorf("--format html %v: exit %d, %s", args, bad.code, bad.stderr)
+		}
+	}
+	if h := dbhostExec(t, nil, "place", "--help"); !strings.Contains(h.stdout, "--format markdown") || !strings.Contains(h.stdout, "[text json markdown]") {
+		t.Errorf("place --help does not offer markdown:\n%s", h.stdout)
+	}
+
+	root := t.TempDir()
+	copyDirForTest(t, cgv2, root)
+	pg := filepath.Join(t.TempDir(), "pg.yaml")
+	os.WriteFile(pg, []byte("strategy: binding\ninstances:\n  - name: pg\n    engine: postgres\n    cpus: 2\n    memory_gb: 0\n    class: guaranteed\n"), 0o644)
+	state := filepath.Join(t.TempDir(), "state")
+	apply := func(format string, extra ...string) execResult {
+		return dbhostExec(t, nil, append([]string{"place", "--spec", pg, "--root", root, "--apply", "--state-dir", state, "--format", format}, extra...)...)
+	}
+	dry, dryText := apply("markdown", "--dry-run"), apply("text", "--dry-run")
+	if dry.code != 0 || dryText.code != 0 {
+		t.Fatalf("--apply --dry-run: exit %d / %d, %s%s", dry.code, dryText.code, dry.stderr, dryText.stderr)
+	}
+	wantContains(t, "dry run markdown", dry.stdout, "# dbhost place --apply (binding)\n", "\ncgroup hierarchy: `v2 /sys/fs/cgroup`\n", "\ndbhost apply --dry-run: nothing is changed\n",
+		"\n~ `/sys/fs/cgroup/dbhost_pg`: (absent) → present  [place-binding] cpuset of pg\n")
+	sameWords("place --apply --dry-run", dryText.stdout, dry.stdout)
+	done := apply("markdown")
+	if done.code != 0 {
+		t.Fatalf("--apply: exit %d, %s", done.code, done.stderr)
+	}
+	wantContains(t, "apply markdown", done.stdout, "\n\\+ `/sys/fs/cgroup/dbhost_pg`: (absent) → present  [place-binding] cpuset of pg\n",
+		"\n\\+ `/sys/fs/cgroup/dbhost_pg/cpuset.cpus`: (new group) → ", "\n  - already set: nothing written\n", " applied, 1 already set; journal ")
+	if b, err := os.ReadFile(filepath.Join(root, "sys/fs/cgroup/dbhost_pg/cpuset.mems")); err != nil || strings.TrimSpace(string(b)) != "0" {
+		t.Errorf("cpuset.mems after --apply: %q %v", b, err)
+	}
+	if rb := dbhostExec(t, nil, "rollback", "--root", root, "--state-dir", state); rb.code != 0 {
+		t.Errorf("rollback: exit %d, %s", rb.code, rb.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(root, "sys/fs/cgroup/dbhost_pg")); err == nil {
+		t.Error("the group --apply created is still there after rollback")
+	}
+}

@@ -13,13 +13,14 @@ import (
 // Artifacts renders the files that put a feasible plan in place, keyed by
 // their path relative to the output directory. cgroupVersion is the host's
 // (v1, v2, hybrid, none, "" unknown): both forms are written, the README
-// says which one applies.
-func (r *Result) Artifacts(cgroupVersion string) map[string]string {
+// says which one applies. view heads the README: the placement as dbhost
+// place prints it (report.PlaceText; place computes, report draws).
+func (r *Result) Artifacts(cgroupVersion string, view []byte) map[string]string {
 	files := map[string]string{}
 	if !r.Feasible {
 		return files
 	}
-	files["README.txt"] = r.readme(cgroupVersion)
+	files["README.txt"] = readme(cgroupVersion, view)
 	if len(r.Groups) > 0 {
 		files["cgconfig.conf"] = r.cgconfig()
 		for _, g := range r.Groups {
@@ -58,9 +59,9 @@ func (r *Result) Artifacts(cgroupVersion string) map[string]string {
 // manifest; a directory holding anything else is refused
 // (*outdir.RefusedError, naming the file); a previous placement is
 // replaced atomically. It returns the paths written, sorted.
-func (r *Result) WriteArtifacts(dir, cgroupVersion string) ([]string, error) {
+func (r *Result) WriteArtifacts(dir, cgroupVersion string, view []byte) ([]string, error) {
 	out := outdir.Spec{Command: "dbhost place", Files: map[string]outdir.File{}, Legacy: legacyPlaceFile}
-	for n, c := range r.Artifacts(cgroupVersion) {
+	for n, c := range r.Artifacts(cgroupVersion, view) {
 		mode := fs.FileMode(0o644)
 		if strings.HasSuffix(n, ".sh") {
 			mode = 0o755
@@ -286,9 +287,10 @@ func (r *Result) listeners() (listenerOra, tnsnames string) {
 	return lo.String(), tn.String()
 }
 
-func (r *Result) readme(cgroupVersion string) string {
+// readme is README.txt: the placement's view, then what each file is for.
+func readme(cgroupVersion string, view []byte) string {
 	var b strings.Builder
-	b.Write(r.Text())
+	b.Write(view)
 	b.WriteString("\nFiles:\n")
 	switch cgroupVersion {
 	case "v1", "hybrid":
@@ -306,53 +308,6 @@ func (r *Result) readme(cgroupVersion string) string {
 	b.WriteString("  oracle/listener.ora, tnsnames.ora  one listener per NUMA node (multi-node Oracle hosts with NICs on known nodes)\n")
 	b.WriteString("Changing cpuset.cpus of a running group is live; changing cpuset.mems moves no memory without\nmemory_migrate=1, and an SGA in large pages stays where it is until a restart (001).\n")
 	return b.String()
-}
-
-// Text is the plan for people.
-func (r *Result) Text() []byte {
-	var b strings.Builder
-	if r.Feasible {
-		hidden := ""
-		if len(r.NUMAHidden) > 0 {
-			hidden = fmt.Sprintf(" (NUMA hidden: %s; see the warning below)", plural(r.Sockets, "socket", "sockets"))
-		}
-		fmt.Fprintf(&b, "Placement (%s): feasible on %s, %s%s; hugepages of %d kB\n", r.Strategy, plural(r.Threads, "thread", "threads"), plural(r.Nodes, "node", "nodes"), hidden, r.HugepageSizeKB)
-	} else {
-		fmt.Fprintf(&b, "Placement (%s): INFEASIBLE\n", r.Strategy)
-	}
-	if r.Feasible {
-		fmt.Fprintf(&b, "%-20s %-8s %-11s %-9s %-24s %-8s %s\n", "INSTANCE", "ENGINE", "CLASS", "CPU_COUNT", "CPUS", "MEMS", "HUGEPAGES (node:pages)")
-		for _, ip := range r.Instances {
-			var hp []string
-			for _, h := range ip.Hugepages {
-				hp = append(hp, fmt.Sprintf("%d:%d", h.Node, h.Pages))
-			}
-			cpus := cpulist.Format(ip.CPUs)
-			if ip.Group == "" && ip.Guest == nil {
-				cpus = "all (caged)"
-			}
-			fmt.Fprintf(&b, "%-20s %-8s %-11s %-9d %-24s %-8s %s\n", ip.Name, ip.Engine, ip.Class, ip.CPUCount, cpus, cpulist.Format(ip.Mems), strings.Join(hp, " "))
-		}
-		for _, g := range r.Groups {
-			fmt.Fprintf(&b, "cpuset %s: cpus %s mems %s (%s)\n", g.Name, cpulist.Format(g.CPUs), cpulist.Format(g.Mems), strings.Join(g.Members, ", "))
-		}
-		r.guestText(&b)
-	}
-	for _, e := range r.Errors {
-		who := e.Instance
-		if who == "" {
-			who = "plan"
-		}
-		fmt.Fprintf(&b, "error: %s: %s\n", who, e.Message)
-	}
-	for _, w := range r.Warnings {
-		who := w.Instance
-		if who == "" {
-			who = "plan"
-		}
-		fmt.Fprintf(&b, "warning: %s: %s\n", who, w.Message)
-	}
-	return []byte(b.String())
 }
 
 func inList(a []int, v int) bool {

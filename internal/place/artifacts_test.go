@@ -22,7 +22,7 @@ func TestNICPreferenceAndListeners(t *testing.T) {
 	if !reflect.DeepEqual(r.Instances[0].Mems, []int{2}) {
 		t.Errorf("net: mems %v, want [2] (its NIC's node)", r.Instances[0].Mems)
 	}
-	files := r.Artifacts("v2")
+	files := r.Artifacts("v2", textView(r))
 	ora := files["oracle/net.ora"]
 	for _, w := range []string{"*.processor_group_name='dbhost_net'", "*.cpu_count=4", "*.use_large_pages='ONLY'", "*.local_listener='(ADDRESS_LIST=(ADDRESS=(PROTOCOL=TCP)(HOST=10.9.0.5)(PORT=1521)))'"} {
 		if !strings.Contains(ora, w) {
@@ -58,7 +58,7 @@ func TestNICPreferenceAndListeners(t *testing.T) {
 		t.Errorf("hugepages.sh:\n%s", hp)
 	}
 	dir := t.TempDir()
-	names, err := r.WriteArtifacts(dir, "v2")
+	names, err := r.WriteArtifacts(dir, "v2", textView(r))
 	if err != nil || len(names) != len(files) {
 		t.Fatal(err, names)
 	}
@@ -77,7 +77,7 @@ func TestCagingArtifactsAndPoolGrowth(t *testing.T) {
 	if !r.Feasible {
 		t.Fatal(r.Errors)
 	}
-	files := r.Artifacts("v1")
+	files := r.Artifacts("v1", textView(r))
 	if _, ok := files["cgconfig.conf"]; ok {
 		t.Error("caging writes no cpusets")
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/dbhost/dbhost/internal/cpulist"
 	"github.com/dbhost/dbhost/internal/golden"
-	"github.com/dbhost/dbhost/internal/report"
+	"github.com/dbhost/dbhost/internal/jsonfmt"
 	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
@@ -184,7 +184,7 @@ func TestCustomerCases(t *testing.T) {
 		spec := loadExample(t, c.spec)
 		results[i] = Plan(host, spec)
 		checkPlan(t, host, spec, results[i])
-		b, err := report.JSON(results[i])
+		b, err := jsonfmt.Marshal(results[i])
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -380,36 +380,6 @@ func (g *Guest) cpuChildren(indent string) string {
 	return b.String()
 }
 
-// guestText is the guests' part of the text output.
-func (r *Result) guestText(b *strings.Builder) {
-	for _, ec := range r.Emulator {
-		fmt.Fprintf(b, "emulator core: node %d cpus %s (emulator threads of %s)\n", ec.Node, cpulist.Format(ec.CPUs), strings.Join(ec.Guests, ", "))
-	}
-	for _, ip := range r.Instances {
-		g := ip.Guest
-		if g == nil {
-			continue
-		}
-		pins := make([]string, 0, len(g.Pins))
-		for _, p := range g.Pins {
-			pins = append(pins, fmt.Sprintf("%d→%s", p.VCPU, cpulist.Format(p.CPUs)))
-		}
-		if ip.Class != "guaranteed" {
-			pins = []string{fmt.Sprintf("0-%d→%s (floating)", g.VCPUs-1, cpulist.Format(ip.CPUs))}
-		}
-		emu := cpulist.Format(g.EmulatorCPUs)
-		if g.EmulatorOnVCPUs {
-			emu += " (on its vCPUs: no free core)"
-		}
-		fmt.Fprintf(b, "guest %s (domain %s): %d vCPUs %s; emulator %s; memory %s %s, %d KiB in pages of %d kB",
-			ip.Name, g.Domain, g.VCPUs, strings.Join(pins, " "), emu, g.MemoryMode, cpulist.Format(g.Nodeset), g.MemoryKB, g.PageKB)
-		for _, c := range g.Cells {
-			fmt.Fprintf(b, "; cell %d: vCPUs %s on node %d, %d KiB", c.ID, cpulist.Format(c.VCPUs), c.HostNode, c.MemoryKB)
-		}
-		b.WriteString("\n")
-	}
-}
-
 // guestArtifacts are a guest's files: the domain XML fragments and the
 // virsh commands.
 func (r *Result) guestArtifacts(ip InstancePlan, files map[string]string) {

@@ -279,7 +279,7 @@ func TestGuestPlacementProperties(t *testing.T) {
 		}
 		if t.Failed() {
 			j, _ := json.MarshalIndent(spec, "", " ")
-			t.Fatalf("iteration %d, spec %s\nplan text:\n%s", iter, j, r.Text())
+			t.Fatalf("iteration %d, spec %s\nplan text:\n%s", iter, j, textView(r))
 		}
 	}
 	for _, st := range []string{"binding", "caging", "mix"} {
@@ -349,7 +349,7 @@ func TestGuestsOn240CPUs8Nodes(t *testing.T) {
 			t.Errorf("%s: mems %v emulator %v", ip.Name, ip.Mems, ip.Guest.EmulatorCPUs)
 		}
 	}
-	text := string(r.Text())
+	text := string(textView(r))
 	for _, want := range []string{"guest big (domain big-db.example): 48 vCPUs", "; cell 1: vCPUs 24-47", "emulator core: node", "0-3→"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("text lacks %q:\n%s", want, text)
@@ -560,7 +560,7 @@ func TestGuestGoldens(t *testing.T) {
 		if !r.Feasible {
 			t.Fatalf("%s: infeasible: %v", n, r.Errors)
 		}
-		for f, c := range r.Artifacts("v2") {
+		for f, c := range r.Artifacts("v2", textView(r)) {
 			got[n+"/"+f] = []byte(c)
 		}
 		j, err := json.MarshalIndent(r, "", "  ")

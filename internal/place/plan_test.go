@@ -364,8 +364,8 @@ func TestNoNUMAHostIsOneNode(t *testing.T) {
 	if !r.Feasible || r.Nodes != 1 || !reflect.DeepEqual(r.Instances[0].Mems, []int{0}) || len(r.Instances[0].CPUs) != 4 {
 		t.Fatalf("%+v", r)
 	}
-	if !strings.Contains(string(r.Text()), "no NUMA nodes: planned as one node") {
-		t.Errorf("no note:\n%s", r.Text())
+	if !strings.Contains(string(textView(r)), "no NUMA nodes: planned as one node") {
+		t.Errorf("no note:\n%s", textView(r))
 	}
 	// no CPUs at all: an error, not a crash
 	s.Topology.CPUs, s.Topology.CPUsOnline = nil, nil

@@ -242,22 +242,6 @@ func damage(d doc, id string, ds []apply.Damage) {
 	}
 }
 
-// PlaceApplyText is place --apply's text: the placement (its own text),
-// the cgroup hierarchy used, the notes, then what apply did (ApplyText).
-func PlaceApplyText(placement []byte, hierarchy string, notes []string, res *apply.Result) []byte {
-	var b strings.Builder
-	b.Write(placement)
-	b.WriteString("\n")
-	if hierarchy != "" {
-		fmt.Fprintf(&b, "cgroup hierarchy: %s\n", hierarchy)
-	}
-	for _, n := range notes {
-		fmt.Fprintf(&b, "note: %s\n", n)
-	}
-	b.Write(ApplyText(res))
-	return []byte(b.String())
-}
-
 // VerifyJournalText is verify's text for what (a journal or a plan): the
 // checks (VerifyText), then where the journal is damaged and, for an apply
 // that never reached its end, that it was interrupted.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/dbhost/dbhost/internal/apply"
+	"github.com/dbhost/dbhost/internal/place"
 )
 
 // TestApplyTextGroupsCPUs: 240 identical governor changes print as one
@@ -84,8 +85,9 @@ func TestVerifyJournalText(t *testing.T) {
 // apply's lines, in that order.
 func TestPlaceApplyText(t *testing.T) {
 	res := &apply.Result{Items: []apply.Item{{Kind: "cgroup-dir", Setting: "/sys/fs/cgroup/dbhost_pg", Current: "(absent)", New: "present", Status: apply.StatusApplied, Rule: "place-binding"}}}
-	out := string(PlaceApplyText([]byte("Placement (binding): feasible\n"), "v2 /sys/fs/cgroup", []string{"dbhost_pad: no running process"}, res))
-	want := []string{"Placement (binding): feasible\n\n", "cgroup hierarchy: v2 /sys/fs/cgroup\n", "note: dbhost_pad: no running process\n", string(ApplyText(res))}
+	r := &place.Result{Strategy: "binding", Errors: []place.Problem{{Message: "no room"}}}
+	out := string(PlaceApplyText(r, "v2 /sys/fs/cgroup", []string{"dbhost_pad: no running process"}, res))
+	want := []string{"Placement (binding): INFEASIBLE\nerror: plan: no room\n\n", "cgroup hierarchy: v2 /sys/fs/cgroup\n", "note: dbhost_pad: no running process\n", string(ApplyText(res))}
 	at := 0
 	for _, w := range want {
 		i := strings.Index(out[at:], w)

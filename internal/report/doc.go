@@ -7,7 +7,7 @@ import (
 )
 
 // A view for people (collect, plan, verify, numa, numa --pid, diff, bench,
-// compare, experiment, rules, awr, apply, rollback) is written once, into a doc,
+// compare, experiment, rules, awr, apply, rollback, place) is written once, into a doc,
 // and drawn as text or as Markdown by the doc: the two formats of a view
 // always say the same, and no view has a second renderer.
 type doc interface {
