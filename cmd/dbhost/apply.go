@@ -12,6 +12,7 @@ import (
 	"github.com/dbhost/dbhost/internal/crash"
 	"github.com/dbhost/dbhost/internal/facts"
 	"github.com/dbhost/dbhost/internal/hostsrc"
+	"github.com/dbhost/dbhost/internal/outdir"
 	"github.com/dbhost/dbhost/internal/plan"
 	"github.com/dbhost/dbhost/internal/report"
 	"github.com/dbhost/dbhost/internal/rules"
@@ -21,7 +22,29 @@ import (
 // hostFlags choose the host apply, verify and rollback act on.
 type hostFlags struct {
 	root, stateDir, format string
-	markdown               bool // --format markdown is offered (apply, verify, rollback)
+	markdown               bool   // --format markdown is offered (apply, verify, rollback)
+	out                    string // -o FILE (apply, verify, rollback: addOutput)
+}
+
+// addOutput adds -o FILE (apply, verify, rollback; experiment has its own).
+func (h *hostFlags) addOutput(c *cobra.Command) {
+	c.Flags().StringVarP(&h.out, "output", "o", "", "write the report to FILE instead of standard output (checked before anything is read or changed: a file dbhost did not write is refused)")
+}
+
+// write prints the command's report (v as JSON, or its text or Markdown
+// view) to -o FILE or standard output. options checked FILE before the
+// host was touched; should it fail now all the same (a full disk), the
+// report goes to standard output rather than being lost, and the error
+// says so.
+func (h *hostFlags) write(c *cobra.Command, v any, text, md func() []byte) error {
+	err := writeResult(c, h.format, h.out, v, text, md)
+	if err == nil || h.out == "" || h.out == "-" {
+		return err
+	}
+	if werr := writeResult(c, h.format, "", v, text, md); werr != nil {
+		return err
+	}
+	return usageErr("%v; the report is on standard output instead", err)
 }
 
 func (h *hostFlags) add(c *cobra.Command) {
@@ -44,6 +67,16 @@ func (h *hostFlags) options() (apply.Options, error) {
 			formats = "[text json markdown]"
 		}
 		return apply.Options{}, usageErr("--format %q: expected one of %s", h.format, formats)
+	}
+	if h.out != "" && h.out != "-" {
+		// Before anything is read or changed: a refused -o never comes
+		// after the host was changed.
+		var re *outdir.RefusedError
+		if err := outdir.CheckOwnFile(h.out, 0, nil); errors.As(err, &re) {
+			return apply.Options{}, usageErr("-o %v", err)
+		} else if err != nil {
+			return apply.Options{}, usageErr("-o %s: cannot write there: %v", h.out, err)
+		}
 	}
 	o := apply.Options{Version: version}
 	abs := ""
@@ -161,7 +194,8 @@ grubby command and marks them pending reboot. Limits go to /etc/security/limits.
 
 --dry-run prints the diff (setting: current → new, rule, why) and changes nothing.
 --format markdown prints the same view as the text (for a change ticket); warnings go to
-standard error in every format.
+standard error in every format. -o FILE writes the report to FILE, checked before anything
+is changed (a file dbhost did not write is refused).
 
 Exit codes: 0 done (or nothing to do), 1 a change failed (rollback restores), 2 bad input,
 5 risky changes refused without --accept-risk (the others were applied), 6 another dbhost
@@ -170,7 +204,7 @@ apply/rollback holds the lock (nothing was read or changed).`,
   dbhost apply --plan plan/plan.json
   dbhost apply --only memory.swappiness --only io
   dbhost apply --root tree/ --format json
-  dbhost apply --plan plan/plan.json --format markdown > change.md`,
+  dbhost apply --plan plan/plan.json --format markdown -o change.md`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			o, err := h.options()
@@ -195,7 +229,7 @@ apply/rollback holds the lock (nothing was read or changed).`,
 			o.Plan = planName
 			res, err := apply.Apply(changes, o)
 			if res != nil {
-				if werr := writeResult(c, h.format, "", res, func() []byte { return report.ApplyText(res) }, func() []byte { return report.ApplyMarkdown(res) }); werr != nil {
+				if werr := h.write(c, res, func() []byte { return report.ApplyText(res) }, func() []byte { return report.ApplyMarkdown(res) }); werr != nil {
 					return werr
 				}
 				warnAll(c, res.Warnings)
@@ -218,6 +252,7 @@ apply/rollback holds the lock (nothing was read or changed).`,
 	}
 	h.markdown = true
 	h.add(c)
+	h.addOutput(c)
 	pf.scopeFlags.add(c)
 	fl := c.Flags()
 	fl.BoolVar(&dryRun, "dry-run", false, "print the diff (setting, current → new, rule, why); change nothing")
@@ -324,11 +359,6 @@ func skipHint(r *apply.Result) string {
 	return strings.Join(ids, " ")
 }
 
-// writeOut prints v as JSON or as text (place --apply; writeResult).
-func writeOut(c *cobra.Command, format string, v any, text func() []byte) error {
-	return writeResult(c, format, "", v, text, nil)
-}
-
 func newRollbackCmd() *cobra.Command {
 	var h hostFlags
 	var to string
@@ -347,7 +377,7 @@ holds the lock (nothing was read or changed).`,
 		Example: `  dbhost rollback
   dbhost rollback --to 20261122T064512.123456789Z
   dbhost rollback --root tree/
-  dbhost rollback --format markdown > rollback.md`,
+  dbhost rollback --format markdown -o rollback.md`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			o, err := h.options()
@@ -361,7 +391,7 @@ holds the lock (nothing was read or changed).`,
 			if err != nil && res != nil && len(res.Journals) > 0 {
 				// Stopped half-way (its journal could not be written):
 				// what was restored and what was not comes first.
-				if werr := writeResult(c, h.format, "", res, text, md); werr != nil {
+				if werr := h.write(c, res, text, md); werr != nil {
 					return werr
 				}
 			}
@@ -378,7 +408,7 @@ holds the lock (nothing was read or changed).`,
 				}
 				return err
 			}
-			if werr := writeResult(c, h.format, "", res, text, md); werr != nil {
+			if werr := h.write(c, res, text, md); werr != nil {
 				return werr
 			}
 			warnAll(c, report.RollbackWarnings(res))
@@ -393,6 +423,7 @@ holds the lock (nothing was read or changed).`,
 	}
 	h.markdown = true
 	h.add(c)
+	h.addOutput(c)
 	c.Flags().StringVar(&to, "to", "", "undo every apply from the newest back to this journal id")
 	return c
 }
@@ -477,7 +508,7 @@ rollback is running (it holds the lock).`,
 				// Interrupted: the apply never reached its end.
 				Interrupted bool `json:"interrupted,omitempty"`
 			}{what, checks, damage, legacy, interrupted}
-			if err := writeResult(c, h.format, "", out, func() []byte {
+			if err := h.write(c, out, func() []byte {
 				return report.VerifyJournalText(what, checks, damage, interrupted)
 			}, func() []byte {
 				return report.VerifyMarkdown(what, checks, damage, interrupted)
@@ -507,6 +538,7 @@ rollback is running (it holds the lock).`,
 	}
 	h.markdown = true
 	h.add(c)
+	h.addOutput(c)
 	c.Flags().StringVar(&planPath, "plan", "", "verify against a plan (plan.json or its directory) instead of the last apply")
 	c.Flags().StringVar(&id, "journal", "", "verify this apply's journal id (default: the newest)")
 	return c

@@ -31,10 +31,17 @@ func TestSingleFileOutputIsOwnOnly(t *testing.T) {
 			t.Fatalf("bench: exit %d: %s", r.code, r.stderr)
 		}
 	}
+	tree := copyFixture(t, "laptop-2s")
+	plan := filepath.Join(dir, "plan")
+	if r := dbhostExec(t, nil, "plan", "--root", host, "-o", plan); r.code != 0 {
+		t.Fatalf("plan: exit %d: %s", r.code, r.stderr)
+	}
 	for _, c := range []struct {
 		name string
 		args []string
 	}{
+		{"apply", []string{"apply", "--dry-run", "--root", tree, "--state-dir", state}},
+		{"verify", []string{"verify", "--plan", plan, "--root", host, "--state-dir", state, "--format", "markdown"}},
 		{"bench", []string{"bench", "mq", "--duration", "100ms", "--state-dir", state}},
 		{"compare", []string{"compare", benchA, benchB}},
 		{"collect", []string{"collect", "--root", host}},
@@ -47,8 +54,10 @@ func TestSingleFileOutputIsOwnOnly(t *testing.T) {
 		{"rules", []string{"rules", "list"}},
 	} {
 		out := filepath.Join(dir, c.name+".out")
-		// diff exits 3 when the snapshots differ: an output all the same.
-		ok := func(code int) bool { return code == 0 || c.name == "diff" && code == exitFindings }
+		// diff and verify exit 3 when something differs: an output all the same.
+		ok := func(code int) bool {
+			return code == 0 || (c.name == "diff" || c.name == "verify") && code == exitFindings
+		}
 		run := func() execResult { return dbhostExec(t, nil, append(c.args, "-o", out)...) }
 		// New, then replaced: dbhost's own unchanged output.
 		for i := 0; i < 2; i++ {

@@ -42,18 +42,11 @@ func WriteOwnFile(path string, data []byte, limit int64, own func([]byte) bool) 
 // the link kept. A character device or FIFO (/dev/null, /dev/stdout) is
 // written into.
 func CreateOwnFile(path string, limit int64, own func([]byte) bool, fn func(io.Writer) error) error {
-	real := path
-	if r, err := filepath.EvalSymlinks(path); err == nil {
-		real = r
-	}
-	st, err := os.Stat(real)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
+	real, device, err := target(path, limit, own)
+	if err != nil {
 		return err
-	case st.IsDir():
-		return &RefusedError{Dir: path, Why: "is a directory; expected a file name"}
-	case st.Mode()&(fs.ModeCharDevice|fs.ModeNamedPipe) != 0:
+	}
+	if device {
 		f, err := os.OpenFile(real, os.O_WRONLY, 0)
 		if err != nil {
 			return err
@@ -67,16 +60,6 @@ func CreateOwnFile(path string, limit int64, own func([]byte) bool, fn func(io.W
 			err = cerr
 		}
 		return err
-	case !st.Mode().IsRegular():
-		return &RefusedError{Dir: path, Why: "is not a regular file"}
-	default:
-		mine, err := ownFile(real, st.Size(), limit, own)
-		if err != nil {
-			return err
-		}
-		if !mine {
-			return &RefusedError{Dir: path, Why: "exists and was not written by dbhost (or was changed since): refusing to overwrite it (dbhost replaces only its own unchanged output, recognised by the checksum in its " + OwnAttr + " attribute); choose another name, or move the file away"}
-		}
 	}
 	dir := filepath.Dir(real)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(real)+".*"+tempSuffix)
@@ -115,6 +98,54 @@ func CreateOwnFile(path string, limit int64, own func([]byte) bool, fn func(io.W
 		return err
 	}
 	return confine.SyncDir(dir)
+}
+
+// CheckOwnFile says, without writing, whether CreateOwnFile would write
+// path: nil, or the *RefusedError (a file dbhost did not write, a
+// directory, a directory to put it in that does not exist) or error it
+// would meet first. A command that changes the host (apply, rollback)
+// checks its -o FILE before the change, so that a refused output never
+// comes after it.
+func CheckOwnFile(path string, limit int64, own func([]byte) bool) error {
+	real, device, err := target(path, limit, own)
+	if err != nil || device {
+		return err
+	}
+	if st, err := os.Stat(filepath.Dir(real)); err != nil || !st.IsDir() {
+		return &RefusedError{Dir: path, Why: "cannot be created: its directory " + filepath.Dir(path) + " does not exist"}
+	}
+	return nil
+}
+
+// target is the file path names (a symlink followed) and whether it is a
+// device or FIFO to write into; a *RefusedError when it may not be
+// replaced (see CreateOwnFile).
+func target(path string, limit int64, own func([]byte) bool) (real string, device bool, err error) {
+	real = path
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		real = r
+	}
+	st, err := os.Stat(real)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return "", false, err
+	case st.IsDir():
+		return "", false, &RefusedError{Dir: path, Why: "is a directory; expected a file name"}
+	case st.Mode()&(fs.ModeCharDevice|fs.ModeNamedPipe) != 0:
+		return real, true, nil
+	case !st.Mode().IsRegular():
+		return "", false, &RefusedError{Dir: path, Why: "is not a regular file"}
+	default:
+		mine, err := ownFile(real, st.Size(), limit, own)
+		if err != nil {
+			return "", false, err
+		}
+		if !mine {
+			return "", false, &RefusedError{Dir: path, Why: "exists and was not written by dbhost (or was changed since): refusing to overwrite it (dbhost replaces only its own unchanged output, recognised by the checksum in its " + OwnAttr + " attribute); choose another name, or move the file away"}
+		}
+	}
+	return real, false, nil
 }
 
 // ownFile reports whether the regular file p may be replaced: empty, or

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -136,5 +137,38 @@ func TestCreateOwnFileByAttribute(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
 		t.Fatalf("left behind: %v", ents)
+	}
+}
+
+// TestCheckOwnFile: CheckOwnFile answers what CreateOwnFile would do,
+// writing nothing: a new name, dbhost's own output, an empty file and a
+// device pass; a foreign file, a directory and a name in a directory that
+// does not exist are refused.
+func TestCheckOwnFile(t *testing.T) {
+	dir := t.TempDir()
+	own := func(b []byte) bool { return bytes.HasPrefix(b, []byte("OWN ")) }
+	mine, foreign, empty := filepath.Join(dir, "mine"), filepath.Join(dir, "notes"), filepath.Join(dir, "empty")
+	if err := WriteOwnFile(mine, []byte("OWN 1"), 1<<10, own); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(foreign, []byte("the DBA's notes\n"), 0o644)
+	os.WriteFile(empty, nil, 0o600)
+	for _, p := range []string{filepath.Join(dir, "new"), mine, empty, os.DevNull} {
+		if err := CheckOwnFile(p, 1<<10, own); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+	for _, p := range []string{foreign, dir, filepath.Join(dir, "no-such-dir", "out.md")} {
+		var re *RefusedError
+		if err := CheckOwnFile(p, 1<<10, own); !errors.As(err, &re) || !strings.Contains(err.Error(), p) {
+			t.Errorf("%s: %v, want refused naming it", p, err)
+		}
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 3 {
+		t.Errorf("CheckOwnFile wrote: %d entries", len(ents))
+	}
+	if b, _ := os.ReadFile(foreign); string(b) != "the DBA's notes\n" {
+		t.Errorf("foreign file: %q", b)
 	}
 }
