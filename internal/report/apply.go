@@ -39,17 +39,15 @@ func groupName(g []int, setting func(int) string) string {
 // "current → new", with its rule and why, then what happened. r.Warnings
 // are not in it: print them on standard error.
 func ApplyText(r *apply.Result) []byte {
-	d := newTextDoc(0)
-	applyView(d, r)
-	return d.bytes()
+	return draw(newTextDoc(0), func(d doc) { applyView(d, r) })
 }
 
 // ApplyMarkdown is ApplyText's view in Markdown (warnings apart, as in text).
 func ApplyMarkdown(r *apply.Result) []byte {
-	d := &mdDoc{}
-	d.title("dbhost apply")
-	applyView(d, r)
-	return d.bytes()
+	return draw(&mdDoc{}, func(d doc) {
+		d.title("dbhost apply")
+		applyView(d, r)
+	})
 }
 
 func applyView(d doc, r *apply.Result) {
@@ -127,18 +125,16 @@ func RollbackWarnings(r *apply.RollbackResult) []string {
 // RollbackText is what rollback restored, per journal; warnings are apart
 // (RollbackWarnings).
 func RollbackText(r *apply.RollbackResult) []byte {
-	d := newTextDoc(0)
-	rollbackView(d, r)
-	return d.bytes()
+	return draw(newTextDoc(0), func(d doc) { rollbackView(d, r) })
 }
 
 // RollbackMarkdown is RollbackText's view in Markdown (warnings apart, as
 // in text).
 func RollbackMarkdown(r *apply.RollbackResult) []byte {
-	d := &mdDoc{}
-	d.title("dbhost rollback")
-	rollbackView(d, r)
-	return d.bytes()
+	return draw(&mdDoc{}, func(d doc) {
+		d.title("dbhost rollback")
+		rollbackView(d, r)
+	})
 }
 
 func rollbackView(d doc, r *apply.RollbackResult) {

@@ -61,17 +61,13 @@ func AWRJSON(items []AWRItem, cmp *artifacts.AWRComparison) ([]byte, error) {
 // AWRText renders reports for people: what the report says (host, load,
 // top events, wait classes), then the diagnosis, then the comparison.
 func AWRText(items []AWRItem, cmp *artifacts.AWRComparison, o FindingsOptions) []byte {
-	d := newTextDoc(0)
-	awrView(d, items, cmp, painter(o.Color))
-	return d.bytes()
+	return draw(newTextDoc(0), func(d doc) { awrView(d, items, cmp, painter(o.Color)) })
 }
 
 // AWRMarkdown is AWRText's view in Markdown: a heading per report and for
 // the comparison, the tables as pipe tables, findings as nested lists.
 func AWRMarkdown(items []AWRItem, cmp *artifacts.AWRComparison) []byte {
-	d := &mdDoc{}
-	awrView(d, items, cmp, painter(false))
-	return d.bytes()
+	return draw(&mdDoc{}, func(d doc) { awrView(d, items, cmp, painter(false)) })
 }
 
 func awrView(d doc, items []AWRItem, cmp *artifacts.AWRComparison, p painter) {
