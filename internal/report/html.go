@@ -98,6 +98,7 @@ type page struct {
 	Passed, CannotCheck, NotApp     []rules.Result
 	Skipped                         []rules.Result
 	NUMA                            *htmlNUMA
+	AIX                             *htmlAIX
 	DB                              *htmlDB
 	Bench                           []*htmlBench
 	Absent                          []snapshot.Absence
@@ -198,7 +199,12 @@ func buildPage(in HTMLInput) *page {
 		p.Documents = append(p.Documents, d)
 	}
 	sort.Strings(p.Documents)
-	if s != nil {
+	if s != nil && s.AIX != nil {
+		// An AIX host: its own picture; the NUMA picture and the
+		// databases section read Linux facts it does not have.
+		p.AIX = buildAIX(s)
+		p.Absent = s.Absent
+	} else if s != nil {
 		p.NUMA = buildNUMA(s, in.NUMA)
 		p.DB = buildDB(s, p.NUMA)
 		p.Absent = s.Absent

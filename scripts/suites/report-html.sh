@@ -10,10 +10,12 @@
 # network namespace without interfaces (unshare -n) when this machine allows
 # one; the DevTools offline mode and the request log hold either way.
 #
-# A fleet report of every fixture host (and copies) is checked the same way
-# against `dbhost audit --snapshot --format json` (scripts/lib/fleet_html_check.py).
+# A fleet report of every fixture host (and copies, and the AIX fixture
+# bundles) is checked the same way against `dbhost audit --snapshot --format
+# json` (scripts/lib/fleet_html_check.py); the report of an AIX host against
+# its collect and audit JSON (scripts/lib/aix_html_check.py).
 #
-# The screenshots (report.png, report-filtered.png, fleet.png), report.pdf
+# The screenshots (report.png, report-filtered.png, report-aix.png, fleet.png), report.pdf
 # and Chromium's logs are kept in $DBHOST_TEST_OUT/report-html (default
 # /tmp/dbhost-test-out/report-html).
 # Exit 77 with "SKIP: reason" when chromium or python3 is missing
@@ -39,7 +41,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/dbhost-report-suite.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 out=${DBHOST_TEST_OUT:-${TMPDIR:-/tmp}/dbhost-test-out}/report-html
 mkdir -p "$out"
-rm -f "$out"/report.png "$out"/report-filtered.png "$out"/report.pdf "$out"/fleet.png "$out"/chromium-*.log
+rm -f "$out"/report.png "$out"/report-filtered.png "$out"/report.pdf "$out"/fleet.png "$out"/report-aix.png "$out"/chromium-*.log
 bin="$work/dbhost"
 CGO_ENABLED=0 go build -o "$bin" ./cmd/dbhost
 
@@ -71,6 +73,12 @@ for tree in testdata/hosts/*/; do
 	"$bin" collect "$from" "$tree" --format json -o "$work/fleet/$name.json"
 done
 for k in 1 2 3 4 5; do cp "$work/fleet/rhel9.json" "$work/fleet/rhel9-copy$k.json"; done
+# AIX hosts in the fleet beside the Linux ones (issue 16): the bundles of the
+# AIX fixtures, one of them as the .tar.gz the collector writes.
+aixb=internal/facts/aix/testdata/bundles
+tar czf "$work/aix72.tar.gz" -C "$aixb" aix72
+"$bin" collect --aix-bundle "$work/aix72.tar.gz" --format json -o "$work/fleet/aix72.json"
+"$bin" collect --aix-bundle "$aixb/aix61" --format json -o "$work/fleet/aix61.json"
 "$bin" report --snapshot "$work/fleet/*.json" -o "$work/fleet.html"
 "$bin" audit --snapshot "$work/fleet/*.json" --format json -o "$work/fleet-audit.json"
 echo "fleet report: $(ls "$work/fleet" | wc -l) hosts, $(wc -c <"$work/fleet.html") bytes"
@@ -80,6 +88,12 @@ cp "$work/fleet.html" "$out/fleet.html"
 	--bench "$work/numa-bench.json" --bench "$work/mq-a.json" --bench "$work/compare.json" --bench "$work/experiment.json"
 echo "report: $(wc -c <"$work/report.html") bytes"
 cp "$work/report.html" "$out/report.html"
+
+# The report of an AIX host: its picture against collect's and audit's JSON.
+"$bin" report --aix-bundle "$work/aix72.tar.gz" -o "$work/report-aix.html"
+"$bin" audit --aix-bundle "$work/aix72.tar.gz" --format json -o "$work/audit-aix.json"
+echo "AIX report: $(wc -c <"$work/report-aix.html") bytes"
+cp "$work/report-aix.html" "$out/report-aix.html"
 
 # Inside a network namespace of its own when allowed (root, or user namespaces).
 netns=()
@@ -128,6 +142,8 @@ chromium_flags=(--headless --no-sandbox --no-zygote --disable-gpu --no-first-run
 status=0
 chromium_check report report_html_check.py --html "$work/report.html" --audit "$work/audit.json" \
 	--numa "$work/numa.json" --snapshot "$work/snap.json" --out "$out" --matrices 3 --charts 4 || status=1
+chromium_check aix aix_html_check.py --html "$work/report-aix.html" --audit "$work/audit-aix.json" \
+	--snapshot "$work/fleet/aix72.json" --out "$out" || status=1
 chromium_check fleet fleet_html_check.py --html "$work/fleet.html" --audit "$work/fleet-audit.json" --out "$out" || status=1
 [[ $status -eq 0 ]] || exit 1
-echo "screenshots: $out/report.png, $out/report-filtered.png, $out/fleet.png; printed: $out/report.pdf"
+echo "screenshots: $out/report.png, $out/report-filtered.png, $out/report-aix.png, $out/fleet.png; printed: $out/report.pdf"
