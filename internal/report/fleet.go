@@ -18,14 +18,19 @@ import (
 // it fails, never the report or the snapshot, so a fleet of any size is
 // audited in the memory of one host.
 type Fleet struct {
-	hosts    []fleetHost
-	rules    map[string]*fleetRule
-	profiles map[string][]int32 // the failing rules' ids joined → hosts
-	findings [4]int             // by severity rank
+	hosts []fleetHost
+	rules map[string]*fleetRule
+	// profiles are per system (rules.OSLinux, OSAIX) the failing rules'
+	// ids joined → hosts: hosts of two systems are judged by different
+	// rules, so each system has its own majority.
+	profiles map[string]map[string][]int32
+	systems  map[string]int // hosts per system
+	findings [4]int         // by severity rank
 }
 
 type fleetHost struct {
 	name, file string
+	os         string   // rules.OSLinux or rules.OSAIX
 	worst      int      // severity rank of the worst finding, 0 when none
 	failing    []string // ids of the rules it fails, sorted
 }
@@ -46,7 +51,7 @@ type fleetRule struct {
 
 // NewFleet returns an empty fleet.
 func NewFleet() *Fleet {
-	return &Fleet{rules: map[string]*fleetRule{}, profiles: map[string][]int32{}}
+	return &Fleet{rules: map[string]*fleetRule{}, profiles: map[string]map[string][]int32{}, systems: map[string]int{}}
 }
 
 // Len is the number of hosts added.
@@ -55,7 +60,11 @@ func (f *Fleet) Len() int { return len(f.hosts) }
 // Add takes one host's audit; file is the snapshot it was read from.
 func (f *Fleet) Add(r rules.Report, file string) {
 	hi := int32(len(f.hosts))
-	h := fleetHost{name: r.Host, file: file}
+	h := fleetHost{name: r.Host, file: file, os: r.OS}
+	if h.os == "" {
+		h.os = rules.OSLinux
+	}
+	f.systems[h.os]++
 	seen := map[string]string{}
 	for _, x := range r.Findings {
 		sev := rules.SeverityRank(x.Severity)
@@ -104,7 +113,10 @@ func (f *Fleet) Add(r rules.Report, file string) {
 		}
 	}
 	key := strings.Join(h.failing, " ")
-	f.profiles[key] = append(f.profiles[key], hi)
+	if f.profiles[h.os] == nil {
+		f.profiles[h.os] = map[string][]int32{}
+	}
+	f.profiles[h.os][key] = append(f.profiles[h.os][key], hi)
 	f.hosts = append(f.hosts, h)
 }
 
@@ -171,10 +183,61 @@ func (r *fleetRule) valuesByCount() []string {
 	return vals
 }
 
-// majority is the most common set of failing rules and its hosts (ties:
-// the set seen first).
-func (f *Fleet) majority() (key string, hosts []int32) {
-	for k, hs := range f.profiles {
+// systemNames are how the fleet views name the systems.
+var systemNames = map[string]string{rules.OSLinux: "Linux", rules.OSAIX: "AIX"}
+
+// systemList are the systems of the fleet's hosts, Linux first.
+func (f *Fleet) systemList() []string {
+	var out []string
+	for _, o := range []string{rules.OSLinux, rules.OSAIX} {
+		if f.systems[o] > 0 {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// mixed says whether the fleet holds hosts of more than one system.
+func (f *Fleet) mixed() bool { return len(f.systemList()) > 1 }
+
+// systemsLine is " (2 Linux, 3 AIX)" for a fleet of several systems, ""
+// for one of a single system.
+func (f *Fleet) systemsLine() string {
+	if !f.mixed() {
+		return ""
+	}
+	var parts []string
+	for _, o := range f.systemList() {
+		parts = append(parts, count(f.systems[o])+" "+systemNames[o])
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+// judged is how many hosts a rule judges and what they are called: every
+// host in a fleet of one system ("hosts"); in a fleet of several, the hosts
+// of the systems the rule judges ("AIX hosts" when only those).
+func (f *Fleet) judged(id string) (int, string) {
+	rule, ok := rules.Lookup(id)
+	if !f.mixed() || !ok {
+		return len(f.hosts), "hosts"
+	}
+	n, names := 0, []string{}
+	for _, o := range f.systemList() {
+		if rule.RunsOn(o) {
+			n += f.systems[o]
+			names = append(names, systemNames[o])
+		}
+	}
+	if len(names) == 1 {
+		return n, names[0] + " hosts"
+	}
+	return len(f.hosts), "hosts"
+}
+
+// majority is the most common set of failing rules among the hosts of
+// system os, and its hosts (ties: the set seen first).
+func (f *Fleet) majority(os string) (key string, hosts []int32) {
+	for k, hs := range f.profiles[os] {
 		if len(hs) > len(hosts) || len(hs) == len(hosts) && hs[0] < hosts[0] {
 			key, hosts = k, hs
 		}
@@ -201,7 +264,7 @@ func (f *Fleet) Text(w io.Writer, o FleetOptions) error {
 	for _, h := range f.hosts {
 		byWorst[h.worst]++
 	}
-	lw.line(p.paint(ansiBold, fmt.Sprintf("Audit of %s hosts", count(n))) + fmt.Sprintf(": %s findings (%s critical, %s warning, %s info)",
+	lw.line(p.paint(ansiBold, fmt.Sprintf("Audit of %s hosts", count(n))) + f.systemsLine() + fmt.Sprintf(": %s findings (%s critical, %s warning, %s info)",
 		count(f.findings[3]+f.findings[2]+f.findings[1]), count(f.findings[3]), count(f.findings[2]), count(f.findings[1])))
 	lw.line(fmt.Sprintf("Hosts by their worst finding: %s critical, %s warning, %s info, %s none",
 		count(byWorst[3]), count(byWorst[2]), count(byWorst[1]), count(byWorst[0])))
@@ -217,7 +280,8 @@ func (f *Fleet) Text(w io.Writer, o FleetOptions) error {
 		sev := sevNames[r.sev]
 		lw.line("")
 		lw.line(p.paint(sevColor(sev), "["+strings.ToUpper(sev)+"]") + " " + r.id + " — " + r.title)
-		head := fmt.Sprintf("    fails on %s of %s hosts", count(len(r.fail)), count(n))
+		of, what := f.judged(r.id)
+		head := fmt.Sprintf("    fails on %s of %s %s", count(len(r.fail)), count(of), what)
 		if r.cannot > 0 {
 			head += fmt.Sprintf(" (could not check on %s)", count(r.cannot))
 		}
@@ -253,19 +317,37 @@ func (f *Fleet) Text(w io.Writer, o FleetOptions) error {
 // differText lists the hosts whose failing rules are not the majority's,
 // grouped by how they differ (the largest group first).
 func (f *Fleet) differText(lw *lineWriter, labels []string, p painter, o FleetOptions) {
-	key, hs := f.majority()
-	lw.line(p.paint(ansiBold, "HOSTS THAT DIFFER FROM THE MAJORITY"))
+	head := p.paint(ansiBold, "HOSTS THAT DIFFER FROM THE MAJORITY")
+	if f.mixed() {
+		head += " (each system's hosts apart: different rules judge them)"
+	}
+	lw.line(head)
+	for i, os := range f.systemList() {
+		if f.mixed() {
+			if i > 0 {
+				lw.line("")
+			}
+			lw.line(fmt.Sprintf("%s hosts (%s):", systemNames[os], count(f.systems[os])))
+		}
+		f.differSystem(lw, labels, o, os)
+	}
+}
+
+// differSystem is differText for the hosts of one system.
+func (f *Fleet) differSystem(lw *lineWriter, labels []string, o FleetOptions, os string) {
+	key, hs := f.majority(os)
+	n := f.systems[os]
 	maj := strings.Fields(key)
 	if len(maj) == 0 {
-		lw.line(majorityHead(len(hs), len(f.hosts)) + "none")
+		lw.line(majorityHead(len(hs), n) + "none")
 	} else {
-		lw.line(fitList(majorityHead(len(hs), len(f.hosts)), maj, lw.width, len(maj)))
+		lw.line(fitList(majorityHead(len(hs), n), maj, lw.width, len(maj)))
 	}
-	if len(hs) == len(f.hosts) {
+	if len(hs) == n {
 		lw.line("Every host is like the majority.")
 		return
 	}
-	groups := f.differGroups(key)
+	groups := f.differGroups(os, key)
 	const shown = 20
 	for i, g := range groups {
 		if i == shown {
@@ -312,14 +394,14 @@ type differGroup struct {
 	hosts     []int32
 }
 
-func (f *Fleet) differGroups(majority string) []differGroup {
+func (f *Fleet) differGroups(os, majority string) []differGroup {
 	in := map[string]bool{}
 	maj := strings.Fields(majority)
 	for _, id := range maj {
 		in[id] = true
 	}
 	var out []differGroup
-	for k, hs := range f.profiles {
+	for k, hs := range f.profiles[os] {
 		if k == majority {
 			continue
 		}
@@ -486,23 +568,36 @@ func (f *Fleet) Markdown(w io.Writer) error {
 	var b bytes.Buffer
 	labels := f.labels()
 	n := len(f.hosts)
-	fmt.Fprintf(&b, "# Audit of %s hosts\n\n%s findings: %s critical, %s warning, %s info.\n\n", count(n),
+	fmt.Fprintf(&b, "# Audit of %s hosts%s\n\n%s findings: %s critical, %s warning, %s info.\n\n", count(n), f.systemsLine(),
 		count(f.findings[3]+f.findings[2]+f.findings[1]), count(f.findings[3]), count(f.findings[2]), count(f.findings[1]))
 	rows := f.failingRules()
 	if len(rows) > 0 {
 		b.WriteString("| severity | rule | hosts failing | which |\n|---|---|---|---|\n")
 		for _, r := range rows {
-			fmt.Fprintf(&b, "| %s | `%s` | %s of %s | %s |\n", sevNames[r.sev], r.id, count(len(r.fail)), count(n),
+			of, what := f.judged(r.id)
+			ofText := count(of)
+			if f.mixed() {
+				ofText += " " + what
+			}
+			fmt.Fprintf(&b, "| %s | `%s` | %s of %s | %s |\n", sevNames[r.sev], r.id, count(len(r.fail)), ofText,
 				mdCell(fitHosts("", r.fail, labels, 160, 8)))
 		}
 		b.WriteString("\n")
 	}
-	key, hs := f.majority()
-	if len(hs) < n {
+	for _, os := range f.systemList() {
+		key, hs := f.majority(os)
+		ns := f.systems[os]
+		if len(hs) == ns {
+			continue
+		}
 		maj := strings.Fields(key)
-		fmt.Fprintf(&b, "## Hosts that differ from the majority\n\n%s%s.\n\n", majorityHead(len(hs), n), mdCell(strings.Join(maj, ", ")))
+		title := "Hosts that differ from the majority"
+		if f.mixed() {
+			title = systemNames[os] + " hosts that differ from their majority"
+		}
+		fmt.Fprintf(&b, "## %s\n\n%s%s.\n\n", title, majorityHead(len(hs), ns), mdCell(strings.Join(maj, ", ")))
 		b.WriteString("| hosts | also fail | do not fail | which |\n|---|---|---|---|\n")
-		for _, g := range f.differGroups(key) {
+		for _, g := range f.differGroups(os, key) {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", count(len(g.hosts)), mdCell(strings.Join(g.also, ", ")), mdCell(strings.Join(g.not, ", ")),
 				mdCell(fitHosts("", g.hosts, labels, 160, 8)))
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/dbhost/dbhost/internal/rules"
+	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
 // fleetReports is n hosts: every one fails memory.swappiness (with 60, or
@@ -135,5 +136,96 @@ func TestFindingsJSONWriter(t *testing.T) {
 		if string(got) != string(want)+"\n" {
 			t.Errorf("%d hosts:\n%s\nwant\n%s", n, got, want)
 		}
+	}
+}
+
+// A fleet of Linux and AIX hosts: the systems counted, each rule's hosts
+// counted among those of the systems it judges ("1 of 2 AIX hosts", not of
+// every host), each system's hosts compared with their own majority (an
+// AIX host does not "not fail" the Linux rules), in text, Markdown and HTML.
+func TestFleetMixedSystems(t *testing.T) {
+	aix, err := snapshot.Load("../facts/aix/testdata/golden/aix72.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reps []rules.Report
+	for i, h := range []string{"rhel9", "interleaved-4n", "rhel9"} {
+		_, r := fixtureReport(t, h)
+		r.File = fmt.Sprintf("linux%d.json", i)
+		reps = append(reps, r)
+	}
+	for i := range 2 {
+		r := rules.Run(&rules.Input{Snap: aix, Workload: rules.WorkloadOLTP, DB: "oracle"})
+		r.Host, r.File = fmt.Sprintf("aixdb%d", i), fmt.Sprintf("aix%d.json", i)
+		reps = append(reps, r)
+	}
+	if reps[3].OS != rules.OSAIX || reps[0].OS != "" {
+		t.Fatalf("report OS: %q %q", reps[3].OS, reps[0].OS)
+	}
+	f := NewFleet()
+	for _, r := range reps {
+		f.Add(r, r.File)
+	}
+	var b bytes.Buffer
+	if err := f.Text(&b, FleetOptions{Width: 200}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	aixRule, linuxRule := reps[3].Findings[0].ID, ""
+	for _, x := range reps[1].Findings {
+		if l, _ := rules.Lookup(x.ID); !l.RunsOn(rules.OSAIX) {
+			linuxRule = x.ID
+			break
+		}
+	}
+	linuxFail := 0
+	for _, r := range reps[:3] {
+		for _, x := range r.Findings {
+			if x.ID == linuxRule {
+				linuxFail++
+				break
+			}
+		}
+	}
+	for _, want := range []string{"Audit of 5 hosts (3 Linux, 2 AIX)", aixRule + " — ", "fails on 2 of 2 AIX hosts: aixdb0, aixdb1",
+		fmt.Sprintf("fails on %d of 3 Linux hosts", linuxFail), "Linux hosts (3):", "AIX hosts (2):", "Every host is like the majority."} {
+		if !strings.Contains(out, want) {
+			t.Errorf("fleet text: %q missing:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "of 5 hosts:") {
+		t.Errorf("a rule of one system counted over every host:\n%s", out)
+	}
+	// The AIX hosts are alike; a Linux rule is never "not failed" by them.
+	differ := out[strings.Index(out, "HOSTS THAT DIFFER"):]
+	aixPart := differ[strings.Index(differ, "AIX hosts (2):"):]
+	if strings.Contains(aixPart, linuxRule) || !strings.Contains(aixPart, "Every host is like the majority.") {
+		t.Errorf("the AIX hosts compared with Linux's rules:\n%s", differ)
+	}
+	b.Reset()
+	if err := f.Markdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	if md := b.String(); !strings.Contains(md, "| 2 of 2 AIX hosts |") || !strings.Contains(md, "# Audit of 5 hosts (3 Linux, 2 AIX)") {
+		t.Errorf("fleet Markdown:\n%s", md)
+	}
+	doc := parseDOM(t, fleetPageOf(t, reps))
+	if got := doc.one(t, "#systems").text(); !strings.Contains(got, "3 Linux, 2 AIX") {
+		t.Errorf("systems: %q", got)
+	}
+	art := doc.one(t, "article#"+ruleAnchor(aixRule))
+	if !strings.Contains(art.one(t, "div.fails").text(), "Fails on 2 of 2 AIX hosts") || art.Attr["data-fail"] != "2" {
+		t.Errorf("%s: %q", aixRule, art.one(t, "div.fails").text())
+	}
+	if len(doc.sel("#majority-linux")) != 1 || len(doc.sel("#majority-aix")) != 1 || !strings.Contains(doc.one(t, "section#differ").text(), "AIX hosts (2)") {
+		t.Error("each system's majority apart in the HTML")
+	}
+	// The fleet JSON says which hosts are AIX.
+	js, err := json.Marshal(reps[3])
+	if err != nil || !strings.Contains(string(js), `"os":"aix"`) {
+		t.Errorf("an AIX host's JSON: %s", js)
+	}
+	if js, _ := json.Marshal(reps[0]); strings.Contains(string(js), `"os"`) {
+		t.Errorf("a Linux host's JSON unchanged: %s", js)
 	}
 }

@@ -43,12 +43,21 @@ type fleetPage struct {
 	Hosts, Findings, Failing           int
 	Counts, Worst                      []sevCount
 	Areas                              []*fleetArea
-	Majority                           []hostLink // the majority's failing rules, linked
-	MajorityHosts                      int
-	HasMajority, AllLike               bool
-	Groups                             []fleetGroup
-	MoreGroups, MoreGroupHosts         int
+	Systems                            string // "2 Linux, 3 AIX" for a fleet of several systems
+	Differ                             []fleetDiffer
 	Documents                          []string
+}
+
+// fleetDiffer is the hosts of one system that differ from their majority
+// (a fleet of one system has one, unnamed).
+type fleetDiffer struct {
+	Name, ID                   string // "AIX", "-aix" (the ids' suffix); "" for a fleet of one system
+	Hosts                      int
+	Majority                   []hostLink // the majority's failing rules, linked
+	MajorityHosts              int
+	HasMajority, AllLike       bool
+	Groups                     []fleetGroup
+	MoreGroups, MoreGroupHosts int
 }
 
 type fleetArea struct {
@@ -58,7 +67,8 @@ type fleetArea struct {
 
 type fleetRuleView struct {
 	ID, Anchor, Title, Sev, Label, Area string
-	Fail, Cannot                        int
+	Fail, Cannot, Of                    int
+	OfWhat                              string // "hosts", "AIX hosts": the hosts the rule judges
 	Hosts                               hostList
 	Values                              []fleetValue
 	MoreValues, MoreValueHosts          int
@@ -146,7 +156,8 @@ func (f *Fleet) fleetPage(m FleetHTMLMeta) *fleetPage {
 	var order []string
 	for _, r := range f.failingRules() {
 		sev := sevNames[r.sev]
-		v := &fleetRuleView{ID: r.id, Anchor: ruleAnchor(r.id), Title: r.title, Sev: sev, Label: sevLabel(sev), Area: r.area,
+		of, what := f.judged(r.id)
+		v := &fleetRuleView{ID: r.id, Anchor: ruleAnchor(r.id), Title: r.title, Sev: sev, Label: sevLabel(sev), Area: r.area, Of: of, OfWhat: what,
 			Fail: len(r.fail), Cannot: r.cannot, Hosts: f.hostList(r.fail, labels, true),
 			Why: r.why, Risk: r.risk, Fix: strings.Join(r.fix, "\n"), FixHost: r.fixHost, Sources: r.sources}
 		for _, d := range r.docs {
@@ -181,20 +192,28 @@ func (f *Fleet) fleetPage(m FleetHTMLMeta) *fleetPage {
 		p.Documents = append(p.Documents, d)
 	}
 	sort.Strings(p.Documents)
-	key, hs := f.majority()
-	for _, id := range strings.Fields(key) {
-		p.Majority = append(p.Majority, hostLink{Anchor: ruleAnchor(id), Label: id})
-	}
-	p.MajorityHosts, p.HasMajority = len(hs), 2*len(hs) > n
-	p.AllLike = len(hs) == n
-	const shownGroups = 50
-	for i, g := range f.differGroups(key) {
-		if i >= shownGroups {
-			p.MoreGroups++
-			p.MoreGroupHosts += len(g.hosts)
-			continue
+	p.Systems = strings.TrimSuffix(strings.TrimPrefix(f.systemsLine(), " ("), ")")
+	for _, os := range f.systemList() {
+		d := fleetDiffer{Hosts: f.systems[os]}
+		if f.mixed() {
+			d.Name, d.ID = systemNames[os], "-"+os
 		}
-		p.Groups = append(p.Groups, fleetGroup{Also: g.also, Not: g.not, Hosts: f.hostList(g.hosts, labels, true)})
+		key, hs := f.majority(os)
+		for _, id := range strings.Fields(key) {
+			d.Majority = append(d.Majority, hostLink{Anchor: ruleAnchor(id), Label: id})
+		}
+		d.MajorityHosts, d.HasMajority = len(hs), 2*len(hs) > d.Hosts
+		d.AllLike = len(hs) == d.Hosts
+		const shownGroups = 50
+		for i, g := range f.differGroups(os, key) {
+			if i >= shownGroups {
+				d.MoreGroups++
+				d.MoreGroupHosts += len(g.hosts)
+				continue
+			}
+			d.Groups = append(d.Groups, fleetGroup{Also: g.also, Not: g.not, Hosts: f.hostList(g.hosts, labels, true)})
+		}
+		p.Differ = append(p.Differ, d)
 	}
 	return p
 }

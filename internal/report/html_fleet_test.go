@@ -173,7 +173,7 @@ func TestFleetHTMLDOM(t *testing.T) {
 	for _, r := range reps {
 		f.Add(r, r.File)
 	}
-	_, majHosts := f.majority()
+	_, majHosts := f.majority(rules.OSLinux)
 	if inGroups != len(reps)-len(majHosts) {
 		t.Errorf("%d hosts in the groups, want %d", inGroups, len(reps)-len(majHosts))
 	}

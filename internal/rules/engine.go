@@ -19,6 +19,10 @@ type Result struct {
 // Report is one host's audit.
 type Report struct {
 	Host string `json:"host"`
+	// OS is the host's system when it is not Linux ("aix"); empty for a
+	// Linux host. A fleet counts a rule's hosts among those of the systems
+	// the rule judges.
+	OS string `json:"os,omitempty"`
 	// File is the snapshot file the host was read from (--snapshot) and
 	// CollectedAt when that snapshot was taken: two snapshots of one host
 	// are told apart.
@@ -79,6 +83,9 @@ func RunRules(list []Rule, in *Input) Report {
 	rep := Report{Workload: in.Workload, DB: in.DB, Findings: []Finding{}}
 	if in.Snap != nil {
 		rep.Host = in.Snap.Host.Hostname
+		if HostOS(in.Snap) != OSLinux {
+			rep.OS = HostOS(in.Snap)
+		}
 		for i := range in.Snap.Databases {
 			rep.Databases = append(rep.Databases, in.Snap.Databases[i].Describe())
 		}
