@@ -8,9 +8,12 @@ import (
 )
 
 // iostatScaled reads one iostat -D figure: a number, or a number with a
-// suffix. K, M, G, T multiply by 1000 each (iostat's "scaled" columns);
-// a time with S is seconds (converted to ms when ms is true, the unit of
-// the service and queue time columns).
+// suffix. K, M, G, T multiply by 1000 each: IBM documents that -D's rates
+// and times carry a suffix for their unit (bytes per second and
+// milliseconds by default) without giving its base, and AIX's outputs
+// show powers of 1000 (4.0 reads/s of 4 KB pages print "16.4K" bytes/s;
+// TestIostatSuffixesDecimal). A time with S is seconds (converted to ms
+// when ms is true, the unit of the service and queue time columns).
 func iostatScaled(s string, ms bool) (float64, bool) {
 	if s == "" {
 		return 0, false

@@ -40,6 +40,60 @@ func TestParseIostat53(t *testing.T) {
 	}
 }
 
+// iostat -D's K, M, G, T are powers of 1000. IBM's iostat reference says
+// only that -D's rates and times carry a suffix for their unit (bytes per
+// second and milliseconds by default), not its base; the outputs decide.
+// A disk reading nothing but AIX's 4 KB pages at 4.0 transfers/s moves
+// 16,384 bytes/s, which AIX prints "16.4K" (16.0K were K 1024), as in
+// published captures of iostat -D; 100 transfers/s of 256 KiB are
+// 26,214,400 bytes/s, "26.2M" (25.0M were M 1024²). Times: S is seconds.
+const iostatUnits = `
+System configuration: lcpu=8 drives=2 paths=2 vdisks=2
+
+hdisk6          xfer:  %tm_act      bps      tps      bread      bwrtn
+                          9.6     16.4K      4.0      16.4K        0.0
+                read:      rps  avgserv  minserv  maxserv   timeouts      fails
+                          4.0      4.9      0.3      9.9           0          0
+               write:      wps  avgserv  minserv  maxserv   timeouts      fails
+                          0.0      0.0      0.0      0.0           0          0
+               queue:  avgtime  mintime  maxtime  avgwqsz    avgsqsz     sqfull
+                          0.0      0.0      1.4S     0.0        0.0         0.0
+--------------------------------------------------------------------------------
+hdisk7          xfer:  %tm_act      bps      tps      bread      bwrtn
+                         71.0     26.2M    100.0      26.2M        0.0
+                read:      rps  avgserv  minserv  maxserv   timeouts      fails
+                        100.0      6.8      0.4     31.0           0          0
+               write:      wps  avgserv  minserv  maxserv   timeouts      fails
+                          0.0      0.0      0.0      0.0           0          0
+               queue:  avgtime  mintime  maxtime  avgwqsz    avgsqsz     sqfull
+                          0.2      0.0      4.1      0.0        0.7         1.1K
+--------------------------------------------------------------------------------
+`
+
+func TestIostatSuffixesDecimal(t *testing.T) {
+	m, n, err := parseIostatD(iostatUnits)
+	if err != nil || len(n) != 0 {
+		t.Fatal(err, n)
+	}
+	for disk, perIO := range map[string]float64{"hdisk6": 4096, "hdisk7": 256 * 1024} {
+		s := m[disk][0]
+		got := *s.BPS / *s.TPS
+		// The printed figure has three significant digits: within 0.5 %.
+		if d := got/perIO - 1; d > 0.005 || d < -0.005 {
+			t.Errorf("%s: %.0f bytes per transfer, want %.0f (the suffix's base is wrong)", disk, got, perIO)
+		}
+		if *s.BRead != *s.BPS {
+			t.Errorf("%s: bread %v, bps %v", disk, *s.BRead, *s.BPS)
+		}
+	}
+	if s := m["hdisk6"][0]; *s.BPS != 16400 || *s.QueueMaxTimeMS != 1400 {
+		t.Errorf("hdisk6: bps %v (16.4K), maxtime %v ms (1.4S)", *s.BPS, *s.QueueMaxTimeMS)
+	}
+	if s := m["hdisk7"][0]; *s.BPS != 26.2e6 || *s.SQFull != 1100 {
+		t.Errorf("hdisk7: bps %v (26.2M), sqfull %v (1.1K)", *s.BPS, *s.SQFull)
+	}
+}
+
 func TestParseLparstatLevels(t *testing.T) {
 	for _, c := range []struct {
 		typ    string
