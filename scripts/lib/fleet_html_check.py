@@ -5,7 +5,8 @@ offline, every request recorded) and checks it against `dbhost audit
 --snapshot 'fleet/*.json' --format json` of the same snapshots:
 
   - no console error, no uncaught exception, no request but the file;
-  - the host count, one section per host, the counts by severity;
+  - the host count, one section per host, the counts by severity; in a fleet
+    of Linux and AIX hosts, the systems and one majority per system;
   - per failing rule one article whose "fails on K of N" is the number of
     hosts the audit JSON has failing it; a rule failing on more hosts than
     the first few shows those, the rest hidden behind "+N more", which
@@ -57,6 +58,15 @@ def main():
 
         n = len(hosts)
         check(("%d hosts" % n) in p.eval("document.querySelector('h1').textContent").replace(",", ""), "h1 says %d hosts" % n)
+        systems = {}
+        for h in hosts:
+            systems[h.get("os", "linux")] = systems.get(h.get("os", "linux"), 0) + 1
+        if len(systems) > 1:
+            want = ", ".join("%d %s" % (systems[o], name) for o, name in (("linux", "Linux"), ("aix", "AIX")) if o in systems)
+            got = p.eval("(document.getElementById('systems') || {textContent: ''}).textContent")
+            check(got.startswith(want), "the systems of a mixed fleet: %r (audit JSON: %s)" % (got[:40], want))
+            got = p.eval("document.querySelectorAll('#differ table[id^=groups], #differ p[id^=majority]').length")
+            check(got >= len(systems), "the hosts that differ, per system (%d blocks)" % got)
         got = p.eval("document.querySelectorAll('#hosts article.host').length")
         check(got == n, "one section per host: %d (audit JSON: %d)" % (got, n))
         for s, k in sev.items():
