@@ -157,10 +157,7 @@ func buildInstances(db *htmlDB, numa *htmlNUMA, s *snapshot.Snapshot) {
 	insts := map[string]*inst{}
 	var order []string
 	for _, p := range s.Processes {
-		name := p.Instance
-		if name == "" {
-			name = "(" + p.Engine + ", no instance name)"
-		}
+		name := instanceName(p.Instance, p.Engine)
 		in := insts[name]
 		if in == nil {
 			in = &inst{engine: p.Engine, cpus: map[int]bool{}, mems: map[int]bool{}, cgroups: map[string]bool{}, pages: map[int]int64{}}
@@ -281,4 +278,13 @@ func buildProcMemory(db *htmlDB, s *snapshot.Snapshot) {
 	if len(s.Processes) > 0 && len(db.Procs) == 0 {
 		db.NoProcNote = "No pages per node were read for these processes (numa_maps are read as root, for each instance's main process)."
 	}
+}
+
+// instanceName is how the report names a database instance: its name, or
+// "(oracle, no instance name)" for processes that do not say it.
+func instanceName(instance, engine string) string {
+	if instance == "" {
+		return "(" + engine + ", no instance name)"
+	}
+	return instance
 }

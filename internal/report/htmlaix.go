@@ -182,10 +182,7 @@ func buildAIX(s *snapshot.Snapshot) *htmlAIX {
 	roles := map[string]map[string]int{}
 	var order []string
 	for _, p := range a.Processes {
-		name := p.Instance
-		if name == "" {
-			name = "(" + p.Engine + ", no instance name)"
-		}
+		name := instanceName(p.Instance, p.Engine)
 		in := byInst[name]
 		if in == nil {
 			in = &htmlAIXInst{Instance: name, Engine: p.Engine}

@@ -28,7 +28,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cdp  # noqa: E402
-from report_html_check import check, failures, open_offline, shot  # noqa: E402
+from report_html_check import check, finish, open_offline, run, shot  # noqa: E402
 
 BLOCKED = [
     "pending disk I/Os blocked with no pbuf",
@@ -119,15 +119,8 @@ def main():
         check(not [e for e in b.events if e["method"] == "Runtime.exceptionThrown"], "no exception")
     finally:
         b.close()
-    if failures:
-        print("%d check(s) failed" % len(failures))
-        sys.exit(1)
-    print("all checks passed")
+    finish()
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except cdp.CDPError as e:
-        print("chromium: %s" % e)
-        sys.exit(3)
+    run(main)

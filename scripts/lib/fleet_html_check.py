@@ -29,7 +29,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cdp  # noqa: E402
-from report_html_check import check, failures, open_offline  # noqa: E402
+from report_html_check import check, finish, open_offline, run  # noqa: E402
 
 
 def main():
@@ -120,15 +120,8 @@ def main():
         check(not late, "no exception while expanding, following links and filtering")
     finally:
         b.close()
-    if failures:
-        print("%d check(s) failed" % len(failures))
-        sys.exit(1)
-    print("all checks passed")
+    finish()
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except cdp.CDPError as e:
-        print("chromium: %s" % e)
-        sys.exit(3)
+    run(main)

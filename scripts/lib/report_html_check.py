@@ -203,10 +203,24 @@ def main():
         check(not late, "no exception while filtering, copying and printing")
     finally:
         b.close()
+    finish()
+
+
+def finish():
+    """Ends a checker: exit 1 with the number of failed checks, or says all passed."""
     if failures:
         print("%d check(s) failed" % len(failures))
         sys.exit(1)
     print("all checks passed")
+
+
+def run(main):
+    """Runs a checker's main: Chromium failing (crashed, hung) is exit 3, not a check of the page."""
+    try:
+        main()
+    except cdp.CDPError as e:
+        print("chromium: %s" % e)
+        sys.exit(3)
 
 
 def shot(p, path, full):
@@ -221,9 +235,4 @@ def shot(p, path, full):
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except cdp.CDPError as e:
-        # The browser failed (crashed, hung): not a check of the page.
-        print("chromium: %s" % e)
-        sys.exit(3)
+    run(main)
