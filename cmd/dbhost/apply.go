@@ -24,18 +24,31 @@ type hostFlags struct {
 	root, stateDir, format string
 	markdown               bool   // --format markdown is offered (apply, verify, rollback)
 	out                    string // -o FILE (apply, verify, rollback: addOutput)
+	lost                   error  // -o FILE could not be written after the host was touched (write)
 }
 
 // addOutput adds -o FILE (apply, verify, rollback; experiment has its own).
+// A report that could not be written to FILE (write) does not hide the
+// command's own outcome: failed changes, refusals and drift keep their exit
+// codes; a run that would otherwise succeed exits 1.
 func (h *hostFlags) addOutput(c *cobra.Command) {
 	c.Flags().StringVarP(&h.out, "output", "o", "", "write the report to FILE instead of standard output (checked before anything is read or changed: a file dbhost did not write is refused)")
+	run := c.RunE
+	c.RunE = func(c *cobra.Command, args []string) error {
+		err := run(c, args)
+		if err == nil && h.lost != nil {
+			return &exitError{code: exitInternal, err: fmt.Errorf("the report was not written to %s (above); it is on standard output", h.out)}
+		}
+		return err
+	}
 }
 
 // write prints the command's report (v as JSON, or its text or Markdown
 // view) to -o FILE or standard output. options checked FILE before the
 // host was touched; should it fail now all the same (a full disk), the
-// report goes to standard output rather than being lost, and the error
-// says so.
+// report goes to standard output rather than being lost, the failure is
+// said on standard error at once, and the command goes on to its own end
+// (warnings, its exit code: addOutput).
 func (h *hostFlags) write(c *cobra.Command, v any, text, md func() []byte) error {
 	err := writeResult(c, h.format, h.out, v, text, md)
 	if err == nil || h.out == "" || h.out == "-" {
@@ -44,7 +57,9 @@ func (h *hostFlags) write(c *cobra.Command, v any, text, md func() []byte) error
 	if werr := writeResult(c, h.format, "", v, text, md); werr != nil {
 		return err
 	}
-	return usageErr("%v; the report is on standard output instead", err)
+	fmt.Fprintf(c.ErrOrStderr(), "dbhost: %v; the report is on standard output instead\n", err)
+	h.lost = err
+	return nil
 }
 
 func (h *hostFlags) add(c *cobra.Command) {
