@@ -4,9 +4,8 @@
 #   sh dbhost-collect-aix.sh -o db1.aixbundle.tar.gz    (or -o DIR, or -o FILE.tar)
 #   dbhost audit --aix-bundle db1.aixbundle.tar.gz [--artifact alert_ORCL.log ...]
 #
-# Runs only read-only commands (oslevel, prtconf, lparstat, lssrad, smtctl,
-# lsdev, lsattr, lspath, iostat, fcstat, ioo/vmo/schedo/no -a, mount, lsfs,
-# lsps, svmon, vmstat, lsuser, lsrset, ps) and writes their output to
+# Runs only the read-only commands listed below ("the commands": the same
+# list dbhost runs itself on an AIX host) and writes their output to
 # commands/NAME (NAME: the command line, spaces replaced by "_") and a meta
 # file naming the host, the date and every command that was missing or
 # failed. A missing or failing command is recorded, never fatal. Nothing is
@@ -168,7 +167,7 @@ run() {
 		wait "$pid"
 		rc=$?
 		if [ "$stopped" -eq 1 ]; then
-			echo "stopped after $limit s (-t)" >>"$file"
+			echo "stopped after $limit s (the per-command time limit)" >>"$file"
 			rc=124
 		fi
 	fi
@@ -186,6 +185,7 @@ devices() {
 	awk -v re="$1" '$1 ~ re { print $1 }' "$2"
 }
 
+# --- the commands: generated from internal/facts/aix/commands.go (go test ./internal/hostsrc -run CollectorScriptCommands -update); do not edit ---
 run oslevel -s
 run prtconf
 run lparstat -i
@@ -216,6 +216,7 @@ run vmstat -v
 run lsuser -a capabilities oracle
 run lsrset -av
 run ps -ef
+# --- end of the commands ---
 
 case $kind in
 dir) ;;

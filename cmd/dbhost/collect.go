@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+
+	"github.com/dbhost/dbhost/internal/hostsrc"
 	"github.com/dbhost/dbhost/internal/report"
 	"github.com/dbhost/dbhost/internal/snapshot"
 	"github.com/spf13/cobra"
@@ -10,7 +13,7 @@ func newCollectCmd() *cobra.Command {
 	var src sourceFlags
 	var out outputFlags
 	var live liveDBFlags
-	var db string
+	var db, bundleOut string
 	c := &cobra.Command{
 		Use:   "collect",
 		Short: "Collect every host fact into a snapshot",
@@ -24,7 +27,11 @@ markdown draws the text summary as Markdown (headings, lists, pipe tables).
 --pg/--mysql DSN, or --db postgres|mysql as root, also read live database servers'
 settings (read-only; no password is stored) into the snapshot's databases section
 (docs/livedb.md). --libvirt also reads the KVM guests defined on a hypervisor host into
-the snapshot's libvirt section (docs/snapshot.md).`,
+the snapshot's libvirt section (docs/snapshot.md).
+
+On an AIX host (the aix/ppc64 binary, no source flag) collect runs the same read-only
+commands as scripts/dbhost-collect-aix.sh; --aix-bundle-out DIR|FILE.tar.gz|FILE.tar
+also writes them as a bundle, which dbhost reads anywhere with --aix-bundle (docs/aix.md).`,
 		Example: `  dbhost collect
   dbhost collect --format json -o host.json
   dbhost collect --root /path/to/tree --format json
@@ -32,7 +39,8 @@ the snapshot's libvirt section (docs/snapshot.md).`,
   dbhost collect --snapshot host.json
   dbhost collect --snapshot host.json --format markdown -o host.md
   sudo dbhost collect --db postgres --format json -o host.json
-  sudo dbhost collect --libvirt --format json -o kvmhost.json   # with the KVM guests' definitions`,
+  sudo dbhost collect --libvirt --format json -o kvmhost.json   # with the KVM guests' definitions
+  dbhost collect --aix-bundle-out db1.aixbundle.tar.gz          # on an AIX host: its bundle too`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if err := out.validate(); err != nil {
@@ -44,7 +52,13 @@ the snapshot's libvirt section (docs/snapshot.md).`,
 			if err := live.check(&src); err != nil {
 				return err
 			}
-			s, err := src.one("collect")
+			var s *snapshot.Snapshot
+			var err error
+			if bundleOut != "" {
+				s, err = collectAIXBundleOut(c, &src, bundleOut)
+			} else {
+				s, err = src.one("collect")
+			}
 			if err != nil {
 				return err
 			}
@@ -76,6 +90,35 @@ the snapshot's libvirt section (docs/snapshot.md).`,
 	src.addAIX(c)
 	out.add(c, "text", "json", "markdown")
 	live.add(c)
+	c.Flags().StringVar(&bundleOut, "aix-bundle-out", "", "on an AIX host: also write the commands' outputs as a bundle (a new directory, FILE.tar.gz or FILE.tar; docs/aix.md)")
 	c.Flags().StringVar(&db, "db", "", "postgres|mysql: also read the local servers of that engine (as root: over their unix socket as their OS user)")
 	return c
+}
+
+// collectAIXBundleOut is collect --aix-bundle-out: this AIX host's
+// commands run once, their outputs written as a bundle and read into the
+// snapshot. The output is checked before any command runs.
+func collectAIXBundleOut(c *cobra.Command, src *sourceFlags, out string) (*snapshot.Snapshot, error) {
+	if !src.live() {
+		return nil, usageErr("--aix-bundle-out writes the bundle of the AIX host dbhost runs on: it takes no --root, --sosreport, --snapshot or --aix-bundle")
+	}
+	if src.libvirt {
+		return nil, usageErr("--libvirt reads the KVM guests of a Linux host; --aix-bundle-out collects an AIX host")
+	}
+	if err := hostsrc.CheckAIXBundleOut(out); err != nil {
+		return nil, err
+	}
+	s, b, err := hostsrc.CollectLiveAIX(version)
+	if err != nil {
+		return nil, err
+	}
+	if err := hostsrc.WriteAIXBundle(b, out); err != nil {
+		return nil, err
+	}
+	n := map[string]int{}
+	for _, cmd := range s.AIX.Bundle.Commands {
+		n[cmd.Status]++
+	}
+	fmt.Fprintf(c.ErrOrStderr(), "dbhost: wrote %s (%d command(s) missing, %d failed: see meta)\n", out, n["missing"], n["failed"])
+	return s, nil
 }

@@ -38,6 +38,7 @@ var (
 type AIXBundle struct {
 	Files  map[string][]byte
 	Unread map[string]string
+	user   string // who ran the commands (RunAIX)
 }
 
 // aixWanted says whether a path below the bundle is one dbhost reads: meta

@@ -132,6 +132,12 @@ func Each(spec Spec, fn func(s *snapshot.Snapshot, file string) error) error {
 			return err
 		}
 		return fn(aix.Collect(b.Files, aix.Options{Path: spec.AIXBundle, Version: spec.Version, Unread: b.Unread}), "")
+	case aixLive():
+		if spec.Libvirt {
+			return &InputError{File: "flags", Msg: "--libvirt reads the KVM guests of a Linux host; this host runs AIX"}
+		}
+		s, _ := collectLiveAIX(spec.Version)
+		return fn(s, "")
 	default:
 		opt := facts.Options{Version: spec.Version, Libvirt: spec.Libvirt}
 		if spec.Libvirt {

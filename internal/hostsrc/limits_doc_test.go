@@ -3,11 +3,14 @@ package hostsrc
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dbhost/dbhost/internal/confine"
 	"github.com/dbhost/dbhost/internal/facts"
+	"github.com/dbhost/dbhost/internal/facts/aix"
 	"github.com/dbhost/dbhost/internal/input"
 )
 
@@ -44,6 +47,9 @@ func TestLimitsDocumented(t *testing.T) {
 		{"`--aix-bundle`: all command output", confine.Bytes(aixMaxTotal)},
 		{"`--aix-bundle` archive: size once decompressed", confine.Bytes(aixMaxUnpacked)},
 		{"`--aix-bundle`: archive entries", "100,000"},
+		{"AIX host: one command's output", confine.Bytes(aixMaxFile)},
+		{"AIX host: all command output", confine.Bytes(aixMaxTotal)},
+		{"AIX host: one command's run time", strconv.Itoa(int(aix.CommandTimeout/time.Second)) + " s"},
 	} {
 		found := false
 		for _, r := range rows {

@@ -33,6 +33,9 @@ const (
 	PanicAt = "DBHOST_TEST_PANIC_AT"
 	// NoOpenat2=1: confine with os.Root, as on kernels without openat2.
 	NoOpenat2 = "DBHOST_TEST_NO_OPENAT2"
+	// AIXLive=1: the live host is read as an AIX host (the collector's
+	// commands run, found on PATH: stubs in the tests), whatever the OS.
+	AIXLive = "DBHOST_TEST_AIX_LIVE"
 )
 
 // Getenv is os.Getenv(name) in a testhooks build and "" in a plain one.

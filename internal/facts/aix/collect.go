@@ -12,15 +12,6 @@ import (
 	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
-// Commands are the commands of a bundle (docs/aix.md) that take no device
-// argument, in the collector's order. Per device: lsattr -El hdiskN,
-// lsattr -El fcsN, fcstat -e fcsN.
-var Commands = []string{
-	"oslevel -s", "prtconf", "lparstat -i", "lssrad -av", "smtctl", "lsdev -Cc disk", "lspath", "iostat -D 2 3",
-	"lsdev -Cc adapter", "ioo -a", "vmo -a", "schedo -a", "no -a", "lsattr -El sys0", "lsattr -El aio0", "mount",
-	"lsfs -q", "lsps -a", "svmon -G", "vmstat -v", "lsuser -a capabilities oracle", "lsrset -av", "ps -ef",
-}
-
 // LinuxSections are the parts of the Snapshot an AIX host has no source
 // for: absent with LinuxReason, never zero.
 var LinuxSections = []string{"topology", "memory", "cpu_power", "storage", "network", "irqs", "cpu_load", "cgroups", "config", "processes", "sysctl", "host.cmdline", "host.kernel"}
