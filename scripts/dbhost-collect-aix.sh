@@ -16,7 +16,7 @@
 # some commands (svmon, fcstat) show less, or nothing, to other users, which
 # the bundle records.
 
-VERSION=1
+VERSION=2
 PROG=dbhost-collect-aix.sh
 
 usage() {
@@ -191,6 +191,7 @@ run prtconf
 run lparstat -i
 run lssrad -av
 run smtctl
+run dscrctl -q
 run lsdev -Cc disk
 for d in $(devices '^hdisk[0-9]+$' "$bundle/commands/lsdev_-Cc_disk"); do
 	run lsattr -El "$d"
@@ -204,6 +205,7 @@ for a in $(devices '^fcs[0-9]+$' "$bundle/commands/lsdev_-Cc_adapter"); do
 done
 run ioo -a
 run vmo -a
+run vmo -F -a
 run schedo -a
 run no -a
 run lsattr -El sys0
@@ -216,6 +218,7 @@ run vmstat -v
 run lsuser -a capabilities oracle
 run lsrset -av
 run ps -ef
+run lssrc -ls clstrmgrES
 # --- end of the commands ---
 
 case $kind in

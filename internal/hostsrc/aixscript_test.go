@@ -111,7 +111,7 @@ func TestCollectorScriptWithStubs(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%v: %s", err, msg)
 			}
-			if !strings.Contains(msg, "wrote "+out+" (0 command(s) missing, 3 failed") {
+			if !strings.Contains(msg, "wrote "+out+" (0 command(s) missing, 4 failed") {
 				t.Errorf("message %q", msg)
 			}
 			got, err := collectAIX(t, out)
@@ -130,7 +130,7 @@ func TestCollectorScriptWithStubs(t *testing.T) {
 				cmds = append(cmds, c.Status+" "+c.Command)
 			}
 			sort.Strings(cmds)
-			if len(cmds) != 32 || got.AIX.Bundle.Collector != "dbhost-collect-aix.sh 1" {
+			if len(cmds) != 35 || got.AIX.Bundle.Collector != "dbhost-collect-aix.sh 2" {
 				t.Errorf("%d commands %v, collector %q", len(cmds), cmds, got.AIX.Bundle.Collector)
 			}
 		})

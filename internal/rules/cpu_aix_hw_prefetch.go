@@ -3,12 +3,14 @@ package rules
 import (
 	"fmt"
 	"strings"
+
+	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
 // cpu.aix-hw-prefetch: on a big SMP POWER system (larger than a Power 750)
 // 004 disables the hardware memory prefetch for database workloads
-// (dscrctl -n -b -s 1). The bundle does not hold dscrctl -q, so the rule
-// names the system and the command that shows and sets it.
+// (dscrctl -n -b -s 1). dscrctl -q (aix.dscr) says whether it is off; a
+// bundle without it gets the finding with the reason.
 func init() {
 	Register(Rule{
 		ID:       "cpu.aix-hw-prefetch",
@@ -28,7 +30,8 @@ func init() {
 		Scope: Scope{
 			Kernels: "AIX 6.1 TL6 and later on POWER7 and later (dscrctl)",
 			Note: "a system larger than a Power 750: more than 32 active cores in the frame (lparstat -i), or a Power 770/780/795 or " +
-				"later high-end model (prtconf). The DSCR in force is not in the bundle (dscrctl -q): the finding says so",
+				"later high-end model (prtconf). The prefetch depth in force is dscrctl -q's os_default_pd (or platform_default_pd when " +
+				"the OS's is 0); off is DPFD_NONE (1). Without dscrctl on the host (before AIX 6.1 TL6 or POWER7) it is not applicable",
 		},
 		Thresholds: []string{"more than 32 active physical cores in the system (a Power 750's maximum) is a big SMP"},
 		Description: `004: disabling the hardware memory prefetch "usually improve[s] performance on Database Workload on big
@@ -70,9 +73,27 @@ func checkAIXHWPrefetch(in *Input) Outcome {
 	if cores <= 32 && !bigModel {
 		return NotApplicable("not a big SMP system (%s): 004 advises it above a Power 750", strings.Join(what, "; "))
 	}
+	current := ""
+	if d := a.DSCR; d != nil && d.PrefetchOff != nil {
+		dscr := aixDSCRText(d)
+		if *d.PrefetchOff {
+			return Passed("hardware prefetch off (%s) on a big SMP system (%s)", dscr, strings.Join(what, "; "))
+		}
+		current = fmt.Sprintf("hardware prefetch on, depth %d (%s)", *d.PrefetchDepth, dscr)
+		what = append(what, "dscrctl -q: "+dscr)
+	} else {
+		why := aixWhy(s, "aix.dscr", "dscrctl -q")
+		if a.DSCR != nil {
+			why = "aix.dscr: dscrctl -q prints no os_default_pd"
+		}
+		if strings.Contains(why, ": not present on this host: ") {
+			return NotApplicable("%s: dscrctl exists from AIX 6.1 TL6 on POWER7 and later (%s)", why, strings.Join(what, "; "))
+		}
+		current = "hardware prefetch at the value in force, not known (" + why + "); AIX's default prefetches"
+	}
 	return Found(Finding{
 		Setting:     "dscrctl:default DSCR",
-		Current:     "hardware prefetch at the value in force (dscrctl -q is not in the bundle; AIX's default prefetches)",
+		Current:     current,
 		Recommended: "hardware prefetch off for the database (dscrctl -n -b -s 1), kept if a measurement confirms it",
 		Evidence:    strings.Join(what, "; "),
 		Why: "004: disabling hardware prefetch \"usually improve[s] performance on Database Workload on big SMP Power system " +
@@ -85,4 +106,24 @@ func checkAIXHWPrefetch(in *Input) Outcome {
 		Risk: "\"Usually\": sequential scans (DSS, backups) may lose from it; compare AWR reports or a benchmark before and " +
 			"after, and go back with dscrctl -n -b -s 0. It applies to every process of the LPAR.",
 	})
+}
+
+// aixDSCRText is dscrctl -q's defaults as it prints them.
+func aixDSCRText(d *snapshot.AIXDSCR) string {
+	var out []string
+	for _, v := range []struct {
+		name string
+		pd   *int64
+		sym  string
+	}{{"os_default_pd", d.OSDefaultPD, d.OSDefaultPDName}, {"platform_default_pd", d.PlatformDefaultPD, d.PlatformDefaultPDName}} {
+		if v.pd == nil {
+			continue
+		}
+		t := fmt.Sprintf("%s 0x%x", v.name, *v.pd)
+		if v.sym != "" {
+			t += " (" + v.sym + ")"
+		}
+		out = append(out, t)
+	}
+	return strings.Join(out, ", ")
 }

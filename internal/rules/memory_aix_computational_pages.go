@@ -26,7 +26,8 @@ func init() {
 		},
 		Scope: Scope{
 			Kernels: "AIX 5.3: set them (vmo -p); AIX 6.1 and 7.x: the defaults (minperm% 3, maxperm% 90, maxclient% 90, lru_file_repage 0, restricted tunables) — " +
-				"a value changed from them (often carried over by a migration from 5.3) is reported; lru_file_repage is gone from AIX 7.1",
+				"a value changed from them (often carried over by a migration from 5.3) is reported; lru_file_repage is gone from AIX 7.1. " +
+				"The restricted values are read from vmo -F -a; without it the percentages come from vmstat -v and lru_file_repage on 6.1 is taken as its default",
 		},
 		Thresholds: []string{"minperm% above 5 counts as high (AIX 6.1 ships 3)"},
 		Description: `When memory runs short, AIX's page stealer (LRUD) should take pages from the file cache, not the
@@ -59,20 +60,30 @@ func checkAIXComputationalPages(in *Input) Outcome {
 		{"maxclient%", "maxclient percentage", func(v int64) bool { return v >= 80 }, 90},
 		{"lru_file_repage", "", func(v int64) bool { return v == 0 }, 0},
 	}
+	restricted := s.AIX.Tunables.VMORestricted
 	var bad, good, cmds, persist, hidden []string
 	for _, w := range wants {
 		v, why := aixTunable(s, "vmo", w.name)
-		if why != "" && w.vmstat != "" {
+		if why != "" {
 			// From AIX 6.1 these are restricted tunables, which vmo -a
-			// lists only with -F; vmstat -v prints the percentages.
+			// does not list: vmo -F -a does.
+			if r, ok := restricted[w.name]; ok && r.Number != nil {
+				v, why = *r.Number, ""
+			}
+		}
+		if why != "" && w.vmstat != "" && restricted == nil {
+			// Without vmo -F -a, vmstat -v prints the percentages.
 			if f, ok := s.AIX.VmstatV[w.vmstat]; ok {
 				v, why = int64(f+0.5), ""
 			}
 		}
 		if why != "" {
 			switch {
+			case w.name == "lru_file_repage" && !legacy && (restricted != nil || level.AtLeast(7, 1)):
+				continue // gone from AIX 7.1 (vmo -F -a lists it on 6.1): the VMM behaves as with 0
 			case w.name == "lru_file_repage" && !legacy:
-				continue // restricted on 6.1 (default 0), gone from 7.1: the VMM behaves as with 0
+				hidden = append(hidden, w.name+" (taken as its default 0)")
+				continue
 			case !legacy:
 				hidden = append(hidden, w.name)
 				continue
@@ -98,7 +109,8 @@ func checkAIXComputationalPages(in *Input) Outcome {
 		}
 		msg := strings.Join(good, ", ") + " on " + level.String()
 		if len(hidden) > 0 {
-			msg += "; " + strings.Join(hidden, ", ") + " not shown (restricted: vmo -F -a)"
+			msg += "; " + strings.Join(hidden, ", ") + " not shown (restricted, listed by vmo -F -a: " +
+				aixWhy(s, "aix.tunables.vmo_restricted", "vmo -F -a") + ")"
 		}
 		return Passed("%s", msg)
 	}
@@ -108,7 +120,7 @@ func checkAIXComputationalPages(in *Input) Outcome {
 	if !legacy {
 		why += " On " + level.String() + " they are restricted tunables: a value other than the default is usually left over from a 5.3 migration."
 	}
-	ev := "vmo -a: " + strings.Join(bad, ", ")
+	ev := "vmo -a / vmo -F -a: " + strings.Join(bad, ", ")
 	if len(good) > 0 {
 		ev += "; " + strings.Join(good, ", ")
 	}

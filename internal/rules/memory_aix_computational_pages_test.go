@@ -31,11 +31,45 @@ func TestAIXComputationalPages(t *testing.T) {
 	t.Run("AIX 7.1 defaults pass", func(t *testing.T) {
 		quiet(t, id, aixHost(), WorkloadOLTP, DBOracle)
 	})
-	t.Run("restricted tunables hidden by vmo -a are read from vmstat -v", func(t *testing.T) {
+	t.Run("AIX 6.1: lru_file_repage 1 read from vmo -F -a", func(t *testing.T) {
+		s := aixHost()
+		s.AIX.OSLevel = ptr("6100-09-12-1846")
+		for _, k := range []string{"minperm%", "maxperm%", "maxclient%"} {
+			delete(s.AIX.Tunables.VMO, k)
+		}
+		s.AIX.Tunables.VMORestricted["lru_file_repage"] = aixTun(1)
+		f := fires(t, id, s, WorkloadOLTP, DBOracle)
+		if f.Current != "lru_file_repage 1 (want 0) on AIX 6.1 TL9 SP12 (6100-09-12-1846)" || !strings.Contains(f.Evidence, "minperm% 3, maxperm% 90, maxclient% 90") {
+			t.Fatalf("%+v", f)
+		}
+	})
+	t.Run("AIX 6.1: the restricted defaults in vmo -F -a pass", func(t *testing.T) {
+		s := aixHost()
+		s.AIX.OSLevel = ptr("6100-09-12-1846")
+		delete(s.AIX.Tunables.VMO, "minperm%")
+		s.AIX.Tunables.VMORestricted["lru_file_repage"] = aixTun(0)
+		s.AIX.VmstatV["minperm percentage"] = 20 // not read: vmo -F -a has the tunable itself
+		rep := quiet(t, id, s, WorkloadOLTP, DBOracle)
+		if len(rep.Passed) != 1 || !strings.Contains(rep.Passed[0].Reason, "lru_file_repage 0") || strings.Contains(rep.Passed[0].Reason, "not shown") {
+			t.Fatalf("%+v", rep)
+		}
+	})
+	t.Run("AIX 6.1 without vmo -F -a: lru_file_repage taken as its default, said so", func(t *testing.T) {
+		s := aixHost()
+		s.AIX.OSLevel = ptr("6100-09-12-1846")
+		s.AIX.Tunables.VMORestricted = nil
+		aixAbsent(s, "aix.tunables.vmo_restricted", "commands/vmo_-F_-a", "not present in the bundle")
+		rep := quiet(t, id, s, WorkloadOLTP, DBOracle)
+		if len(rep.Passed) != 1 || !strings.Contains(rep.Passed[0].Reason, "lru_file_repage (taken as its default 0) not shown (restricted, listed by vmo -F -a: aix.tunables.vmo_restricted: not present in the bundle") {
+			t.Fatalf("%+v", rep)
+		}
+	})
+	t.Run("restricted tunables hidden by vmo -a, without vmo -F -a, are read from vmstat -v", func(t *testing.T) {
 		s := aixHost()
 		for _, k := range []string{"minperm%", "maxperm%", "maxclient%"} {
 			delete(s.AIX.Tunables.VMO, k)
 		}
+		s.AIX.Tunables.VMORestricted = nil
 		s.AIX.VmstatV["maxclient percentage"] = 50
 		f := fires(t, id, s, WorkloadOLTP, DBOracle)
 		if !strings.Contains(f.Current, "maxclient% 50 (want 90)") || !strings.Contains(f.Current, "AIX 7.1") {

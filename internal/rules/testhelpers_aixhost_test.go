@@ -40,6 +40,8 @@ func aixHost() *snapshot.Snapshot {
 				"pv_min_pbuf": tun(512), "numfsbufs": tun(196), "j2_dynamicBufferPreallocation": tun(16)},
 			VMO: map[string]snapshot.AIXValue{"minperm%": tun(3), "maxperm%": tun(90), "maxclient%": tun(90),
 				"lgpg_regions": tun(1024), "lgpg_size": tun(16777216), "strict_maxclient": tun(1)},
+			VMORestricted: map[string]snapshot.AIXValue{"maxclient%": tun(90), "maxperm%": tun(90), "minperm%": tun(3),
+				"strict_maxclient": tun(1), "page_steal_method": tun(1)},
 			NO:     map[string]snapshot.AIXValue{},
 			Schedo: map[string]snapshot.AIXValue{},
 		},
@@ -75,6 +77,9 @@ func aixHost() *snapshot.Snapshot {
 			{User: "oracle", PID: 4002, PPID: 1, Cmd: "ora_dbw0_ORCL", Engine: "oracle", Role: "background", Instance: "ORCL"},
 			{User: "oracle", PID: 4100, PPID: 1, Cmd: "/u01/app/oracle/product/11.2.0/bin/tnslsnr LISTENER -inherit", Engine: "oracle", Role: "listener"},
 		},
+		DSCR: &snapshot.AIXDSCR{NumberOfStreams: ptr(16), PlatformDefaultPD: i64(5), PlatformDefaultPDName: "DPFD_DEEP",
+			OSDefaultPD: i64(0), OSDefaultPDName: "DPFD_DEFAULT", PrefetchDepth: ptr(5), PrefetchOff: ptr(false)},
+		PowerHA:      &snapshot.AIXPowerHA{Installed: false},
 		ProcessCount: ptr(120),
 		TZ:           ptr("CET-1CEST,M3.5.0,M10.5.0/3"),
 	}

@@ -81,6 +81,12 @@ type AIX struct {
 	Processes []AIXProcess `json:"processes"`
 	// ProcessCount is the number of processes `ps -ef` listed, database or not.
 	ProcessCount *int `json:"process_count"`
+	// DSCR is `dscrctl -q`: the hardware data stream prefetch settings
+	// (POWER7 and later, AIX 6.1 TL6 and later).
+	DSCR *AIXDSCR `json:"dscr"`
+	// PowerHA is `lssrc -ls clstrmgrES`: whether the node runs PowerHA
+	// SystemMirror (HACMP), and its cluster manager's state.
+	PowerHA *AIXPowerHA `json:"powerha"`
 	// TZ is the system time zone: the TZ line of /etc/environment, as the
 	// collector recorded it in meta (tz:). Olson names ("Europe/Paris") are
 	// slower than POSIX ones ("CET-1CEST,M3.5.0,M10.5.0/3") on AIX 6.1.
@@ -352,6 +358,58 @@ type AIXTunables struct {
 	VMO    map[string]AIXValue `json:"vmo"`    // vmo -a (minperm%, maxperm%, lru_file_repage, lgpg_regions, lgpg_size, ...)
 	NO     map[string]AIXValue `json:"no"`     // no -a (network)
 	Schedo map[string]AIXValue `json:"schedo"` // schedo -a (scheduler)
+	// VMORestricted are the restricted tunables of `vmo -F -a` (the lines
+	// after its "##Restricted tunables" line: lru_file_repage on 6.1,
+	// minperm%, maxperm%, maxclient% from 6.1, ...), which vmo -a does not
+	// list; nil on AIX 5.3, which has no -F (and lists them in vmo -a).
+	VMORestricted map[string]AIXValue `json:"vmo_restricted"`
+}
+
+// AIXDSCR is `dscrctl -q`: the Data Stream Control Register defaults. The
+// low three bits of a DSCR value are its default prefetch depth (DPFD):
+// 0 DPFD_DEFAULT (the platform's), 1 DPFD_NONE (hardware prefetch off,
+// `dscrctl -n -b -s 1`), 2 to 7 shallowest to deepest.
+type AIXDSCR struct {
+	// StreamsVersion is "Data Streams Version" ("V2.06"), when printed.
+	StreamsVersion string `json:"streams_version,omitempty"`
+	// NumberOfStreams is number_of_streams: hardware streams of the platform.
+	NumberOfStreams *int `json:"number_of_streams"`
+	// PlatformDefaultPD is platform_default_pd: the firmware's default DSCR.
+	PlatformDefaultPD *int64 `json:"platform_default_pd"`
+	// PlatformDefaultPDName is its symbolic name as printed ("DPFD_DEEP").
+	PlatformDefaultPDName string `json:"platform_default_pd_name,omitempty"`
+	// OSDefaultPD is os_default_pd: the operating system's default DSCR
+	// (what dscrctl -s sets; 0 leaves the platform's).
+	OSDefaultPD *int64 `json:"os_default_pd"`
+	// OSDefaultPDName is its symbolic name as printed ("DSCR_SSE | DPFD_DEEP").
+	OSDefaultPDName string `json:"os_default_pd_name,omitempty"`
+	// PrefetchDepth is the default prefetch depth in force: os_default_pd's
+	// DPFD, or platform_default_pd's when the OS's is 0 (DPFD_DEFAULT).
+	PrefetchDepth *int `json:"prefetch_depth"`
+	// PrefetchOff is true when PrefetchDepth is 1 (DPFD_NONE): hardware
+	// prefetch off for the processes that do not set their own DSCR.
+	PrefetchOff *bool `json:"prefetch_off"`
+}
+
+// AIXPowerHA is `lssrc -ls clstrmgrES`, the PowerHA SystemMirror (HACMP)
+// cluster manager's long status.
+type AIXPowerHA struct {
+	// Installed is false when the clstrmgrES subsystem is not defined
+	// ("0513-085 The clstrmgrES Subsystem is not on file."): no PowerHA.
+	Installed bool `json:"installed"`
+	// State is the cluster manager's "Current state:" (ST_STABLE,
+	// ST_INIT: cluster services stopped, NOT_CONFIGURED: no cluster
+	// defined, ...), or "inoperative" when the subsystem is defined but
+	// not running (0513-036); empty when not installed.
+	State string `json:"state,omitempty"`
+	// ClusterNode is true when PowerHA is installed and a cluster is
+	// defined on this node (any state but NOT_CONFIGURED), running or not:
+	// its daemons will need CPU under heavy writes when it runs.
+	ClusterNode bool `json:"cluster_node"`
+	// CLVersion is "CLversion:" (the cluster's version number), when printed.
+	CLVersion *int `json:"cl_version,omitempty"`
+	// VRMF is "local node vrmf is 7142" (PowerHA 7.1.4.2 as 7142), when printed.
+	VRMF string `json:"vrmf,omitempty"`
 }
 
 // AIXMount is one line of `mount`.

@@ -60,6 +60,9 @@ func Collect(files map[string][]byte, opt Options) *snapshot.Snapshot {
 	})
 	c.guard("aix.lpar", func() { c.readLPAR() })
 	c.guard("aix.smt", func() { parseInto(c, "aix.smt", "smtctl", parseSmtctl, func(v *snapshot.AIXSMT) { c.aix.SMT = v }) })
+	c.guard("aix.dscr", func() {
+		parseInto(c, "aix.dscr", "dscrctl -q", parseDscrctl, func(v *snapshot.AIXDSCR) { c.aix.DSCR = v })
+	})
 	c.guard("aix.srads", func() {
 		parseInto(c, "aix.srads", "lssrad -av", parseLssrad, func(v []snapshot.AIXSRAD) { c.aix.SRADs = v })
 	})
@@ -73,6 +76,9 @@ func Collect(files map[string][]byte, opt Options) *snapshot.Snapshot {
 			parseInto(c, "aix.tunables."+t.name, t.name+" -a", parseTunables, func(v map[string]snapshot.AIXValue) { *t.dst = v })
 		})
 	}
+	c.guard("aix.tunables.vmo_restricted", func() {
+		parseInto(c, "aix.tunables.vmo_restricted", "vmo -F -a", parseRestricted, func(v map[string]snapshot.AIXValue) { c.aix.Tunables.VMORestricted = v })
+	})
 	c.guard("aix.sys0", func() {
 		parseInto(c, "aix.sys0", "lsattr -El sys0", parseLsattr, func(v map[string]snapshot.AIXAttr) { c.aix.Sys0 = v })
 	})
@@ -101,6 +107,9 @@ func Collect(files map[string][]byte, opt Options) *snapshot.Snapshot {
 			c.aix.Processes = dbProcesses(v)
 			c.aix.ProcessCount = ptr(len(v))
 		})
+	})
+	c.guard("aix.powerha", func() {
+		parseInto(c, "aix.powerha", "lssrc -ls clstrmgrES", parseClstrmgr, func(v *snapshot.AIXPowerHA) { c.aix.PowerHA = v })
 	})
 	if c.aix.ProcessCount == nil {
 		c.absentAs("aix.process_count", "aix.processes")

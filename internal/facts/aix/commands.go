@@ -39,12 +39,14 @@ var Steps = []Step{
 	{Command: "lparstat -i"},
 	{Command: "lssrad -av"},
 	{Command: "smtctl"},
+	{Command: "dscrctl -q"},
 	{Command: "lsdev -Cc disk", Each: &EachDevice{Pattern: `^hdisk[0-9]+$`, Var: "d", Commands: []string{"lsattr -El"}}},
 	{Command: "lspath"},
 	{Command: "iostat -D 2 3"},
 	{Command: "lsdev -Cc adapter", Each: &EachDevice{Pattern: `^fcs[0-9]+$`, Var: "a", Commands: []string{"lsattr -El", "fcstat -e"}}},
 	{Command: "ioo -a"},
 	{Command: "vmo -a"},
+	{Command: "vmo -F -a"},
 	{Command: "schedo -a"},
 	{Command: "no -a"},
 	{Command: "lsattr -El sys0"},
@@ -57,6 +59,7 @@ var Steps = []Step{
 	{Command: "lsuser -a capabilities oracle"},
 	{Command: "lsrset -av"},
 	{Command: "ps -ef"},
+	{Command: "lssrc -ls clstrmgrES"},
 }
 
 // Commands are the steps' commands that take no device argument, in order.

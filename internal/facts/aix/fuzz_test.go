@@ -404,3 +404,49 @@ func FuzzCollect(f *testing.F) {
 		}
 	})
 }
+
+func FuzzParseDscrctl(f *testing.F) {
+	f.Add("Current DSCR settings:\n    Data Streams Version = V2.07\n    number_of_streams = 16\n", uint8(16), uint32(5), uint32(0))
+	f.Fuzz(func(t *testing.T, s string, streams uint8, platform, os uint32) {
+		checkAny(t, parseDscrctl, s)
+		in := fmt.Sprintf("Current DSCR settings:\n    Data Streams Version = V2.06\n    number_of_streams = %d\nbad line\n    platform_default_pd = 0x%x (DPFD_X)\n    os_default_pd = %d\n", streams, platform, os)
+		d, n, err := parseDscrctl(in)
+		want := int(os & 7)
+		if want == 0 {
+			want = int(platform & 7)
+		}
+		if err != nil || len(n) != 1 || *d.NumberOfStreams != int(streams) || *d.PlatformDefaultPD != int64(platform) || *d.OSDefaultPD != int64(os) ||
+			*d.PrefetchDepth != want || *d.PrefetchOff != (want == 1) || d.PlatformDefaultPDName != "DPFD_X" {
+			t.Fatalf("%q: %+v %v %v", in, d, n, err)
+		}
+	})
+}
+
+func FuzzParseClstrmgr(f *testing.F) {
+	f.Add("Current state: ST_STABLE\nCLversion: 14\n", "ST_STABLE", uint16(14), uint16(7132))
+	f.Fuzz(func(t *testing.T, s, state string, v, vrmf uint16) {
+		checkAny(t, parseClstrmgr, s)
+		if !word(state, "") {
+			return
+		}
+		in := fmt.Sprintf("Current state: %s\nsccsid = \"@(#)36 1.1\"\nCLversion: %d\nlocal node vrmf is %d\n", state, v, vrmf)
+		h, _, err := parseClstrmgr(in)
+		if err != nil || !h.Installed || h.State != state || *h.CLVersion != int(v) || h.VRMF != fmt.Sprint(vrmf) || h.ClusterNode != (state != "NOT_CONFIGURED") {
+			t.Fatalf("%q: %+v %v", in, h, err)
+		}
+	})
+}
+
+func FuzzParseRestricted(f *testing.F) {
+	f.Add("  maxfree = 1088\n##Restricted tunables\n  lru_file_repage = 0\n", "minperm%", int64(3))
+	f.Fuzz(func(t *testing.T, s, name string, v int64) {
+		checkAny(t, parseRestricted, s)
+		if !word(name, "=#") {
+			return
+		}
+		m, _, err := parseRestricted(fmt.Sprintf("%30s = 1\n##Restricted tunables\n%30s = %d\n", "zz_before", name, v))
+		if err != nil || len(m) != 1 || m[name].Kind != "number" || *m[name].Number != v {
+			t.Fatalf("%s = %d: %+v %v", name, v, m, err)
+		}
+	})
+}

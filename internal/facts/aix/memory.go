@@ -218,3 +218,28 @@ func parseSvmonG(s string) (*svmon, notes, error) {
 	sort.SliceStable(sv.Pools, func(i, j int) bool { return sv.Pools[i].SizeKB < sv.Pools[j].SizeKB })
 	return sv, n, nil
 }
+
+// restrictedRe is the line `vmo -F -a` (ioo, no, schedo likewise) prints
+// between the tunables and the restricted ones: "##Restricted tunables".
+var restrictedRe = regexp.MustCompile(`(?i)^\s*#+\s*restricted tunables\s*$`)
+
+// parseRestricted reads the restricted tunables of `vmo -F -a` (AIX 6.1
+// and later): the "name = value" lines after its "##Restricted tunables"
+// line (those before it are vmo -a's, read from vmo -a). No such line is
+// an error: every AIX level with -F has restricted vmo tunables.
+func parseRestricted(s string) (map[string]snapshot.AIXValue, notes, error) {
+	ls := lines(s)
+	for i, l := range ls {
+		if restrictedRe.MatchString(l) {
+			out, n, err := parseTunables(strings.Join(ls[i+1:], "\n"))
+			for _, e := range n {
+				e.Line += i + 1
+			}
+			if err != nil {
+				return map[string]snapshot.AIXValue{}, n, nil // the marker and nothing after it: none restricted
+			}
+			return out, n, nil
+		}
+	}
+	return nil, nil, parseErr(0, "no \"##Restricted tunables\" line (vmo -F -a lists the restricted tunables after it)")
+}
