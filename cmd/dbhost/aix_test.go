@@ -46,7 +46,8 @@ func TestCLIAIXBundle(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	wantContains(t, "collect --aix-bundle", out, "AIX level 7200-05-03-2148", "LPAR db1: Shared-SMT-8", "hdisk10  Available  1", "Other FC SCSI Disk Drive", "fcs0     8 GBIT  2048")
+	wantContains(t, "collect --aix-bundle", out, "AIX level 7200-05-03-2148", "LPAR db1: Shared-SMT-8", "hdisk10  Available  1", "Other FC SCSI Disk Drive", "fcs0     8 GBIT  2048",
+		"Hardware prefetch (dscrctl -q): on, default prefetch depth 5; 16 hardware streams", "PowerHA (lssrc -ls clstrmgrES): not installed", ", vmo restricted 26")
 	if strings.Contains(out, "Topology:") {
 		t.Errorf("an AIX host's summary shows the Linux topology:\n%s", out)
 	}

@@ -38,6 +38,25 @@ func aixSummary(d doc, a *snapshot.AIX) {
 		}
 		d.line(fmt.Sprintf("SMT: %s, up to %s threads per processor, boot mode %s, %d processor(s)", state, optIntp(t.MaxThreads), orDash(t.BootMode), len(t.Procs)))
 	}
+	if x := a.DSCR; x != nil {
+		state := "depth in force not printed"
+		if x.PrefetchOff != nil && *x.PrefetchOff {
+			state = "off (default prefetch depth 1, DPFD_NONE)"
+		} else if x.PrefetchDepth != nil {
+			state = fmt.Sprintf("on, default prefetch depth %d", *x.PrefetchDepth)
+		}
+		d.line(fmt.Sprintf("Hardware prefetch (dscrctl -q): %s; %s hardware streams", state, optIntp(x.NumberOfStreams)))
+	}
+	if h := a.PowerHA; h != nil {
+		state := "not installed"
+		switch {
+		case h.ClusterNode:
+			state = "cluster node, cluster manager " + h.State
+		case h.Installed:
+			state = "installed, no cluster defined (" + h.State + ")"
+		}
+		d.line("PowerHA (lssrc -ls clstrmgrES): " + state)
+	}
 	if len(a.SRADs) > 0 {
 		var parts []string
 		for _, r := range a.SRADs {
@@ -86,6 +105,9 @@ func aixSummary(d doc, a *snapshot.AIX) {
 	}
 	t := a.Tunables
 	tl := fmt.Sprintf("Tunables: ioo %s, vmo %s, no %s, schedo %s", mapLen(t.IOO), mapLen(t.VMO), mapLen(t.NO), mapLen(t.Schedo))
+	if t.VMORestricted != nil {
+		tl += fmt.Sprintf(", vmo restricted %s", mapLen(t.VMORestricted))
+	}
 	if a.Sys0 != nil {
 		var kv []string
 		for _, k := range []string{"minpout", "maxpout", "maxuproc"} {

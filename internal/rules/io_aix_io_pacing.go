@@ -108,7 +108,7 @@ func checkAIXIOPacing(in *Input) Outcome {
 	case node:
 		f.Recommended = "maxpout 513, minpout 256 on this PowerHA node (002's middle ground), after a test at full CPU"
 		f.Fix.Runtime = []string{toCluster}
-		f.Risk = clusterRisk + " 513/256 halves the pages in flight the defaults allow: test at full CPU before keeping it." + perFS
+		f.Risk = clusterRisk + " 513/256 lets a file have a sixteenth of the pages in flight the defaults do: measure the writes and test at full CPU before keeping it." + perFS
 	case ha != nil:
 		f.Recommended = "maxpout 8193, minpout 4096 (AIX 6.1+ defaults): no PowerHA cluster on this node"
 		f.Fix.Runtime = []string{toDefault}
