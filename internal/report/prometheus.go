@@ -118,7 +118,11 @@ func (a Audit) Metrics() []prometheus.Metric {
 	gauge(descRules, float64(len(r.CannotCheck)), "could_not_check")
 	gauge(descRules, float64(len(r.NotApplicable)), "not_applicable")
 	gauge(descRules, float64(len(r.Skipped)), "skipped")
-	gauge(descInfo, 1, r.Host, s.Host.Kernel, r.Workload, r.DB, a.Version)
+	kernel := s.Host.Kernel
+	if kernel == "" && s.AIX != nil && s.AIX.OSLevel != nil {
+		kernel = "AIX " + *s.AIX.OSLevel // an AIX host's kernel is its level (oslevel -s)
+	}
+	gauge(descInfo, 1, r.Host, kernel, r.Workload, r.DB, a.Version)
 	gauge(descLastAudit, float64(a.At.UnixNano())/1e9)
 	gauge(descAuditTime, a.Duration.Seconds())
 	gauge(descAbsent, float64(len(s.Absent)))

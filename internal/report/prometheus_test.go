@@ -97,6 +97,10 @@ func TestPrometheusAIXMetrics(t *testing.T) {
 	}
 	a := s.AIX
 	got := series(s)
+	rep := rules.Run(&rules.Input{Snap: s, Workload: rules.WorkloadOLTP, DB: "oracle"})
+	if b, _ := FindingsPrometheus(Audit{Report: rep, Snap: s, Version: "t"}); !strings.Contains(string(b), `kernel="AIX `+*a.OSLevel+`"`) {
+		t.Error("dbhost_info's kernel on AIX is its oslevel -s")
+	}
 	count := func(prefix string) int {
 		n := 0
 		for k := range got {
