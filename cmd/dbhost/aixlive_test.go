@@ -80,3 +80,51 @@ func TestCLILiveAIX(t *testing.T) {
 		t.Errorf("on linux: exit %d: %s", code, errs)
 	}
 }
+
+// The Linux-only commands (plan, numa, place, apply, verify, rollback,
+// experiment) refuse an AIX host, exit 2, with what to use instead: a
+// snapshot of one, or dbhost running on one (refused before anything is
+// read, locked or created: the state directory is not made). Nothing here
+// may touch this machine: apply and place --apply are dry runs, rollback
+// and verify have an empty state directory.
+func TestCLILinuxOnlyRefuseAIX(t *testing.T) {
+	snap := filepath.Join(t.TempDir(), "aix72.json")
+	if code, _, errs := cliRun(t, "collect", "--aix-bundle", aixBundle, "--format", "json", "-o", snap); code != 0 {
+		t.Fatalf("collect: exit %d: %s", code, errs)
+	}
+	planDir := filepath.Join(t.TempDir(), "plan")
+	spec, _ := filepath.Abs("../../examples/place/case1-caging.yaml")
+	for _, args := range [][]string{
+		{"plan", "--snapshot", snap, "-o", planDir},
+		{"numa", "--snapshot", snap},
+		{"place", "--spec", spec, "--snapshot", snap},
+	} {
+		code, out, errs := cliRun(t, args...)
+		if code != 2 || out != "" || !strings.Contains(errs, "is an AIX host: dbhost "+args[0]+" works on Linux hosts") || !strings.Contains(errs, "dbhost audit") {
+			t.Errorf("%v: exit %d\n%s\n%s", args, code, out, errs)
+		}
+	}
+	if _, err := os.Stat(planDir); !os.IsNotExist(err) {
+		t.Errorf("plan of an AIX snapshot made %s: %v", planDir, err)
+	}
+	env := []string{"DBHOST_TEST_AIX_LIVE=1", "PATH=" + aixStubs(t) + ":/usr/bin:/bin"}
+	state := filepath.Join(t.TempDir(), "state")
+	for _, args := range [][]string{
+		{"apply", "--dry-run", "--state-dir", state},
+		{"verify", "--state-dir", state},
+		{"rollback", "--state-dir", state},
+		{"place", "--spec", spec, "--apply", "--dry-run", "--state-dir", state},
+		{"plan", "-o", planDir},
+		{"numa"},
+	} {
+		r := hooksExec(t, env, args...)
+		if r.code != 2 || !strings.Contains(r.stderr, "AIX host: dbhost ") || !strings.Contains(r.stderr, "works on Linux hosts") {
+			t.Errorf("live AIX %v: exit %d\n%s\n%s", args, r.code, r.stdout, r.stderr)
+		}
+	}
+	for _, p := range []string{state, planDir} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("a refused command made %s: %v", p, err)
+		}
+	}
+}

@@ -75,7 +75,7 @@ func (h *hostFlags) add(c *cobra.Command) {
 	_ = c.MarkFlagDirname("state-dir")
 }
 
-func (h *hostFlags) options() (apply.Options, error) {
+func (h *hostFlags) options(cmd string) (apply.Options, error) {
 	if h.format != "text" && h.format != "json" && (h.format != "markdown" || !h.markdown) {
 		formats := "[text json]"
 		if h.markdown {
@@ -99,6 +99,9 @@ func (h *hostFlags) options() (apply.Options, error) {
 		abs, _ = filepath.Abs(h.root)
 	}
 	if abs == "" || abs == "/" {
+		if err := refuseLiveAIX(cmd); err != nil {
+			return o, err
+		}
 		o.Root = facts.Root{Dir: "/", Live: true}
 	} else {
 		root, err := hostsrc.OpenTree(h.root)
@@ -222,7 +225,7 @@ apply/rollback holds the lock (nothing was read or changed).`,
   dbhost apply --plan plan/plan.json --format markdown -o change.md`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			o, err := h.options()
+			o, err := h.options("apply")
 			if err != nil {
 				return err
 			}
@@ -321,6 +324,9 @@ func loadChanges(c *cobra.Command, h *hostFlags, pf *planFlags, planPath string)
 		if err != nil {
 			return nil, "", err
 		}
+		if err := linuxOnly("apply", s); err != nil {
+			return nil, "", err
+		}
 		p, err = plan.Build(s, plan.Options{Workload: pf.workload, DB: pf.db, Artifacts: set, Only: pf.only, Skip: pf.skip})
 		if err != nil {
 			return nil, "", usageErr("%v", err)
@@ -395,7 +401,7 @@ holds the lock (nothing was read or changed).`,
   dbhost rollback --format markdown -o rollback.md`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			o, err := h.options()
+			o, err := h.options("rollback")
 			if err != nil {
 				return err
 			}
@@ -463,7 +469,7 @@ rollback is running (it holds the lock).`,
   dbhost verify --format markdown > verify.md`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			o, err := h.options()
+			o, err := h.options("verify")
 			if err != nil {
 				return err
 			}

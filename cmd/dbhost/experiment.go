@@ -72,7 +72,7 @@ every run's bench result); the bench's own --format and -o are the experiment's.
 					return usageErr("--metric %q: expected one of throughput_gbps, ops_per_sec, latency_mean_us, ns_per_load, latency_p99_us", m)
 				}
 			}
-			o, err := h.options()
+			o, err := h.options("experiment")
 			if err != nil {
 				return err
 			}

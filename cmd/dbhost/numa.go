@@ -55,6 +55,9 @@ spread or remote, with the memory-weighted distance ratio from the SLIT (seed 00
 			if err != nil {
 				return err
 			}
+			if err := linuxOnly("numa", s); err != nil {
+				return err
+			}
 			var view any
 			var text []byte
 			if pid != 0 || db != "" {

@@ -95,7 +95,7 @@ failed (rollback restores), 6 (--apply) another dbhost apply/rollback holds the 
 				// The lock before the host is read: another apply may be
 				// writing the cgroups and pools this plan starts from.
 				h := hostFlags{root: src.root, stateDir: stateDir, format: format, markdown: true}
-				if o, err = h.options(); err != nil {
+				if o, err = h.options("place --apply"); err != nil {
 					return err
 				}
 				o.DryRun = dryRun
@@ -110,6 +110,9 @@ failed (rollback restores), 6 (--apply) another dbhost apply/rollback holds the 
 			}
 			s, err := src.one("place")
 			if err != nil {
+				return err
+			}
+			if err := linuxOnly("place", s); err != nil {
 				return err
 			}
 			r := place.Plan(s, spec)

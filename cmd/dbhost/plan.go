@@ -118,6 +118,9 @@ func runPlan(c *cobra.Command, src *sourceFlags, out *outputFlags, f *planFlags)
 	if err != nil {
 		return err
 	}
+	if err := linuxOnly("plan", s); err != nil {
+		return err
+	}
 	f.live.attach(c, s, src, f.db)
 	db := f.db
 	if db == "auto" {

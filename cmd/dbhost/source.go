@@ -63,6 +63,32 @@ func (f *sourceFlags) one(cmd string) (*snapshot.Snapshot, error) {
 	return hostsrc.One(f.spec(), cmd)
 }
 
+// linuxOnly refuses an AIX host's snapshot for a command that reads or
+// changes what only Linux has (/proc/sys, /sys NUMA nodes, cgroups, tuned):
+// never a Linux plan, placement or NUMA view made up from an AIX host.
+func linuxOnly(cmd string, s *snapshot.Snapshot) error {
+	if s == nil || s.AIX == nil {
+		return nil
+	}
+	host := s.Host.Hostname
+	if host == "" {
+		host = "the host"
+	}
+	return usageErr("%s is an AIX host: dbhost %s works on Linux hosts (/proc, /sys, cgroups, tuned); %s", host, cmd, aixHint)
+}
+
+// refuseLiveAIX refuses a Linux-only command on a live AIX host before it
+// reads, locks or creates anything (dbhost running on AIX).
+func refuseLiveAIX(cmd string) error {
+	if !hostsrc.LiveIsAIX() {
+		return nil
+	}
+	return usageErr("this is an AIX host: dbhost %s works on Linux hosts (/proc, /sys, cgroups, tuned); %s", cmd, aixHint)
+}
+
+// aixHint is what an AIX host gets instead.
+const aixHint = "on AIX, 'dbhost audit' gives the findings with their AIX fix commands (chdev, vmo, ioo, no, smtctl), 'dbhost collect' and 'dbhost report' the host's picture (docs/aix.md)"
+
 // live: no source flag, this host.
 func (f *sourceFlags) live() bool {
 	return f.root == "" && f.sosreport == "" && f.snapshot == "" && f.aixBundle == ""

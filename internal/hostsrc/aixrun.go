@@ -51,6 +51,10 @@ func DefaultAIXRun(version string) AIXRun {
 	return AIXRun{Path: p + aixPathDirs, EnvFile: "/etc/environment", Timeout: aix.CommandTimeout, Collector: "dbhost " + version}
 }
 
+// LiveIsAIX reports whether the live host (no source flag) is an AIX host,
+// whose facts come from its commands, not from /proc and /sys.
+func LiveIsAIX() bool { return aixLive() }
+
 // aixLive reports whether the live host is an AIX host: dbhost runs on
 // AIX (or a -tags testhooks binary is told to play one with stub
 // commands, DBHOST_TEST_AIX_LIVE=1).
