@@ -57,6 +57,9 @@ func TestHTMLAIXPicture(t *testing.T) {
 			t.Errorf("LPAR: %q missing from %q", want, lpar)
 		}
 	}
+	if !strings.Contains(lpar, fmt.Sprintf("depth %d", *a.DSCR.PrefetchDepth)) || !strings.Contains(lpar, "PowerHA (lssrc -ls clstrmgrES)not installed") {
+		t.Errorf("LPAR: the prefetch depth and PowerHA: %q", lpar)
+	}
 	cards := doc.sel("article.srad")
 	if len(cards) != len(a.SRADs) || len(cards) < 2 {
 		t.Fatalf("%d SRAD cards for %d SRADs", len(cards), len(a.SRADs))
@@ -210,6 +213,9 @@ func TestHTMLAIXAbsent(t *testing.T) {
 	if len(doc.sel("article.srad")) != 0 {
 		t.Error("no SRAD card without lssrad")
 	}
+	if got := doc.one(t, "dl#aix-lpar").text(); !strings.Contains(got, "cluster node, cluster manager ST_STABLE") {
+		t.Errorf("the 6.1 host is a PowerHA node: %q", got)
+	}
 	for _, r := range rows(t, doc, "aix-disks") {
 		if !strings.Contains(r.text(), "absent") || len(r.sel("span.bar")) != 0 {
 			t.Errorf("iostat -D failed: the disk row says absent and draws nothing: %q", r.text())
@@ -232,7 +238,8 @@ func TestHTMLAIXAbsent(t *testing.T) {
 		}}
 	doc = aixReport(t, empty)
 	for id, want := range map[string]string{"aix-lpar-absent": "not present in the bundle", "aix-blocked-absent": "vmstat -v exited 2",
-		"aix-fc-absent": "lsdev_-Cc_adapter", "aix-disks-absent": "not in the snapshot", "aix-memory-absent": "not in the snapshot"} {
+		"aix-fc-absent": "lsdev_-Cc_adapter", "aix-disks-absent": "not in the snapshot", "aix-memory-absent": "not in the snapshot",
+		"aix-lpar": "Hardware prefetch (dscrctl -q)absent: not in the snapshot"} {
 		if got := doc.one(t, "#"+id).text(); !strings.Contains(got, want) {
 			t.Errorf("#%s: %q, want %q", id, got, want)
 		}

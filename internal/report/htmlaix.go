@@ -225,6 +225,7 @@ func buildAIXLPAR(h *htmlAIX, s *snapshot.Snapshot) {
 		}
 		add("System (prtconf)", m)
 	}
+	defer buildAIXPlatform(h, s) // after the LPAR's lines, or in their place
 	lp := a.LPAR
 	if lp == nil {
 		h.LPARAbsent = aixAbsence(s, "aix.lpar")
@@ -270,6 +271,39 @@ func buildAIXLPAR(h *htmlAIX, s *snapshot.Snapshot) {
 		mem += ", memory mode " + lp.MemoryMode
 	}
 	add("Memory", mem)
+}
+
+// buildAIXPlatform adds the hardware prefetch in force (dscrctl -q) and
+// whether the node is a PowerHA cluster node (lssrc -ls clstrmgrES).
+func buildAIXPlatform(h *htmlAIX, s *snapshot.Snapshot) {
+	a := s.AIX
+	pf := "absent: " + aixAbsence(s, "aix.dscr")
+	if d := a.DSCR; d != nil {
+		pf = "depth " + optIntp(d.PrefetchDepth)
+		if d.PrefetchOff != nil && *d.PrefetchOff {
+			pf = "off (DPFD_NONE)"
+		}
+		pf += fmt.Sprintf("; platform default %s %s, OS default %s %s", optInt(d.PlatformDefaultPD), d.PlatformDefaultPDName, optInt(d.OSDefaultPD), d.OSDefaultPDName)
+		if d.NumberOfStreams != nil {
+			pf += fmt.Sprintf("; %d streams", *d.NumberOfStreams)
+		}
+	}
+	h.LPAR = append(h.LPAR, kv{"Hardware prefetch (dscrctl -q)", pf})
+	ha := "absent: " + aixAbsence(s, "aix.powerha")
+	if p := a.PowerHA; p != nil {
+		switch {
+		case !p.Installed:
+			ha = "not installed (no clstrmgrES subsystem)"
+		case p.ClusterNode:
+			ha = "cluster node, cluster manager " + orDash(p.State)
+		default:
+			ha = "installed, no cluster defined (" + orDash(p.State) + ")"
+		}
+		if p.VRMF != "" {
+			ha += ", PowerHA " + p.VRMF
+		}
+	}
+	h.LPAR = append(h.LPAR, kv{"PowerHA (lssrc -ls clstrmgrES)", ha})
 }
 
 func buildAIXSRADs(h *htmlAIX, s *snapshot.Snapshot) {
