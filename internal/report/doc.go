@@ -165,17 +165,77 @@ func (d *mdDoc) block() {
 	}
 }
 
-func (d *mdDoc) title(s string) { d.block(); d.b.WriteString("# " + s + "\n\n") }
+func (d *mdDoc) title(s string) { d.block(); d.b.WriteString("# " + mdInline(s) + "\n\n") }
 func (d *mdDoc) section(s string) {
 	d.block()
-	d.b.WriteString("## " + strings.TrimSuffix(s, ":") + "\n\n")
+	d.b.WriteString("## " + mdInline(strings.TrimSuffix(s, ":")) + "\n\n")
 }
 func (d *mdDoc) line(s string) {
 	d.block()
 	if s != "" {
-		d.b.WriteString(mdStart(s) + "\n\n")
+		d.b.WriteString(mdStart(mdInline(s)) + "\n\n")
 	}
 }
+
+// mdInline escapes, outside its code spans (which d.code made, kept as
+// they are), what Markdown would take for markup in dbhost's text: a < (an
+// HTML tag: "<host>", SQL's "a<b"), a * and an _ at a word's edge
+// (emphasis: "cpu*", Oracle's "_enable_NUMA_support"), a backslash before
+// punctuation (an escape: a quoted "numa\_balancing" keeps its backslash).
+// An _ inside a word ("dirty_ratio") is never emphasis and stays as it is.
+func mdInline(s string) string {
+	if !strings.ContainsAny(s, "<*_\\") {
+		return s
+	}
+	word := func(i int) bool {
+		if i < 0 || i >= len(s) {
+			return false
+		}
+		c := s[i]
+		return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+	}
+	ticks := func(i int) int {
+		n := 0
+		for i+n < len(s) && s[i+n] == '`' {
+			n++
+		}
+		return n
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		if n := ticks(i); n > 0 {
+			end := -1 // the closing run of exactly n backticks
+			for k := i + n; k < len(s); {
+				if m := ticks(k); m > 0 {
+					if m == n {
+						end = k + m
+						break
+					}
+					k += m
+				} else {
+					k++
+				}
+			}
+			if end < 0 {
+				end = i + n // no closing run: the backticks are text
+			}
+			b.WriteString(s[i:end])
+			i = end
+			continue
+		}
+		switch c := s[i]; {
+		case c == '<' || c == '*', c == '_' && !(word(i-1) && word(i+1)),
+			c == '\\' && i+1 < len(s) && strings.IndexByte(mdPunct, s[i+1]) >= 0:
+			b.WriteByte('\\')
+		}
+		b.WriteByte(s[i])
+		i++
+	}
+	return b.String()
+}
+
+// mdPunct is the ASCII punctuation a backslash escapes in CommonMark.
+const mdPunct = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
 
 // mdStart escapes what would make the start of s a list item, a quote or a
 // heading (apply's and drift's marks: + - > *, a #) instead of text.
@@ -195,7 +255,7 @@ func (d *mdDoc) item(s string) {
 	if t := strings.TrimLeft(s, " "); t != s {
 		s, mark = t, "  - " // an indented line details the item above it
 	}
-	d.b.WriteString(mark + mdStart(s) + "\n")
+	d.b.WriteString(mark + mdStart(mdInline(s)) + "\n")
 	d.inList = true
 }
 func (d *mdDoc) code(s string) string { return mdCode(s) }
@@ -213,9 +273,9 @@ func (d *mdDoc) fields(_ string, fs []docField) {
 				continue
 			}
 			if f.label != "" && i == 0 {
-				l = "**" + f.label + "**: " + l
+				l = "**" + mdInline(f.label) + "**: " + mdInline(l)
 			} else {
-				l = mdStart(l)
+				l = mdStart(mdInline(l))
 			}
 			d.b.WriteString("  - " + l + "\n") // nested under the item above
 			d.inList = true

@@ -28,7 +28,7 @@ func checkSameView(t *testing.T, name string, text, md []byte) {
 	for _, w := range strings.Fields(plain) {
 		words[strings.Trim(w, "|")] = true
 	}
-	for _, w := range strings.Fields(strings.ReplaceAll(string(text), "`", "")) {
+	for _, w := range strings.Fields(strings.NewReplacer("`", "", "\\", "").Replace(string(text))) {
 		if !strings.ContainsFunc(w, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
 			continue // layout (→, —, a lone -), not a word
 		}
@@ -299,5 +299,27 @@ func TestRollbackMarkdown(t *testing.T) {
 	}
 	if strings.Contains(md, "legacy") {
 		t.Errorf("the legacy warning in the Markdown (it goes to standard error):\n%s", md)
+	}
+}
+
+// mdInline escapes markup outside code spans only.
+func TestMDInline(t *testing.T) {
+	for in, want := range map[string]string{
+		"vm.dirty_ratio 20":             "vm.dirty_ratio 20",
+		"_enable_NUMA_support = TRUE":   "\\_enable_NUMA_support = TRUE",
+		"plan for <host> with a<b":      "plan for \\<host> with a\\<b",
+		"cpu* governors; 2 * 3":         "cpu\\* governors; 2 \\* 3",
+		"`cpu*/cpufreq` and `a<b` kept": "`cpu*/cpufreq` and `a<b` kept",
+		"``a`b_*`` then *x*":            "``a`b_*`` then \\*x\\*",
+		"an unmatched ` then _x_":       "an unmatched ` then \\_x\\_",
+		"`unclosed ``double`` *":        "`unclosed ``double`` \\*",
+		"":                              "",
+		"__init__ of a_b":               "\\_\\_init\\_\\_ of a_b",
+		"`` ` `` <":                     "`` ` `` \\<",
+		`numa\_balancing and C:\x`:      `numa\\\_balancing and C:\x`,
+	} {
+		if got := mdInline(in); got != want {
+			t.Errorf("mdInline(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

@@ -385,5 +385,5 @@ func mdResults(b *bytes.Buffer, title string, rs []rules.Result) {
 
 func mdCell(s string) string {
 	s = strings.ReplaceAll(s, "|", "\\|")
-	return strings.ReplaceAll(s, "\n", " ")
+	return mdInline(strings.ReplaceAll(s, "\n", " "))
 }

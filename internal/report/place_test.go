@@ -78,13 +78,13 @@ func TestPlaceMarkdown(t *testing.T) {
 		}
 		for _, e := range r.Errors {
 			seen["error"] = true
-			if !strings.Contains(string(md), ": "+e.Message+"\n") {
+			if !strings.Contains(strings.ReplaceAll(string(md), "\\", ""), ": "+e.Message+"\n") {
 				t.Errorf("%s: error %q not in the Markdown:\n%s", name, e.Message, md)
 			}
 		}
 		for _, w := range r.Warnings {
 			seen["warning"] = true
-			if !strings.Contains(string(md), "warning: ") || !strings.Contains(string(md), w.Message) {
+			if !strings.Contains(string(md), "warning: ") || !strings.Contains(strings.ReplaceAll(string(md), "\\", ""), w.Message) {
 				t.Errorf("%s: warning %q not in the Markdown:\n%s", name, w.Message, md)
 			}
 		}
