@@ -253,3 +253,20 @@ func TestHTMLAIXAbsent(t *testing.T) {
 		t.Error("nothing read, nothing drawn")
 	}
 }
+
+// collect's summary of an AIX host: no Linux kernel to name in its first
+// line (AIX's level follows it), the same in Markdown.
+func TestSummaryAIXHead(t *testing.T) {
+	s, err := snapshot.Load("../facts/aix/testdata/golden/aix72.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, md := Summary(s), SummaryMarkdown(s)
+	if first, _, _ := strings.Cut(string(text), "\n"); first != "Host db1 — "+s.Host.OS+" (ppc64)" {
+		t.Errorf("first line %q", first)
+	}
+	if !strings.HasPrefix(string(md), "# Host db1 — "+s.Host.OS+" (ppc64)\n") {
+		t.Errorf("Markdown:\n%.200s", md)
+	}
+	checkSameView(t, "aix72 summary", text, md)
+}

@@ -51,6 +51,9 @@ func SummaryMarkdown(s *snapshot.Snapshot) []byte {
 func summary(d doc, s *snapshot.Snapshot) {
 	h := s.Host
 	head := fmt.Sprintf("Host %s — %s, kernel %s", orDash(h.Hostname), orDash(h.OS), orDash(h.Kernel))
+	if s.AIX != nil && h.Kernel == "" { // AIX's level is its kernel's: said on the next lines
+		head = fmt.Sprintf("Host %s — %s", orDash(h.Hostname), orDash(h.OS))
+	}
 	if h.Arch != "" {
 		head += fmt.Sprintf(" (%s)", h.Arch)
 	}
