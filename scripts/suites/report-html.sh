@@ -17,7 +17,8 @@
 #
 # The screenshots (report.png, report-filtered.png, report-aix.png, fleet.png), report.pdf
 # and Chromium's logs are kept in $DBHOST_TEST_OUT/report-html (default
-# /tmp/dbhost-test-out/report-html).
+# /tmp/dbhost-test-out/report-html); a second run on the machine waits for
+# the first (flock on its .lock) instead of overwriting them.
 # Exit 77 with "SKIP: reason" when chromium or python3 is missing
 # (scripts/lib/suite.sh); any failed check exits 1.
 set -euo pipefail
@@ -41,6 +42,13 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/dbhost-report-suite.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 out=${DBHOST_TEST_OUT:-${TMPDIR:-/tmp}/dbhost-test-out}/report-html
 mkdir -p "$out"
+# Two runs on one machine (two clones, two engineers) share $out: the second
+# waits for the first, so neither removes or overwrites the other's
+# screenshots while they are looked at by its checks.
+if command -v flock >/dev/null 2>&1; then
+	exec 9>"$out/.lock"
+	flock 9
+fi
 rm -f "$out"/report.png "$out"/report-filtered.png "$out"/report.pdf "$out"/fleet.png "$out"/report-aix.png "$out"/chromium-*.log
 bin="$work/dbhost"
 CGO_ENABLED=0 go build -o "$bin" ./cmd/dbhost
