@@ -80,7 +80,7 @@ func linuxOnly(cmd string, s *snapshot.Snapshot) error {
 // refuseLiveAIX refuses a Linux-only command on a live AIX host before it
 // reads, locks or creates anything (dbhost running on AIX).
 func refuseLiveAIX(cmd string) error {
-	if !hostsrc.LiveIsAIX() {
+	if !hostsrc.LiveAIX() {
 		return nil
 	}
 	return usageErr("this is an AIX host: dbhost %s works on Linux hosts (/proc, /sys, cgroups, tuned); %s", cmd, aixHint)

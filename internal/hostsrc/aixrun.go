@@ -20,6 +20,7 @@ import (
 
 	"github.com/dbhost/dbhost/internal/confine"
 	"github.com/dbhost/dbhost/internal/facts/aix"
+	"github.com/dbhost/dbhost/internal/input"
 	"github.com/dbhost/dbhost/internal/snapshot"
 	"github.com/dbhost/dbhost/internal/testhooks"
 )
@@ -50,10 +51,6 @@ func DefaultAIXRun(version string) AIXRun {
 	}
 	return AIXRun{Path: p + aixPathDirs, EnvFile: "/etc/environment", Timeout: aix.CommandTimeout, Collector: "dbhost " + version}
 }
-
-// LiveIsAIX reports whether the live host (no source flag) is an AIX host,
-// whose facts come from its commands, not from /proc and /sys.
-func LiveIsAIX() bool { return aixLive() }
 
 // aixLive reports whether the live host is an AIX host: dbhost runs on
 // AIX (or a -tags testhooks binary is told to play one with stub
@@ -185,7 +182,7 @@ func runOne(bin string, args, env []string, timeout time.Duration) (out []byte, 
 	cmd.Args[0] = args[0]
 	cmd.Env = env
 	cmd.Dir = "/"
-	w := &capWriter{max: aixMaxFile}
+	w := &input.Capped{Max: aixMaxFile}
 	cmd.Stdout, cmd.Stderr = w, w
 	// Stopped as the script stops it: TERM, then KILL a second later (and
 	// the output pipe closed, should a child of it still hold it).
@@ -208,25 +205,8 @@ func runOne(bin string, args, env []string, timeout time.Duration) (out []byte, 
 		w.WriteString(args[0] + ": cannot run " + bin + ": " + err.Error() + "\n")
 		rc = 126
 	}
-	return w.buf.Bytes(), rc, w.n > w.max
+	return w.Buf.Bytes(), rc, w.Over()
 }
-
-// capWriter keeps the first max bytes written and counts them all.
-type capWriter struct {
-	buf bytes.Buffer
-	max int64
-	n   int64
-}
-
-func (w *capWriter) Write(p []byte) (int, error) {
-	if room := w.max - int64(w.buf.Len()); room > 0 {
-		w.buf.Write(p[:min(int64(len(p)), room)])
-	}
-	w.n += int64(len(p))
-	return len(p), nil
-}
-
-func (w *capWriter) WriteString(s string) { w.Write([]byte(s)) }
 
 // maxEnvFile bounds the environment file read for TZ.
 const maxEnvFile = 1 << 20

@@ -1,7 +1,8 @@
 // Package input reads the files a user gives dbhost — snapshots, plans,
 // placement specs, journals — within documented size limits
 // (docs/limits.md), so that a huge file, /dev/zero or a FIFO nobody writes
-// ends in a clear error (exit 2) rather than in exhausted memory or a hang.
+// ends in a clear error (exit 2) rather than in exhausted memory or a hang;
+// and keeps the output of the commands dbhost runs within a bound (Capped).
 package input
 
 import (

@@ -7,7 +7,6 @@
 package libvirt
 
 import (
-	"bytes"
 	"context"
 	"encoding/xml"
 	"errors"
@@ -21,6 +20,7 @@ import (
 	"time"
 
 	"github.com/dbhost/dbhost/internal/cpulist"
+	"github.com/dbhost/dbhost/internal/input"
 )
 
 // MaxXML bounds a domain definition read from virsh or a journal.
@@ -440,44 +440,25 @@ func (c Conn) run(stdin string, args ...string) (string, error) {
 	cmd.Env = append(os.Environ(), "LC_ALL=C") // messages in one language, whoever runs dbhost
 	cmd.Stdin = strings.NewReader(stdin)
 	cmd.WaitDelay = 5 * time.Second // a child of virsh holding its pipes does not hold us
-	var out, errb bytes.Buffer
-	stdout := &limited{b: &out, n: MaxXML}
-	cmd.Stdout, cmd.Stderr = stdout, &limited{b: &errb, n: 64 << 10}
+	out, errb := &input.Capped{Max: MaxXML}, &input.Capped{Max: 64 << 10}
+	cmd.Stdout, cmd.Stderr = out, errb
 	what := "virsh " + strings.Join(args, " ")
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil {
 			return "", fmt.Errorf("%s: no answer from %s within %s", what, c.URI, to)
 		}
-		msg := strings.TrimSpace(errb.String())
+		msg := strings.TrimSpace(errb.Buf.String())
 		if msg == "" {
 			msg = err.Error()
 		}
-		return out.String(), fmt.Errorf("%s: %s", what, strings.ReplaceAll(msg, "\n", "; "))
+		return out.Buf.String(), fmt.Errorf("%s: %s", what, strings.ReplaceAll(msg, "\n", "; "))
 	}
-	if stdout.over {
+	if out.Over() {
 		// A definition cut at the bound must never be journaled or
 		// spliced as if it were whole.
 		return "", fmt.Errorf("%s: more than %d bytes of output", what, MaxXML)
 	}
-	return out.String(), nil
-}
-
-// limited is a writer keeping at most n bytes; over says it was given more.
-type limited struct {
-	b    *bytes.Buffer
-	n    int
-	over bool
-}
-
-func (l *limited) Write(p []byte) (int, error) {
-	room := l.n - l.b.Len()
-	if room < len(p) {
-		l.over = true
-	}
-	if room > 0 {
-		l.b.Write(p[:min(len(p), room)])
-	}
-	return len(p), nil
+	return out.Buf.String(), nil
 }
 
 // Check says whether libvirt answers on the connection.
