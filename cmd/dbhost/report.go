@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"io"
 	"os"
@@ -11,7 +10,6 @@ import (
 	"github.com/dbhost/dbhost/internal/bench"
 	"github.com/dbhost/dbhost/internal/hostsrc"
 	"github.com/dbhost/dbhost/internal/input"
-	"github.com/dbhost/dbhost/internal/outdir"
 	"github.com/dbhost/dbhost/internal/report"
 	"github.com/dbhost/dbhost/internal/snapshot"
 	"github.com/spf13/cobra"
@@ -112,19 +110,7 @@ its checksum); any other existing file is refused (exit 2). '-o -' writes to sta
 			if err != nil {
 				return err
 			}
-			if out == "-" {
-				w := bufio.NewWriterSize(c.OutOrStdout(), 64<<10)
-				if err := write(w); err != nil {
-					return err
-				}
-				if err := w.Flush(); err != nil {
-					return err
-				}
-			} else if err := outdir.CreateOwnFile(out, reportMaxBytes, report.IsOwnHTML, write); err != nil {
-				var re *outdir.RefusedError
-				if errors.As(err, &re) {
-					return usageErr("-o %v", err)
-				}
+			if err := streamOwnOutput(c, out, reportMaxBytes, report.IsOwnHTML, write); err != nil {
 				return err
 			}
 			if len(artErrs) > 0 {

@@ -144,6 +144,15 @@ func writeOutput(c *cobra.Command, out string, b []byte) error {
 // file it goes to a temp file renamed over it only when fn succeeds (an
 // error leaves the old file as it was); standard output gets it as it comes.
 func streamOutput(c *cobra.Command, out string, fn func(io.Writer) error) error {
+	// No format check (own nil, no limit): these outputs are recognised by
+	// the checksum CreateOwnFile keeps in their attribute.
+	return streamOwnOutput(c, out, 0, nil, fn)
+}
+
+// streamOwnOutput is streamOutput for a format that also carries its own
+// checksum (the HTML report's trailer): own says so of an existing file's
+// first limit bytes (outdir.CreateOwnFile).
+func streamOwnOutput(c *cobra.Command, out string, limit int64, own func([]byte) bool, fn func(io.Writer) error) error {
 	if out == "" || out == "-" {
 		w := bufio.NewWriterSize(c.OutOrStdout(), 64<<10)
 		if err := fn(w); err != nil {
@@ -153,9 +162,7 @@ func streamOutput(c *cobra.Command, out string, fn func(io.Writer) error) error 
 		return w.Flush()
 	}
 	werr := error(nil) // fn's own error, returned as it is
-	// No format check (own nil, no limit): these outputs are recognised by
-	// the checksum CreateOwnFile keeps in their attribute.
-	err := outdir.CreateOwnFile(out, 0, nil, func(w io.Writer) error {
+	err := outdir.CreateOwnFile(out, limit, own, func(w io.Writer) error {
 		werr = fn(w)
 		return werr
 	})
