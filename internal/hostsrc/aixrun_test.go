@@ -150,11 +150,9 @@ func TestRunAIXTimeoutAndLimit(t *testing.T) {
 	os.WriteFile(filepath.Join(stubs, "prtconf"), []byte("#!/bin/sh\nyes 'System Model: IBM,8286-42A' | head -c 300000\n"), 0o755)
 	defer func(v int64) { aixMaxFile = v }(aixMaxFile)
 	aixMaxFile = 100000
-	start := time.Now()
+	// No wall-clock bound (machines here are noisy): a hanging command
+	// that was not stopped ends with sleep's exit 0, not 124, below.
 	b := RunAIX(AIXRun{Path: stubs + ":/usr/bin:/bin", EnvFile: "/nonexistent", Timeout: time.Second, Collector: "dbhost test"})
-	if d := time.Since(start); d > 30*time.Second {
-		t.Errorf("took %v: the hanging command was not stopped", d)
-	}
 	meta := string(b.Files["meta"])
 	for _, l := range []string{"failed: smtctl (exit 124)\n", "ran: prtconf\n", "ran: ps -ef\n"} {
 		if !strings.Contains(meta, l) {
