@@ -19,7 +19,15 @@
 TUNED_STATE=""
 
 tuned_available() {
-	command -v tuned >/dev/null 2>&1 && command -v tuned-adm >/dev/null 2>&1 && command -v dbus-daemon >/dev/null 2>&1
+	command -v tuned >/dev/null 2>&1 && command -v tuned-adm >/dev/null 2>&1 && command -v dbus-daemon >/dev/null 2>&1 &&
+		command -v dbus-send >/dev/null 2>&1
+}
+
+# tuned_bus_answers: a system bus answers a call (the socket's existence
+# proves nothing: an earlier bus may have left it behind).
+tuned_bus_answers() {
+	timeout 5 dbus-send --system --print-reply --dest=org.freedesktop.DBus \
+		/org/freedesktop/DBus org.freedesktop.DBus.GetId >/dev/null 2>&1
 }
 
 tuned_up() {
@@ -28,10 +36,29 @@ tuned_up() {
 	for f in active_profile profile_mode post_loaded_profile; do
 		if [[ -e /etc/tuned/$f ]]; then cp -p "/etc/tuned/$f" "$TUNED_STATE/$f.saved"; fi
 	done
-	if [[ ! -S /run/dbus/system_bus_socket ]]; then
+	if ! tuned_bus_answers; then
+		# A socket (and pid file) left by a bus that is gone: dbus-daemon
+		# refuses to start over its pid file, and tuned gets "Connection
+		# refused". A bus whose daemon still runs but does not answer is not
+		# ours to replace.
+		local oldpid=""
+		[[ -s /run/dbus/pid ]] && oldpid=$(cat /run/dbus/pid)
+		if [[ -n "$oldpid" ]] && kill -0 "$oldpid" 2>/dev/null; then
+			echo "no system bus: dbus-daemon (pid $oldpid) runs but does not answer on /run/dbus/system_bus_socket" >&2
+			return 2
+		fi
+		if [[ -e /run/dbus/system_bus_socket || -e /run/dbus/pid ]]; then
+			echo "note: removing a stale system bus socket/pid file (no bus answers there)" >&2
+			rm -f /run/dbus/system_bus_socket /run/dbus/pid
+		fi
 		mkdir -p /run/dbus
 		if ! dbus-daemon --system --fork --print-pid >"$TUNED_STATE/dbus.pid" 2>"$TUNED_STATE/dbus.err"; then
 			echo "no system bus: dbus-daemon --system failed: $(head -1 "$TUNED_STATE/dbus.err")" >&2
+			return 2
+		fi
+		for ((i = 0; i < 50; i++)); do tuned_bus_answers && break; sleep 0.1; done
+		if ! tuned_bus_answers; then
+			echo "no system bus: dbus-daemon --system started (pid $(cat "$TUNED_STATE/dbus.pid")) but does not answer" >&2
 			return 2
 		fi
 	fi
