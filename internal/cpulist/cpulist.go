@@ -14,9 +14,10 @@ import (
 const maxCPUListID = 1 << 16
 
 // Parse parses the kernel's list format ("0-3,8,10-11", "" = empty)
-// into sorted, de-duplicated ids.
+// into sorted, de-duplicated ids. Surrounding white space and trailing NUL
+// bytes (a list file ending in "\n\x00") are not part of the list.
 func Parse(s string) ([]int, error) {
-	s = strings.TrimSpace(s)
+	s = trimList(s)
 	out := []int{}
 	if s == "" {
 		return out, nil
@@ -52,8 +53,12 @@ func Parse(s string) ([]int, error) {
 }
 
 // ParseMask parses the kernel's hex mask format ("ff,00000001") into ids.
+//
+// Masks are as wide as the kernel's nr_cpu_ids: comma-separated 32-bit
+// words, most significant first; a word may be printed without its leading
+// zeros ("3f,00000000" as some captures keep it).
 func ParseMask(s string) ([]int, error) {
-	s = strings.TrimSpace(s)
+	s = trimList(s)
 	out := []int{}
 	if s == "" {
 		return out, nil
@@ -82,6 +87,37 @@ func ParseMask(s string) ([]int, error) {
 	return out, nil
 }
 
+// FormatMask prints ids as the kernel prints a bitmap of nbits bits (%*pb,
+// lib/bitmap.c): 32-bit words, most significant first, separated by commas,
+// the first word as wide as its bits ("ffff" for 16 CPUs, "3" for 2). Ids at
+// or above nbits are not printed.
+func FormatMask(ids []int, nbits int) string {
+	if nbits <= 0 {
+		return ""
+	}
+	words := make([]uint32, (nbits+31)/32)
+	for _, id := range ids {
+		if id >= 0 && id < nbits {
+			words[id/32] |= 1 << uint(id%32)
+		}
+	}
+	first := nbits % 32
+	if first == 0 {
+		first = 32
+	}
+	var b strings.Builder
+	for i := len(words) - 1; i >= 0; i-- {
+		width := 8
+		if i == len(words)-1 {
+			width = (first + 3) / 4
+		} else {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "%0*x", width, words[i])
+	}
+	return b.String()
+}
+
 // Format prints ids in the kernel's compact list format.
 func Format(ids []int) string {
 	if len(ids) == 0 {
@@ -106,6 +142,11 @@ func Format(ids []int) string {
 		i = j + 1
 	}
 	return b.String()
+}
+
+// trimList drops white space and NULs around a list or mask.
+func trimList(s string) string {
+	return strings.TrimSpace(strings.TrimRight(s, "\x00 \t\n\r"))
 }
 
 func trunc(s string, n int) string {

@@ -106,6 +106,67 @@ func FuzzParseMask(f *testing.F) {
 	})
 }
 
+// FuzzMaskRoundTrip checks the mask parser against the list parser: a list
+// the fuzzer chose, printed as the kernel prints a mask of any width (and
+// with the "\n\x00" end some kernels leave), parses back to the same ids;
+// and a mask that parses prints as a list that parses to the same ids.
+func FuzzMaskRoundTrip(f *testing.F) {
+	f.Add("0-7,16-23", 64, true)
+	f.Add("0-5,16-21", 32, false)
+	f.Add("31-33", 40, false)
+	f.Add("", 8, true)
+	f.Add("1023", 1024, false)
+	f.Fuzz(func(t *testing.T, list string, nbits int, nul bool) {
+		ids, err := Parse(list)
+		if err != nil || nbits <= 0 || nbits > 8192 {
+			return
+		}
+		var in []int
+		for _, id := range ids {
+			if id < nbits {
+				in = append(in, id)
+			}
+		}
+		m := FormatMask(in, nbits)
+		if nul {
+			m += "\n\x00"
+		}
+		got, err := ParseMask(m)
+		if err != nil {
+			t.Fatalf("ParseMask(%q) of list %q: %v", m, list, err)
+		}
+		if len(in) == 0 {
+			in = []int{}
+		}
+		if !reflect.DeepEqual(got, in) {
+			t.Fatalf("list %q as a %d-bit mask %q parses to %v, want %v", list, nbits, m, got, in)
+		}
+		back, err := Parse(Format(got) + "\n\x00")
+		if err != nil || !reflect.DeepEqual(back, got) {
+			t.Fatalf("mask %q → %v → list %q → %v (%v)", m, got, Format(got), back, err)
+		}
+	})
+}
+
+func TestTrailingNUL(t *testing.T) {
+	for in, want := range map[string]string{"0-7,16-23\n\x00": "0-7,16-23", "\x00": "", "3\x00\x00": "3"} {
+		ids, err := Parse(in)
+		if err != nil || Format(ids) != want {
+			t.Errorf("Parse(%q) = %v, %v; want %s", in, ids, err, want)
+		}
+	}
+	ids, err := ParseMask("00000000,003f0000,0000003f\n\x00")
+	if err != nil || Format(ids) != "0-5,48-53" {
+		t.Errorf("ParseMask = %v, %v", ids, err)
+	}
+	if m := FormatMask([]int{0, 1, 2, 3, 4, 5, 48, 49, 50, 51, 52, 53}, 96); m != "00000000,003f0000,0000003f" {
+		t.Errorf("FormatMask = %q", m)
+	}
+	if m := FormatMask([]int{0, 1}, 2); m != "3" {
+		t.Errorf("FormatMask 2 bits = %q", m)
+	}
+}
+
 func TestPerCPUPath(t *testing.T) {
 	cases := []struct {
 		in   string

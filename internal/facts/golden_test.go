@@ -481,6 +481,21 @@ func TestGoldenAbsencesAreTheStory(t *testing.T) {
 		"rhel9":      newKernel,
 		"sles12":     {"cpu_power.energy_perf_bias", "cpu_power.cpuidle.states.default_disabled", "cpu_power.intel_pstate.status", "memory.thp.shmem_enabled", "storage.devices[*].write_cache", "config.tuned.active_profile"},
 		"ubuntu2204": append([]string{"config.tuned.active_profile"}, newKernel...),
+		// Issue 25's topology variants: what their kernels and firmware lack,
+		// never a topology fact (each is read from the files the host has).
+		"el7-hascpu-blank": {"cpu_power.cpuidle.states.residency_us", "cpu_power.cpuidle.states.default_disabled", "cpu_power.energy_perf_bias",
+			"cpu_power.intel_pstate.status", "memory.thp.shmem_enabled", "storage.devices[*].write_cache"},
+		"mask-only": {"cpu_power.cpuidle.states.disabled", "cpu_power.cpuidle.states.residency_us", "cpu_power.cpuidle.states.default_disabled", "cpu_power.energy_perf_bias",
+			"cpu_power.intel_pstate", "memory.thp.shmem_enabled", "storage.devices[*].write_cache", "sysctl.kernel.numa_balancing*",
+			"sysctl.kernel.sched_migration_cost_ns", "sysctl.kernel.sched_autogroup_enabled", "sysctl.net.core.busy_*", "sysctl.net.ipv4.tcp_fastopen",
+			"config.tuned.profile"},
+		"magny-cours": {"config.tuned.active_profile", "cpu_power.cpuidle.states.disabled", "cpu_power.cpuidle.states.residency_us", "cpu_power.cpuidle.states.default_disabled",
+			"cpu_power.energy_perf_bias", "cpu_power.intel_pstate", "memory.thp.shmem_enabled", "storage.devices[*].write_cache", "sysctl.kernel.numa_balancing*",
+			"sysctl.kernel.sched_migration_cost_ns", "sysctl.kernel.sched_autogroup_enabled", "sysctl.net.core.busy_*", "sysctl.net.ipv4.tcp_fastopen"},
+		"power9-lpar":  append([]string{"config.tuned.active_profile", "cpu_power.cpuidle.states.default_disabled"}, noCpufreq...),
+		"arm-kunpeng":  append(append([]string{"config.tuned.active_profile", "cpu_power.cpuidle"}, noCpufreq...), newKernel...),
+		"guest-noids":  append(append([]string{"config.tuned.active_profile"}, noCpufreq...), newKernel...),
+		"bios-overlap": newKernel,
 	}
 	match := func(pattern, fact string) bool {
 		if ok, _ := filepath.Match(strings.ReplaceAll(strings.ReplaceAll(pattern, "[", "\\["), "]", "\\]"), fact); ok {

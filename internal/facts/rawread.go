@@ -178,7 +178,14 @@ func (r Root) ReadAttr(p string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return string(bytes.TrimSpace(b)), nil
+	return trimAttr(b), nil
+}
+
+// trimAttr trims an attribute's surrounding white space and any NUL bytes
+// after its value: some kernels' list files end in "\n\x00" (seen on a 5.15
+// arm64 server's sysfs), and a capture may pad a file with NULs.
+func trimAttr(b []byte) string {
+	return string(bytes.TrimSpace(bytes.TrimRight(b, "\x00 \t\n\r")))
 }
 
 // sysReader reads many attribute files with one reusable buffer. Between
@@ -262,7 +269,7 @@ func (r *sysReader) read(p string) (string, error) {
 		return "", err
 	}
 	r.buf = b[:0]
-	return string(bytes.TrimSpace(b)), nil
+	return trimAttr(b), nil
 }
 
 // relative returns p relative to the entered directory, when it is under it.

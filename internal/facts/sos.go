@@ -73,20 +73,13 @@ func sosSysctl(c *Collector) map[string]string {
 // recountTopology recomputes sockets, cores and threads from the CPUs.
 func recountTopology(t *snapshot.Topology) {
 	sockets := map[int]bool{}
-	cores := map[[3]int]bool{}
-	t.Threads = 0
 	for _, cp := range t.CPUs {
 		if cp.Socket >= 0 {
 			sockets[cp.Socket] = true
-			if cp.Core >= 0 {
-				cores[[3]int{cp.Socket, cp.Die, cp.Core}] = true
-			}
-		}
-		if cp.Online {
-			t.Threads++
 		}
 	}
-	t.Sockets, t.Cores = len(sockets), len(cores)
+	t.Sockets = len(sockets)
+	countCores(t)
 }
 
 // sosTopology fills nodes from numactl --hardware (or lscpu's node lines),

@@ -162,8 +162,11 @@ func TestSosFallbacks(t *testing.T) {
 			t.Errorf("cpu %+v", cp)
 		}
 	}
-	// The numa-off check (StageDerived) saw the filled topology: 1 node, 2 sockets.
-	if len(topo.NUMADisabled) != 1 || !strings.Contains(topo.NUMADisabled[0], "for 2 sockets") {
+	// The numa-off check (StageDerived) saw the filled topology: 1 node for
+	// lscpu's 2 sockets, but no CPU's package is known (lscpu's summary,
+	// not per CPU), so nothing shows one node holding several packages: a
+	// count is no evidence (issue 25).
+	if len(topo.NUMADisabled) != 0 {
 		t.Errorf("numa_disabled = %v", topo.NUMADisabled)
 	}
 	for _, f := range []string{"host.hostname", "host.kernel", "sysctl.vm.swappiness", "topology.nodes", "topology.cpus", "topology.cpus_online"} {

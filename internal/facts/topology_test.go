@@ -120,7 +120,7 @@ func TestTopologyNUMAOff(t *testing.T) {
 	}
 	s := topoCollect(t, topoTree(t, files))
 	got := strings.Join(s.Topology.NUMADisabled, "|")
-	if !strings.Contains(got, "numa=off") || !strings.Contains(got, "1 NUMA node(s) with CPUs for 2 sockets") {
+	if !strings.Contains(got, "numa=off") || !strings.Contains(got, "node 0 holds CPUs of 2 packages (0-1): its cpulist 0-3") {
 		t.Errorf("NUMADisabled = %q", got)
 	}
 	if s.Topology.Nodes[0].MemTotalKB != nil {

@@ -20,6 +20,9 @@ type NUMAView struct {
 	Sample string `json:"sample,omitempty"`
 	// Absent lists facts the view lacks, with the reason.
 	Absent []snapshot.Absence `json:"absent,omitempty"`
+	// Contradictions are the kernel's topology files that disagree, and
+	// which one the view believes (snapshot topology.contradictions).
+	Contradictions []snapshot.Contradiction `json:"contradictions,omitempty"`
 }
 
 // NUMANodeRow is one node. Sizes are kB; nil when the kernel did not say.
@@ -62,6 +65,7 @@ func NUMANodes(s *snapshot.Snapshot) *NUMAView {
 		}
 		v.Nodes = append(v.Nodes, r)
 	}
+	v.Contradictions = s.Topology.Contradictions
 	for _, a := range s.Absent {
 		if strings.HasPrefix(a.Fact, "topology.nodes") || a.Fact == "cpu_load" || a.Fact == "irqs.irqs" {
 			v.Absent = append(v.Absent, a)
@@ -183,6 +187,9 @@ func (v *NUMAView) Markdown() []byte {
 func (v *NUMAView) render(d doc) {
 	if len(v.Nodes) == 0 {
 		d.line("No NUMA nodes: the kernel shows no /sys/devices/system/node (NUMA off or CONFIG_NUMA=n).")
+	}
+	for _, x := range v.Contradictions {
+		d.line(ContradictionText(x))
 	}
 	sizes := map[int64]bool{}
 	for _, n := range v.Nodes {

@@ -79,6 +79,17 @@ func summary(d doc, s *snapshot.Snapshot) {
 	for _, x := range t.NUMADisabled {
 		d.item("! NUMA hidden: " + x)
 	}
+	for _, x := range t.Contradictions {
+		d.item("! " + ContradictionText(x))
+	}
+	for _, x := range t.Sources {
+		noun := "CPU"
+		if strings.HasPrefix(x.Fact, "nodes.") {
+			noun = "node"
+		}
+		d.item(fmt.Sprintf("from %s: %s of %s %s (%s)", x.File, x.Fact, noun+map[bool]string{true: "s", false: ""}[len(x.Items) != 1],
+			cpulist.Format(x.Items), x.Why))
+	}
 	if len(t.Nodes) > 0 {
 		tb := docTable{head: []string{"node", "cpus", "mem total", "mem free", "hugepages (size: total/free)", "distances"}, pad: 2, indent: "  ", open: true}
 		for _, n := range t.Nodes {
@@ -546,4 +557,18 @@ func guestsSummary(w doc, s *snapshot.Snapshot) {
 	for _, e := range lv.Errors {
 		w.item("! " + e)
 	}
+}
+
+// ContradictionText says which topology files disagree and what dbhost
+// believed, for people.
+func ContradictionText(x snapshot.Contradiction) string {
+	what := "the kernel's topology files disagree"
+	if x.Kind == "firmware" {
+		what = "firmware fault"
+	}
+	out := what + ": " + x.Detail
+	if x.Believed != "" {
+		return out + "; believed " + x.Believed
+	}
+	return out + "; neither believed (those facts are absent)"
 }

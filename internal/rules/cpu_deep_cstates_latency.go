@@ -136,8 +136,13 @@ func checkDeepCstates(in *Input) Outcome {
 		driver = *s.CPUPower.CpuidleDriver
 	}
 	arg := "intel_idle.max_cstate=1"
-	if driver == "acpi_idle" {
+	switch driver {
+	case "acpi_idle":
 		arg = "processor.max_cstate=1"
+	case "":
+		// The driver is unknown: each argument is ignored where its driver
+		// does not run.
+		arg = "intel_idle.max_cstate=1 processor.max_cstate=1"
 	}
 	ev := fmt.Sprintf("/sys/devices/system/cpu/cpuN/cpuidle/stateM/{name,latency,disable}: %s enabled; cpuidle driver %s",
 		strings.Join(names, ", "), orUnknown(driver))

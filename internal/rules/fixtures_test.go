@@ -23,6 +23,15 @@ func TestGoldenFixtures(t *testing.T) {
 		{"cgroup-v1", WorkloadOLTP, []string{"cgroup.cpuset-mems-not-local:critical", "numa.db-memory-remote"}, []string{"numa.disabled-at-boot"}},
 		{"cgroup-v2", WorkloadOLTP, []string{"virt.guest:info"}, []string{"cpu.governor-not-performance", "cpu.deep-cstates-latency", "cgroup.cpuset-mems-not-local"}},
 		{"sosreport-db1", WorkloadMixed, nil, []string{"numa.disabled-at-boot", "memory.hugepages-too-few"}},
+		// Issue 25: kernels, firmware and captures that lay the topology out
+		// differently are read right; none is "NUMA disabled" or "SMT off".
+		{"el7-hascpu-blank", WorkloadOLTP, []string{"numa.topology-contradiction:info"}, []string{"numa.disabled-at-boot", "cpu.smt-off"}},
+		{"mask-only", WorkloadOLTP, nil, []string{"numa.disabled-at-boot", "cpu.smt-off", "numa.topology-contradiction"}},
+		{"power9-lpar", WorkloadOLTP, nil, []string{"numa.disabled-at-boot", "cpu.smt-off", "numa.topology-contradiction"}},
+		{"magny-cours", WorkloadOLTP, nil, []string{"numa.disabled-at-boot", "numa.topology-contradiction"}},
+		{"arm-kunpeng", WorkloadOLTP, nil, []string{"numa.disabled-at-boot", "cpu.smt-off", "numa.topology-contradiction"}},
+		{"guest-noids", WorkloadOLTP, nil, []string{"numa.disabled-at-boot", "cpu.smt-off", "numa.topology-contradiction"}},
+		{"bios-overlap", WorkloadOLTP, []string{"numa.topology-contradiction:info"}, []string{"numa.disabled-at-boot"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -92,13 +92,22 @@ func checkNUMABalancing(in *Input) Outcome {
 		Risk: "Without automatic balancing nothing moves tasks or pages toward each other: place the database explicitly " +
 			"(one instance per node, numactl/cpusets, Oracle _enable_NUMA_support) or processes may overload one node (000 Note).",
 	}
-	if inHuge {
+	switch {
+	case !inHuge && hugeWhy != "" && shm.NotHugeKB == 0:
+		// Whether the shared memory is in hugepages cannot be seen: no
+		// warning from an absent fact.
+		f.Severity = SevInfo
+		f.Evidence += "; whether the shared memory is in hugepages is unknown (" + hugeWhy + ")"
+		f.Why = "000 (Scenario 1) recommends kernel.numa_balancing=0 after finding Oracle sleeping in page migrations with the SGA " +
+			"in 4 kB pages; 003 saw no difference with the memory in hugepages. Which of the two this host is cannot be told " +
+			"without its hugepage counters."
+	case inHuge:
 		f.Severity = SevInfo
 		f.Why = "003: with the database memory in hugepages there was no performance difference with autonuma on or off (the memory " +
 			"is wired down). 000 recommends kernel.numa_balancing=0 after finding Oracle sleeping in page migrations with the SGA " +
 			"still in 4 kB pages (its +27 % TPM is the whole NUMA configuration: numa=off removed, Oracle NUMA support, balancing off). " +
 			"Here the shared memory is in hugepages, so expect little gain; turning it off still removes the scanning faults."
-	} else {
+	default:
 		f.Why = "000 (Scenario 1): with the SGA in 4 kB pages, Oracle foreground processes slept in page migration " +
 			"(migration_entry_wait) and TPM fluctuated, and 000 recommends kernel.numa_balancing=0; the +27 % TPM of its Table 12 is " +
 			"the whole NUMA configuration (numa=off removed, Oracle NUMA support enabled, balancing off), balancing alone was not " +

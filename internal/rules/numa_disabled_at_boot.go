@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/dbhost/dbhost/internal/change"
+	"github.com/dbhost/dbhost/internal/cpulist"
 	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
@@ -97,14 +98,19 @@ func checkNUMADisabledAtBoot(in *Input) Outcome {
 		// left /sys/devices/system/node out. Not a fact to judge by.
 		return CannotCheck("no numa=off on the boot line, and %s", in.Reason("topology.nodes", "no NUMA nodes in the snapshot"))
 	}
-	if sockets > 1 && withCPU < sockets {
+	// Firmware interleaving needs positive evidence: one node directory
+	// holding the CPUs of several packages. Fewer nodes with CPUs than
+	// packages is not evidence by itself (a node CPU list unread, has_cpu
+	// empty on some 3.10 kernels, package ids a hypervisor hides).
+	if n, pk, ok := s.Topology.NodeSpanningPackages(); ok && sockets > 1 {
 		return Found(Finding{
 			Severity:    sev,
 			Setting:     "firmware:NUMA (node interleaving)",
-			Current:     fmt.Sprintf("%d NUMA node(s) with CPUs for %d sockets", withCPU, sockets),
+			Current:     fmt.Sprintf("node %d holds the CPUs of %d packages", n.ID, len(pk)),
 			Recommended: fmt.Sprintf("at least one NUMA node per socket (%d)", sockets),
-			Evidence: fmt.Sprintf("%s; /proc/cmdline has no numa=off (%s)", socketsText(s, "", withCPU),
-				strings.TrimSpace(s.Host.Cmdline)),
+			Evidence: fmt.Sprintf("%s; node %d's cpulist %s spans packages %s (physical_package_id of each CPU); "+
+				"/proc/cmdline has no numa=off (%s)", socketsText(s, "", withCPU), n.ID, cpulist.Format(n.CPUs),
+				cpulist.Format(pk), strings.TrimSpace(s.Host.Cmdline)),
 			Why: why + note,
 			Fix: Fix{Persistent: []string{
 				"firmware setup: disable memory/node interleaving (enable NUMA) so the kernel sees one node per socket",
@@ -112,6 +118,9 @@ func checkNUMADisabledAtBoot(in *Input) Outcome {
 			RebootRequired: true,
 			Risk:           "Memory placement changes after the reboot: re-check hugepages per node and the DB's NUMA settings.",
 		})
+	}
+	if w := topologyUnsure(s); w != "" && sockets > 1 {
+		return CannotCheck("no numa=off on the boot line; whether each node holds one package cannot be told: %s", w)
 	}
 	out := Passed("%s", socketsText(s, "", withCPU))
 	if cmdlineWhy == "" && sockets > 1 {
@@ -127,4 +136,25 @@ func socketsText(s *snapshot.Snapshot, socketsWhy string, withCPU int) string {
 	}
 	return fmt.Sprintf("%d socket(s), %d NUMA node(s) with CPUs (physical_package_id of each CPU; /sys/devices/system/node)",
 		s.Topology.Sockets, withCPU)
+}
+
+// topologyUnsure says why the snapshot cannot show which package each
+// node's CPUs belong to: a contradiction between the node and CPU files, a
+// node CPU list or a CPU's package not read. "" when it can.
+func topologyUnsure(s *snapshot.Snapshot) string {
+	for _, x := range s.Topology.Contradictions {
+		if x.Fact == "nodes.cpus" || x.Fact == "cpus.socket" {
+			return "the kernel's files contradict each other: " + x.Detail
+		}
+	}
+	for _, a := range s.Absent {
+		if a.Fact == "topology" || a.Fact == "topology.nodes" ||
+			(strings.HasPrefix(a.Fact, "topology.nodes[") && strings.HasSuffix(a.Fact, "].cpus")) {
+			return a.Fact + ": " + a.Reason
+		}
+	}
+	if why := AbsentReason(s, "topology.cpus.socket"); why != "" {
+		return why
+	}
+	return ""
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/dbhost/dbhost/internal/change"
+	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
 func TestNUMADisabledAtBoot(t *testing.T) {
@@ -28,9 +29,43 @@ func TestNUMADisabledAtBoot(t *testing.T) {
 		s.Topology.Nodes = s.Topology.Nodes[:1]
 		s.Topology.Nodes[0].CPUs = []int{0, 1, 2, 3, 4, 5, 6, 7}
 		f := fires(t, id, s, WorkloadMixed, DBNone)
-		if !strings.Contains(f.Current, "1 NUMA node(s) with CPUs for 2 sockets") {
-			t.Fatalf("current %q", f.Current)
+		if f.Current != "node 0 holds the CPUs of 2 packages" || !strings.Contains(f.Evidence, "spans packages 0-1") {
+			t.Fatalf("current %q evidence %q", f.Current, f.Evidence)
 		}
+	})
+	// Issue 25: no verdict from an absence or a contradiction.
+	t.Run("has_cpu empty but every node lists CPUs: passes", func(t *testing.T) {
+		s := host()
+		for i := range s.Topology.Nodes {
+			s.Topology.Nodes[i].HasCPU = false
+		}
+		s.Topology.Contradictions = append(s.Topology.Contradictions, snapshot.Contradiction{Fact: "nodes.has_cpu", Kind: "kernel"})
+		quiet(t, id, s, WorkloadOLTP, DBOracle)
+	})
+	t.Run("fewer nodes with CPUs than sockets, node CPU lists unread: cannot check", func(t *testing.T) {
+		s := host()
+		for i := range s.Topology.Nodes {
+			s.Topology.Nodes[i].HasCPU, s.Topology.Nodes[i].CPUs = false, []int{}
+		}
+		absent(s, "topology.nodes[0].cpus", "not present on this host")
+		cannot(t, id, s, WorkloadOLTP, DBOracle, "topology.nodes[0].cpus")
+	})
+	t.Run("overlapping node CPU lists: a firmware fault, not numa=off", func(t *testing.T) {
+		s := host()
+		for i := range s.Topology.Nodes {
+			s.Topology.Nodes[i].CPUs = []int{0, 1, 2, 3, 4, 5, 6, 7}
+		}
+		s.Topology.Contradictions = append(s.Topology.Contradictions, snapshot.Contradiction{Fact: "nodes.cpus", Kind: "firmware",
+			Detail: "the nodes' CPU lists overlap"})
+		cannot(t, id, s, WorkloadOLTP, DBOracle, "overlap")
+	})
+	t.Run("a CPU without a package: no evidence, cannot check", func(t *testing.T) {
+		s := host()
+		s.Topology.Nodes = s.Topology.Nodes[:1]
+		s.Topology.Nodes[0].CPUs = []int{0, 1, 2, 3, 4, 5, 6, 7}
+		s.Topology.CPUs[3].Socket = -1
+		absent(s, "topology.cpus.socket", "1 online CPUs have no readable topology (socket/core unknown)")
+		cannot(t, id, s, WorkloadOLTP, DBOracle, "socket/core unknown")
 	})
 	t.Run("guest is a warning", func(t *testing.T) {
 		s := host()

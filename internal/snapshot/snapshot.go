@@ -13,6 +13,7 @@ package snapshot
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -128,6 +129,65 @@ type Topology struct {
 	NUMADisabled []string `json:"numa_disabled,omitempty"`
 	// SMTActive is /sys/devices/system/cpu/smt/active when present.
 	SMTActive *bool `json:"smt_active,omitempty"`
+	// Sources records each fallback the reader took: the fact and the file
+	// it came from when the file read first was not there (nodeN/cpumap for
+	// nodeN/cpulist, thread_siblings for thread_siblings_list, ...).
+	Sources []TopologySource `json:"sources,omitempty"`
+	// Contradictions lists kernel files that disagree, which one dbhost
+	// believed, and why; the facts above hold the believed values.
+	Contradictions []Contradiction `json:"contradictions,omitempty"`
+}
+
+// NodeSpanningPackages is the positive evidence of one NUMA node for
+// several packages (numa=off, or firmware interleaving memory): the first
+// node whose CPUs belong to more than one package, and those packages. ok
+// is false when there is none or the facts cannot show it: a node's CPU
+// list or a CPU's package unknown, or a contradiction about either.
+func (t *Topology) NodeSpanningPackages() (n Node, packages []int, ok bool) {
+	for _, x := range t.Contradictions {
+		if x.Fact == "nodes.cpus" || x.Fact == "cpus.socket" {
+			return Node{}, nil, false
+		}
+	}
+	socket := make(map[int]int, len(t.CPUs))
+	for _, cp := range t.CPUs {
+		socket[cp.ID] = cp.Socket
+	}
+	for _, node := range t.Nodes {
+		var pk []int
+		for _, id := range node.CPUs {
+			s, known := socket[id]
+			if !known || s < 0 {
+				pk = nil
+				break
+			}
+			if !slices.Contains(pk, s) {
+				pk = append(pk, s)
+			}
+		}
+		if len(pk) > 1 {
+			slices.Sort(pk)
+			return node, pk, true
+		}
+	}
+	return Node{}, nil, false
+}
+
+// TopologySource is one fallback of the topology reader.
+type TopologySource struct {
+	Fact  string `json:"fact"`  // "nodes.cpus", "cpus.online", "cpus.siblings", "cpus.socket"
+	File  string `json:"file"`  // the file the fact came from: "nodeN/cpumap"
+	Why   string `json:"why"`   // "no nodeN/cpulist"
+	Items []int  `json:"items"` // the nodes or CPUs it concerns
+}
+
+// Contradiction is two kernel sources that disagree about one fact.
+type Contradiction struct {
+	Fact     string   `json:"fact"`     // "nodes.has_cpu", "nodes.cpus", "cpus.socket"
+	Files    []string `json:"files"`    // the files that disagree
+	Detail   string   `json:"detail"`   // what each says
+	Believed string   `json:"believed"` // the file whose value the snapshot holds, or "" when neither
+	Kind     string   `json:"kind"`     // "kernel" (the files disagree), "firmware" (the firmware's tables are wrong)
 }
 
 // Node is one NUMA node.
