@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dbhost/dbhost/internal/change"
 	"github.com/dbhost/dbhost/internal/rules"
 )
 
@@ -122,7 +121,6 @@ func TestVetControlCharacters(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "changes[0] (line 1): sysctl \"vm.swappiness\": its why holds a control character") {
 		t.Fatalf("%v", err)
 	}
-	var _ = change.Sysctl
 }
 
 // TestEveryPlanVets: every plan dbhost makes of a fixture host (every
