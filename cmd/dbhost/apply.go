@@ -196,7 +196,10 @@ func newApplyCmd() *cobra.Command {
 		Use:   "apply",
 		Short: "Apply a plan's runtime changes, journaled (see verify, rollback)",
 		Long: `Apply brings the host to a plan's values: the plan 'dbhost plan' would compute with the
-same --workload, --db, --artifact and --only, or a saved one (--plan plan/plan.json).
+same --workload, --db, --artifact and --only, or a saved one (--plan plan/plan.json). A saved
+plan is taken only if every change in it is one the named rules of this catalog make (their
+settings and value forms), each with the catalog's risk, never the file's: otherwise nothing is
+applied and every refused change is named with its line (exit 2).
 
 Each write is journaled in --state-dir before it is made (old and new value, fsync'ed),
 read back after it (a value the kernel accepted but did not keep is FAILED, with both
@@ -230,6 +233,15 @@ apply/rollback holds the lock (nothing was read or changed).`,
 				return err
 			}
 			o.DryRun, o.AcceptRisk = dryRun, acceptRisk
+			// A saved plan is read and checked against the catalog
+			// before anything else: a refused plan (exit 2) leaves the
+			// host as it was, no state directory made, no lock taken.
+			var saved *plan.Plan
+			if planPath != "" {
+				if saved, err = readPlan(&pf, planPath); err != nil {
+					return err
+				}
+			}
 			if !dryRun {
 				h.changing()
 			}
@@ -240,7 +252,7 @@ apply/rollback holds the lock (nothing was read or changed).`,
 				return err
 			}
 			defer l.Unlock()
-			changes, planName, err := loadChanges(c, &h, &pf, planPath)
+			changes, planName, err := loadChanges(c, &h, &pf, planPath, saved)
 			if err != nil {
 				return err
 			}
@@ -281,26 +293,32 @@ apply/rollback holds the lock (nothing was read or changed).`,
 	return c
 }
 
-// loadChanges returns the plan's changes: a saved plan (filtered by --only)
-// or one computed from the host.
-func loadChanges(c *cobra.Command, h *hostFlags, pf *planFlags, planPath string) ([]change.Change, string, error) {
-	var p *plan.Plan
+// readPlan reads a saved plan (--plan) as apply takes it: its selectors
+// checked, the file within its limit, every change one the catalog's
+// rules make, with the catalog's risk (plan.Load); any refusal is exit 2.
+func readPlan(pf *planFlags, planPath string) (*plan.Plan, error) {
+	if err := rules.CheckSelectors("--only", pf.only); err != nil {
+		return nil, usageErr("%v", err)
+	}
+	if err := rules.CheckSelectors("--skip", pf.skip); err != nil {
+		return nil, usageErr("%v", err)
+	}
+	p, err := plan.Load(planPath)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, usageErr("--plan %s: no such file", planPath)
+		}
+		return nil, usageErr("--plan: %v", err)
+	}
+	return p, nil
+}
+
+// loadChanges returns the plan's changes: a saved plan (read by readPlan,
+// filtered by --only) or one computed from the host.
+func loadChanges(c *cobra.Command, h *hostFlags, pf *planFlags, planPath string, saved *plan.Plan) ([]change.Change, string, error) {
+	p := saved
 	name := planPath
 	if planPath != "" {
-		if err := rules.CheckSelectors("--only", pf.only); err != nil {
-			return nil, "", usageErr("%v", err)
-		}
-		if err := rules.CheckSelectors("--skip", pf.skip); err != nil {
-			return nil, "", usageErr("%v", err)
-		}
-		var err error
-		p, err = plan.Load(planPath)
-		if err != nil {
-			if errors.Is(err, os.ErrNotExist) {
-				return nil, "", usageErr("--plan %s: no such file", planPath)
-			}
-			return nil, "", usageErr("--plan: %v", err)
-		}
 		root := facts.Root{Dir: h.root}
 		if h.root == "" {
 			root.Dir = "/"

@@ -78,7 +78,7 @@ every run's bench result); the bench's own --format and -o are the experiment's.
 			}
 			o.AcceptRisk = acceptRisk
 			h.changing()
-			changes, _, err := loadChanges(c, &h, &pf, "")
+			changes, _, err := loadChanges(c, &h, &pf, "", nil)
 			if err != nil {
 				return err
 			}

@@ -314,8 +314,8 @@ func swappinessPlan(t *testing.T) string {
 	p := &plan.Plan{SchemaVersion: plan.SchemaVersion, Host: "clihost", Workload: "oltp", DB: "postgres",
 		Changes: []change.Change{
 			{Kind: change.Sysctl, Key: "vm.swappiness", Value: "10", Rule: "memory.swappiness"},
-			{Kind: change.Sysfs, Key: "/sys/kernel/mm/transparent_hugepage/enabled", Value: "never", Rule: "memory.thp"},
-			{Kind: change.Limit, Key: "postgres soft nofile", Value: "65536", Rule: "limits.nofile"},
+			{Kind: change.Sysfs, Key: "/sys/kernel/mm/transparent_hugepage/enabled", Value: "never", Rule: "memory.thp-enabled"},
+			{Kind: change.Limit, Key: "postgres soft memlock", Value: "65536", Rule: "memory.memlock-below-sga"},
 		},
 		PendingReboot: []change.Change{}, FindingsWithoutChanges: []plan.Advice{}}
 	b, err := p.JSON()
@@ -359,14 +359,14 @@ func TestTamperSymlinksOutOfTreeAreNotWritten(t *testing.T) {
 				t.Errorf("%v: %s outside the tree is now %q", env, f, b)
 			}
 		}
-		wantContains(t, "apply output", r.stdout, "vm.swappiness", "transparent_hugepage/enabled", "postgres soft nofile", "90-dbhost.conf")
+		wantContains(t, "apply output", r.stdout, "vm.swappiness", "transparent_hugepage/enabled", "postgres soft memlock", "90-dbhost.conf")
 
 		// A link that stays inside the tree is followed for writes.
 		os.Remove(filepath.Join(tree, "etc/security/limits.d"))
 		os.MkdirAll(filepath.Join(tree, "etc/limits-real"), 0o755)
 		os.Symlink("../limits-real", filepath.Join(tree, "etc/security/limits.d"))
 		r = hooksExec(t, env, "apply", "--root", tree, "--plan", planPath, "--state-dir", t.TempDir())
-		if b, err := os.ReadFile(filepath.Join(tree, "etc/limits-real/90-dbhost.conf")); err != nil || !strings.Contains(string(b), "postgres soft nofile 65536") {
+		if b, err := os.ReadFile(filepath.Join(tree, "etc/limits-real/90-dbhost.conf")); err != nil || !strings.Contains(string(b), "postgres soft memlock 65536") {
 			t.Errorf("%v: limits through a link inside the tree: %q %v\n%s%s", env, b, err, r.stdout, r.stderr)
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/dbhost/dbhost/internal/artifacts"
 	"github.com/dbhost/dbhost/internal/change"
@@ -168,7 +169,7 @@ func Build(snap *snapshot.Snapshot, in Options) (*Plan, error) {
 			if c.Rule == "" {
 				c.Rule = f.ID
 			}
-			if err := checkChange(c, c.Kind == change.BootArg); err != nil {
+			if err := buildable(c, c.Kind == change.BootArg); err != nil {
 				p.Dropped = append(p.Dropped, fmt.Sprintf("%s: %v", c.Rule, err))
 				continue
 			}
@@ -193,7 +194,7 @@ func Build(snap *snapshot.Snapshot, in Options) (*Plan, error) {
 		if h.Current == "" && !h.Remove {
 			h.Current = h.Value
 		}
-		if err := checkChange(h, h.Kind == change.BootArg); err != nil {
+		if err := buildable(h, h.Kind == change.BootArg); err != nil {
 			p.Dropped = append(p.Dropped, fmt.Sprintf("%s: %v", h.Rule, err))
 			continue
 		}
@@ -206,7 +207,7 @@ func Build(snap *snapshot.Snapshot, in Options) (*Plan, error) {
 		if !Selected(firstRule(c.Rule), in.Only) {
 			continue
 		}
-		if err := checkChange(c, true); err != nil {
+		if err := buildable(c, true); err != nil {
 			p.Dropped = append(p.Dropped, fmt.Sprintf("%s: %v", c.Rule, err))
 			continue
 		}
@@ -401,17 +402,26 @@ func Parse(b []byte) (*Plan, error) {
 		off += len(b[off:]) - len(bytes.TrimLeft(b[off:], " \t\r\n"))
 		return nil, fmt.Errorf("line %d: data after the plan's JSON object", 1+bytes.Count(b[:off], []byte("\n")))
 	}
+	// encoding/json keeps the last of two equal keys (equal but for case,
+	// for a struct's fields): {"risk": "...", "risk": ""} would show a
+	// reader one value and give apply the other. Every object of a plan is
+	// a struct, so keys are compared as encoding/json matches them.
+	if err := jsonfmt.CheckKeys(b, true); err != nil {
+		return nil, err
+	}
 	if p.SchemaVersion != SchemaVersion {
 		return nil, fmt.Errorf("schema_version %d: this dbhost reads plans of version %d (dbhost plan writes them)", p.SchemaVersion, SchemaVersion)
 	}
-	for i, c := range p.Changes {
-		if err := checkChange(c, false); err != nil {
-			return nil, fmt.Errorf("changes[%d]: %w", i, err)
-		}
-	}
-	for i, c := range p.PendingReboot {
-		if err := checkChange(c, true); err != nil {
-			return nil, fmt.Errorf("pending_reboot[%d]: %w", i, err)
+	for _, l := range []struct {
+		name string
+		cs   []change.Change
+		boot bool
+	}{{"changes", p.Changes, false}, {"pending_reboot", p.PendingReboot, true}} {
+		lines := jsonfmt.ArrayLines(b, l.name)
+		for i, c := range l.cs {
+			if err := checkChange(c, l.boot); err != nil {
+				return nil, fmt.Errorf("%s: %w", at(l.name, i, lines), err)
+			}
 		}
 	}
 	p.CreatedAt = p.CreatedAt.UTC()
@@ -427,12 +437,50 @@ func Parse(b []byte) (*Plan, error) {
 	return &p, nil
 }
 
+// buildable: a change a rule made goes into a plan only when apply will
+// take the plan back (checkChange, rules.VetChange): a device or interface
+// name no declaration admits (a blank, a '*', read from a hostile tree)
+// drops that change, with why, rather than the whole plan at apply.
+func buildable(c change.Change, boot bool) error {
+	if err := checkChange(c, boot); err != nil {
+		return err
+	}
+	_, err := rules.VetChange(c)
+	return err
+}
+
+// at names a change of a plan file: "changes[2] (line 31)".
+func at(array string, i int, lines []int) string {
+	if i < len(lines) {
+		return fmt.Sprintf("%s[%d] (line %d)", array, i, lines[i])
+	}
+	return fmt.Sprintf("%s[%d]", array, i)
+}
+
+// control reports whether s holds a control character other than a tab
+// (a terminal escape in a why printed by apply --dry-run, a newline that
+// starts a second line in an artifact).
+func control(s string) bool {
+	for _, r := range s {
+		if r != '\t' && unicode.IsControl(r) {
+			return true
+		}
+	}
+	return false
+}
+
 func checkChange(c change.Change, boot bool) error {
 	if c.Key == "" {
 		return errors.New("no key")
 	}
 	if strings.ContainsAny(c.Key+c.Value+c.Match+c.Device, "\n\r\x00") {
 		return fmt.Errorf("%s %q: key, value, match and device are one line each", c.Kind, c.Key)
+	}
+	for _, f := range []struct{ name, v string }{{"key", c.Key}, {"value", c.Value}, {"current", c.Current}, {"device", c.Device},
+		{"match", c.Match}, {"rule", c.Rule}, {"why", c.Why}, {"risk", c.Risk}} {
+		if control(f.v) {
+			return fmt.Errorf("%s %q: its %s holds a control character", c.Kind, c.Key, f.name)
+		}
 	}
 	switch c.Kind {
 	case change.Sysctl:
@@ -476,7 +524,57 @@ func Load(path string) (*Plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	if err := p.Vet(b); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	return p, nil
+}
+
+// RefusedError lists the changes of a plan file that no rule of the
+// catalog makes: each named by its place in the file, its line, the
+// setting and why.
+type RefusedError struct {
+	Refused []string
+}
+
+func (e *RefusedError) Error() string {
+	return fmt.Sprintf("%d change(s) refused: a plan holds only what the rules of this dbhost's catalog make (their settings, "+
+		"value forms and risk; 'dbhost rules show ID'); nothing was applied:\n  %s", len(e.Refused), strings.Join(e.Refused, "\n  "))
+}
+
+// Vet checks a plan read from a file (b, its bytes, gives the lines)
+// against the rule catalog, as apply and verify take it: every change must
+// be one the rules it names can make (rules.VetChange), and its risk —
+// whether apply needs --accept-risk, and the warning quoted — becomes the
+// catalog's, whatever the file said; the tuned profile must be one
+// dbhost chooses. Every refused change is listed (*RefusedError), none is
+// dropped alone: a plan is taken whole or not at all.
+func (p *Plan) Vet(b []byte) error {
+	var refused []string
+	for _, l := range []struct {
+		name string
+		cs   []change.Change
+	}{{"changes", p.Changes}, {"pending_reboot", p.PendingReboot}} {
+		lines := jsonfmt.ArrayLines(b, l.name)
+		for i, c := range l.cs {
+			risk, err := rules.VetChange(c)
+			if err != nil {
+				refused = append(refused, fmt.Sprintf("%s: %s %s: %v", at(l.name, i, lines), c.Kind, c.Key, err))
+				continue
+			}
+			l.cs[i].Risk = risk
+		}
+	}
+	if p.TunedProfile != "" && !contains(rules.TunedProfiles, p.TunedProfile) {
+		refused = append(refused, fmt.Sprintf("tuned_profile %q: expected one of %s", p.TunedProfile, strings.Join(rules.TunedProfiles, ", ")))
+	}
+	if control(p.TunedWhy) || control(p.Host) {
+		refused = append(refused, "host or tuned_why: holds a control character")
+	}
+	if len(refused) > 0 {
+		return &RefusedError{Refused: refused}
+	}
+	return nil
 }
 
 // naturalLess orders strings with runs of digits compared as numbers

@@ -485,7 +485,7 @@ func FuzzLoad(f *testing.F) {
 // FuzzBuild: any snapshot JSON (seed corpus: a SAN host with multipath,
 // bond and listeners; a numa=off host with bfq, THP always and a powersave
 // governor) plans without a panic under every workload, and the plan it
-// writes loads again.
+// writes loads again, every change one the catalog admits (Vet).
 func FuzzBuild(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var s snapshot.Snapshot
@@ -504,7 +504,11 @@ func FuzzBuild(f *testing.F) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := Parse(j); err != nil {
+			q, err := Parse(j)
+			if err == nil {
+				err = q.Vet(j)
+			}
+			if err != nil {
 				t.Fatalf("a built plan does not load: %v", err)
 			}
 		}
@@ -608,7 +612,7 @@ func TestParseErrors(t *testing.T) {
 		{"type", strings.Replace(string(good), `"schema_version": 1`, `"schema_version": "1"`, 1), "line 2: json: cannot unmarshal string into Go struct field Plan.schema_version of type int"},
 		{"trailing", string(good) + "\n\n{}\n", fmt.Sprintf("line %d: data after the plan's JSON object", len(lines)+2)},
 		{"schema", strings.Replace(string(good), `"schema_version": 1`, `"schema_version": 2`, 1), "schema_version 2: this dbhost reads plans of version 1"},
-		{"no key", `{"schema_version": 1, "changes": [{"kind": "sysctl", "value": "1"}]}`, "changes[0]: no key"},
+		{"no key", `{"schema_version": 1, "changes": [{"kind": "sysctl", "value": "1"}]}`, "changes[0] (line 1): no key"},
 		{"empty", " \n", "not a dbhost plan: the file is empty"},
 	} {
 		if _, err := Parse([]byte(c.in)); err == nil || !strings.Contains(err.Error(), c.want) {

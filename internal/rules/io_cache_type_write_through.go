@@ -115,7 +115,7 @@ func checkCacheType(in *Input) Outcome {
 				Changes: []change.Change{func() change.Change {
 					c := blockChange(v, d, "device/scsi_disk/*/cache_type", "temporary write through", ct, "io.cache-type-write-through",
 						"no SYNCHRONIZE_CACHE per sync write when the array cache is non-volatile")
-					c.Risk = "000 WARNING: \"Disabling barrier writes on disk devices with volatile cache can result in data loss or data corruption.\" Only if the array's write cache is non-volatile (battery/flash backed)."
+					c.Risk = cacheTypeRisk
 					return c
 				}()},
 				Risk: "RISKY: DATA LOSS OR CORRUPTION if the array's write cache is volatile (000 WARNING). The change lasts until reboot or " +

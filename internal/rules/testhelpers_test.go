@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dbhost/dbhost/internal/change"
 	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
@@ -58,7 +59,32 @@ func run(t *testing.T, id string, s *snapshot.Snapshot, workload, db string) Rep
 	if !ok {
 		t.Fatalf("rule %s is not registered", id)
 	}
-	return RunRules([]Rule{r}, &Input{Snap: s, Workload: workload, DB: db})
+	rep := RunRules([]Rule{r}, &Input{Snap: s, Workload: workload, DB: db})
+	vetChanges(t, rep)
+	return rep
+}
+
+// vetChanges fails the test when a change a rule made is not one its
+// declaration (emits.go) allows, or carries another risk than the
+// declared one: a saved plan holding it would be refused by apply --plan.
+func vetChanges(t *testing.T, rep Report) {
+	t.Helper()
+	var all []change.Change
+	for _, f := range rep.Findings {
+		all = append(all, f.Changes...)
+	}
+	all = append(append(all, rep.Holds...), rep.Unbooted...)
+	for _, c := range all {
+		if c.Kind == change.TunedProfile {
+			continue
+		}
+		risk, err := VetChange(c)
+		if err != nil {
+			t.Errorf("a change the rule made is refused by the catalog (emits.go): %v", err)
+		} else if risk != c.Risk {
+			t.Errorf("%s %s: the rule's risk %q is not its declared risk %q (emits.go)", c.Kind, c.Key, c.Risk, risk)
+		}
+	}
 }
 
 // fires asserts that rule id produced at least one finding and returns the first.

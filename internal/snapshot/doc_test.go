@@ -55,6 +55,19 @@ func TestParseUnknownFieldLine(t *testing.T) {
 	}
 }
 
+// A key written twice (encoding/json would keep the last) is refused with
+// its line; keys of a map that differ in case are two keys.
+func TestParseDuplicateKey(t *testing.T) {
+	in := "{\n  \"schema_version\": 3,\n  \"sysctl\": {\"vm.swappiness\": \"1\",\n  \"vm.swappiness\": \"60\"}\n}\n"
+	_, err := Parse("x.json", []byte(in))
+	if err == nil || !strings.Contains(err.Error(), `x.json: invalid snapshot: line 4: duplicate key "vm.swappiness" in sysctl (first on line 3)`) {
+		t.Errorf("err = %v", err)
+	}
+	if _, err := Parse("x.json", []byte(`{"schema_version": 3, "sysctl": {"a.B": "1", "a.b": "2"}}`)); err != nil {
+		t.Errorf("keys differing in case: %v", err)
+	}
+}
+
 // A version 1 snapshot (residency_us and disabled never null) is read and
 // comes back as the current version; a newer one is refused.
 func TestParseUpgradesVersion1(t *testing.T) {

@@ -72,6 +72,13 @@ func Parse(name string, b []byte) (*Snapshot, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, &InputError{File: name, Msg: "invalid snapshot: data after the JSON object"}
 	}
+	// encoding/json keeps the last of two equal keys: a snapshot showing a
+	// reader one sysctl value and giving the rules another is refused.
+	// Exact keys only: a snapshot's maps are keyed by data (sysctl names,
+	// interfaces) where case counts.
+	if err := jsonfmt.CheckKeys(b, false); err != nil {
+		return nil, &InputError{File: name, Msg: "invalid snapshot: " + err.Error()}
+	}
 	// Version 1 is version 2 with residency_us and disabled never null, and
 	// version 2 is version 3 without databases[]: the same fields decode
 	// unchanged, so the snapshot is upgraded in place.
