@@ -166,3 +166,45 @@ func TestCLISosreportSignalWhileUnpacking(t *testing.T) {
 		})
 	}
 }
+
+// A second signal while the first one's cleanup runs exits at once (143),
+// saying what may be left: the testhooks binary pauses before removing the
+// copy, the second SIGTERM is sent there.
+func TestCLISosreportSecondSignalExitsAtOnce(t *testing.T) {
+	bin := hooksBinary(t)
+	p := hostileSos(t, tarMembers(t, &tar.Header{Name: hostileTop + "sys/zz/empty", Mode: 0o644, Typeflag: tar.TypeReg}, nil, 400000))
+	tmp := t.TempDir()
+	pause := filepath.Join(t.TempDir(), "go")
+	cmd := testbin.Command(bin, "collect", "--sosreport", p, "--format", "json")
+	cmd.Env = append(cmd.Env, "TMPDIR="+tmp, "DBHOST_TEST_SOS_CLEANUP_PAUSE="+pause)
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor := func(what, glob string) {
+		deadline := time.Now().Add(2 * time.Minute)
+		for {
+			if m, _ := filepath.Glob(glob); len(m) > 0 {
+				return
+			}
+			if time.Now().After(deadline) {
+				cmd.Process.Kill()
+				cmd.Wait()
+				t.Fatalf("%s never happened: %s", what, errb.String())
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	waitFor("the unpacking", filepath.Join(tmp, "dbhost-sosreport-*", "sys", "zz", "empty"))
+	cmd.Process.Signal(syscall.SIGTERM)
+	waitFor("the pause before the cleanup", pause+".paused")
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != 143 {
+		t.Errorf("exit %d after a second SIGTERM, want 143; stderr: %s", code, errb.String())
+	}
+	if !strings.Contains(errb.String(), "SIGTERM again: exiting now; remove "+tmp) {
+		t.Errorf("stderr does not say the second signal and what is left: %s", errb.String())
+	}
+}

@@ -26,6 +26,7 @@ import (
 	"github.com/dbhost/dbhost/internal/confine"
 	"github.com/dbhost/dbhost/internal/crash"
 	"github.com/dbhost/dbhost/internal/facts"
+	"github.com/dbhost/dbhost/internal/testhooks"
 	"github.com/ulikunitz/xz"
 )
 
@@ -205,6 +206,15 @@ func (s *sosSignals) run() {
 		fmt.Fprintf(os.Stderr, "dbhost: %s again: exiting now; remove %s if it is still there\n", sigName(again), s.dir)
 		os.Exit(sigExit(again))
 	})
+	if f := testhooks.Getenv(testhooks.SosCleanupPause); f != "" {
+		os.WriteFile(f+".paused", nil, 0o644)
+		for {
+			if _, err := os.Stat(f); err == nil {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
 	<-s.unpacked
 	os.RemoveAll(s.dir)
 	os.Exit(sigExit(sig))
