@@ -29,8 +29,31 @@ type awrTable struct {
 	summary string   // HTML summary attribute
 	line    int      // 1-based line of the title (or of the table)
 	header  []string // column headings, one per column (multi-line headings joined)
-	rows    []awrRow
+	rows    []awrRow // the first AWRMaxRows rows
+	total   int      // the rows the table has, those not kept included
 }
+
+// AWRMaxRows bounds the rows kept of one table: the sections dbhost reads
+// have at most a few thousand (Instance Activity Stats), and a report of
+// 250,000 rows in one table (63 MB) must not cost a gigabyte of cells. The
+// rows past it are counted, not kept, and a note says so.
+const AWRMaxRows = 10000
+
+// AWRMaxTop bounds a top-N list (Top events, per instance too): the report
+// prints 5 to 12; a longer one keeps its first rows, in the report's order,
+// and a note gives the full count.
+const AWRMaxTop = 25
+
+// add appends a row, or only counts it once AWRMaxRows are kept.
+func (t *awrTable) add(r awrRow) {
+	t.total++
+	if len(t.rows) < AWRMaxRows {
+		t.rows = append(t.rows, r)
+	}
+}
+
+// capped says whether rows were counted but not kept.
+func (t *awrTable) capped() bool { return t.total > len(t.rows) }
 
 // awrRow is one row: its cells by column and the row as one line of text
 // (the text line itself, or the HTML cells joined by two blanks) for the
@@ -500,7 +523,7 @@ func textSection(lines []string, at int, used []bool) (*awrTable, int) {
 			if reAWRLabelLn().MatchString(l) {
 				seen = true
 			}
-			t.rows = append(t.rows, awrRow{cells: []string{strings.TrimSpace(l)}, raw: l, line: j + 1})
+			t.add(awrRow{cells: []string{strings.TrimSpace(l)}, raw: l, line: j + 1})
 		}
 		return t, j
 	}
@@ -610,6 +633,10 @@ func textRows(lines []string, from int, sp []span, t *awrTable, used []bool) int
 		used[j] = true
 		cells := splitCells(l, sp)
 		if cells[0] == "" && len(t.rows) > 0 && continuation(cells) {
+			if t.capped() {
+				j++ // the continuation of a row not kept
+				continue
+			}
 			prev := &t.rows[len(t.rows)-1]
 			for k, c := range cells {
 				if c == "" {
@@ -629,7 +656,7 @@ func textRows(lines []string, from int, sp []span, t *awrTable, used []bool) int
 			j++
 			continue
 		}
-		t.rows = append(t.rows, awrRow{cells: cells, raw: l, line: j + 1})
+		t.add(awrRow{cells: cells, raw: l, line: j + 1})
 		j++
 	}
 	return j

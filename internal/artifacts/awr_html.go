@@ -36,6 +36,7 @@ func parseAWRHTML(b []byte) *awrDoc {
 		cellSpan  int
 		cellRows  int
 		keep      bool // the current table is one a mapper reads
+		overflow  bool // the current row is past AWRMaxRows: counted, not read
 	)
 	endCell := func() {
 		if cell == nil || row == nil {
@@ -51,6 +52,14 @@ func parseAWRHTML(b []byte) *awrDoc {
 	}
 	endRow := func() {
 		endCell()
+		if overflow {
+			overflow = false
+			if tbl != nil {
+				tbl.total++
+			}
+			row = nil
+			return
+		}
 		if row == nil || tbl == nil {
 			row = nil
 			return
@@ -65,7 +74,7 @@ func parseAWRHTML(b []byte) *awrDoc {
 			}
 			if keep {
 				row.raw = strings.Join(row.cells, "  ")
-				tbl.rows = append(tbl.rows, *row)
+				tbl.add(*row)
 			}
 		}
 		row = nil
@@ -195,6 +204,10 @@ func parseAWRHTML(b []byte) *awrDoc {
 			if !keep && tbl.header != nil {
 				continue // a table no mapper reads: its text is not kept
 			}
+			if tbl.header != nil && len(tbl.rows) >= AWRMaxRows {
+				overflow = true // its cells are not read (a 250,000-row table)
+				continue
+			}
 			cell = &strings.Builder{}
 			cellSpan, cellRows = spanAttr(tag, "colspan"), spanAttr(tag, "rowspan")
 		case "br", "p", "div", "li":
@@ -217,7 +230,11 @@ type hdrCell struct {
 
 // spanAttr reads a colspan/rowspan attribute: 1 unless it is 2..64.
 func spanAttr(t htmlTag, name string) int {
-	if n, err := strconv.Atoi(strings.TrimSpace(t.attr(name))); err == nil && n > 1 && n <= 64 {
+	v := strings.TrimSpace(t.attr(name))
+	if v == "" {
+		return 1 // most cells: no Atoi error to allocate
+	}
+	if n, err := strconv.Atoi(v); err == nil && n > 1 && n <= 64 {
 		return n
 	}
 	return 1

@@ -3,6 +3,7 @@ package artifacts
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/dbhost/dbhost/internal/lazyre"
@@ -45,6 +46,9 @@ func (r *AWRReport) fill(doc *awrDoc, el *errList) {
 		}
 		r.SectionLine[sec] = t.line
 		r.Sections = append(r.Sections, t.name())
+		if t.capped() && sec != secTopEvents { // top events: their own note
+			r.Notes = append(r.Notes, fmt.Sprintf("%s: %s rows, the first %s read (the limit for one table: docs/limits.md)", t.name(), thousands(t.total), thousands(AWRMaxRows)))
+		}
 		return t
 	}
 	bad := func(t *awrTable, line int, format string, a ...any) {
@@ -87,12 +91,16 @@ func (r *AWRReport) fill(doc *awrDoc, el *errList) {
 		for _, e := range errs {
 			bad(t, e.line, "%s", e.msg)
 		}
-		r.TopEvents = evs
+		dropped := t.total - len(t.rows) // rows past AWRMaxRows, not mapped
+		r.TopEvents = r.capTop(evs, dropped, t.name())
 		if c := eventColumns(t, "event"); c.pct >= 0 {
 			r.TopEventsPctOf = pctOf(t.header[c.pct])
 		}
 		if len(inst) > 0 {
 			r.Global, r.RAC = true, true
+			for n, es := range inst {
+				inst[n] = r.capTop(es, 0, fmt.Sprintf("%s, instance %d", t.name(), n))
+			}
 			for i := range r.Instances {
 				r.Instances[i].TopEvents = inst[r.Instances[i].Number]
 			}
@@ -483,6 +491,27 @@ func eventColumns(t *awrTable, first string) eventCols {
 		}
 	}
 	return c
+}
+
+// capTop keeps the first AWRMaxTop events of a top list, in the report's
+// order, with a note of the full count (dropped: rows of the table not
+// even kept, past AWRMaxRows).
+func (r *AWRReport) capTop(evs []AWREvent, dropped int, what string) []AWREvent {
+	if len(evs) <= AWRMaxTop && dropped == 0 {
+		return evs
+	}
+	n := min(len(evs), AWRMaxTop)
+	r.Notes = append(r.Notes, fmt.Sprintf("%s: %s rows, %d shown (a top list keeps its first %d: docs/limits.md)", what, thousands(len(evs)+dropped), n, AWRMaxTop))
+	return append([]AWREvent{}, evs[:n]...)
+}
+
+// thousands writes n with thousands separators (250,000).
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // mapEvents reads a wait event table. For a global (awrgrpt) table with an

@@ -61,7 +61,8 @@ func (r Root) readRaw(p string, buf []byte, wholeFile bool, limit int) ([]byte, 
 // the final read that returns 0. Attribute reads, most of a collection,
 // check only when the first read returns nothing or fills the buffer: a
 // regular attribute file of a tree rarely does, a FIFO without a writer, a
-// disk or /dev/zero always does. (A character device that returns a short
+// disk, /dev/zero or a file over MaxFileBytes always does (the last refused
+// by its size there, before any further read). (A character device that returns a short
 // record, such as /dev/kmsg, is read once there: only root can make device
 // nodes, and an attribute is one record.)
 func readTreeFile(d *confine.Dir, rel, p string, buf []byte, wholeFile bool, limit int) ([]byte, error) {
@@ -87,7 +88,17 @@ func readTreeFile(d *confine.Dir, rel, p string, buf []byte, wholeFile bool, lim
 		return st.Size, nil
 	}
 	if !wholeFile {
-		return readFD(fd, p, buf, false, limit, func() error { _, err := check(); return err })
+		// The check runs after the first read fills the buffer (at most a
+		// page): a regular file over the bound (a sparse 10 GiB file in an
+		// attribute's place) is refused from its size there, not read to
+		// the bound first.
+		return readFD(fd, p, buf, false, limit, func() error {
+			size, err := check()
+			if err == nil && limit <= 0 && size > MaxFileBytes {
+				return &fs.PathError{Op: "read", Path: p, Err: &confine.TooBigError{Limit: MaxFileBytes, Size: size}}
+			}
+			return err
+		})
 	}
 	size, err := check()
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbhost/dbhost/internal/artifacts"
 	"github.com/dbhost/dbhost/internal/confine"
 	"github.com/dbhost/dbhost/internal/facts"
 	"github.com/dbhost/dbhost/internal/facts/aix"
@@ -41,8 +42,12 @@ func TestLimitsDocumented(t *testing.T) {
 		{"LZMA2 dictionary", confine.Bytes(sosMaxDict)},
 		{"bytes unpacked to disk", confine.Bytes(sosMaxTotal)},
 		{"one member", confine.Bytes(sosMaxFile)},
-		{"entries unpacked", "500,000"},
+		{"entries listed", group(sosMaxEntries)},
+		{"a member's name", group(sosMaxName) + " bytes"},
+		{"a member's depth", strconv.Itoa(sosMaxDepth) + " directories"},
 		{"one host file", confine.Bytes(facts.MaxFileBytes)},
+		{"rows kept of one table", group(artifacts.AWRMaxRows)},
+		{"events of a top list", strconv.Itoa(artifacts.AWRMaxTop)},
 		{"`--aix-bundle`: one command output", confine.Bytes(aixMaxFile)},
 		{"`--aix-bundle`: all command output", confine.Bytes(aixMaxTotal)},
 		{"`--aix-bundle` archive: size once decompressed", confine.Bytes(aixMaxUnpacked)},

@@ -16,14 +16,17 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/dbhost/dbhost/internal/confine"
 	"github.com/dbhost/dbhost/internal/crash"
 	"github.com/dbhost/dbhost/internal/facts"
+	"github.com/dbhost/dbhost/internal/testhooks"
 	"github.com/ulikunitz/xz"
 )
 
@@ -38,8 +41,9 @@ var (
 	// sosMaxFile: a single file larger than this is skipped (no fact reader
 	// reads a file that large; sos_commands/logs/journalctl_* can be).
 	sosMaxFile int64 = 64 << 20
-	// sosMaxEntries caps the files, directories and links created (a real
-	// report has tens of thousands, mostly under sys/).
+	// sosMaxEntries caps the entries of an archive, every one counted as it
+	// is listed (files, directories, links, the parts skipped): a real
+	// report has tens of thousands, mostly under sys/.
 	sosMaxEntries = 500000
 	// sosMaxUnpacked caps the bytes decompressed from an archive, the parts
 	// dbhost skips included (a decompression bomb is refused, not run for
@@ -49,6 +53,18 @@ var (
 	// decoder allocates it whole (up to 4 GiB). xz's presets use at most
 	// 64 MiB.
 	sosMaxDict int64 = 256 << 20
+)
+
+const (
+	// sosDirBytes is what one directory made counts toward sosMaxTotal: its
+	// inode and first block (4 KiB on ext4, xfs and tmpfs). A million empty
+	// directories are 4 GiB of a disk's or a tmpfs's space, not nothing.
+	sosDirBytes = 4096
+	// sosMaxName and sosMaxDepth: a member with a longer name (PATH_MAX: no
+	// reader could open it) or more components is skipped (sysfs is about
+	// 20 deep); a symlink with a longer target is skipped too.
+	sosMaxName  = 4096
+	sosMaxDepth = 128
 )
 
 // sosKeep lists the paths (below the report's top directory) that are
@@ -108,14 +124,16 @@ func openSosreport(p string) (dir string, cleanup func(), err error) {
 	}
 	tmp, err := os.MkdirTemp("", "dbhost-sosreport-*")
 	if err != nil {
-		return "", noop, fmt.Errorf("sosreport %s: cannot create a temporary directory: %w", p, err)
+		return "", noop, tmpDirError(p, os.TempDir(), err)
 	}
-	stop := removeOnSignal(tmp)
+	sig := removeOnSignal(tmp)
 	cleanup = func() {
-		stop()
+		sig.stop()
 		os.RemoveAll(tmp)
 	}
-	if err := extractSosArchive(p, tmp); err != nil {
+	err = extractSosArchive(p, tmp, &sig.stopping)
+	sig.unpackEnded()
+	if err != nil {
 		cleanup()
 		return "", noop, err
 	}
@@ -126,30 +144,134 @@ func openSosreport(p string) (dir string, cleanup func(), err error) {
 	return tmp, cleanup, nil
 }
 
-// removeOnSignal removes dir when the process is interrupted (SIGINT,
-// SIGTERM) before stop is called, then lets the signal end the process as it
-// would have: a sosreport unpacked into /tmp can be hundreds of megabytes.
-func removeOnSignal(dir string) (stop func()) {
-	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
-	done := make(chan struct{})
+// tmpDirError is a failure to make the copy of a sosreport in TMPDIR (dir):
+// a full or read-only file system, a quota. It is the place, not the
+// archive, that is wrong, but the operator fixes it as bad input: exit 2,
+// the directory named, at the first write that fails.
+func tmpDirError(p, dir string, err error) error {
+	return &InputError{File: p, Msg: fmt.Sprintf("cannot unpack the sosreport into TMPDIR (%s): %s; free space there or point TMPDIR at another file system", dir, reasonOf(err))}
+}
+
+// errInterrupted ends an extraction stopped by SIGINT or SIGTERM.
+var errInterrupted = errors.New("interrupted")
+
+// sosSignals removes the temporary directory of an unpacked sosreport when
+// the process is interrupted (SIGINT, SIGTERM) before stop is called: a
+// sosreport unpacked into /tmp can be hundreds of megabytes. The first
+// signal stops the extraction (stopping, checked at every entry and read),
+// waits for it to end, removes the directory and exits 128+signal (130,
+// 143); a second signal exits at once, whatever is left of the directory
+// left behind.
+type sosSignals struct {
+	dir      string
+	ch       chan os.Signal
+	done     chan struct{} // closed by stop
+	unpacked chan struct{} // closed when the extraction has ended
+	stopping atomic.Bool
+
+	mu      sync.Mutex
+	stopped bool // stop was called: a signal now is not ours to handle
+
+	stopOnce, unpackOnce sync.Once
+}
+
+func removeOnSignal(dir string) *sosSignals {
+	s := &sosSignals{dir: dir, ch: make(chan os.Signal, 2), done: make(chan struct{}), unpacked: make(chan struct{})}
+	signal.Notify(s.ch, os.Interrupt, syscall.SIGTERM)
+	crash.Go(s.run)
+	return s
+}
+
+func (s *sosSignals) run() {
+	var sig os.Signal
+	select {
+	case sig = <-s.ch:
+	case <-s.done:
+		return
+	}
+	s.mu.Lock()
+	if s.stopped {
+		// stop won the race: the directory is removed by cleanup; let the
+		// signal end the process as it would have.
+		s.mu.Unlock()
+		<-s.done // signal.Stop done: the default action again
+		raise(sig)
+		return
+	}
+	s.stopping.Store(true)
+	s.mu.Unlock()
+	fmt.Fprintf(os.Stderr, "dbhost: %s: stopping, removing %s (a second signal exits at once)\n", sigName(sig), s.dir)
 	crash.Go(func() {
-		select {
-		case sig := <-ch:
-			os.RemoveAll(dir)
-			signal.Stop(ch)
-			if p, err := os.FindProcess(os.Getpid()); err == nil {
-				p.Signal(sig) // default action again, unless someone else listens
-			}
-		case <-done:
-		}
+		again := <-s.ch
+		fmt.Fprintf(os.Stderr, "dbhost: %s again: exiting now; remove %s if it is still there\n", sigName(again), s.dir)
+		os.Exit(sigExit(again))
 	})
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			signal.Stop(ch)
-			close(done)
-		})
+	if f := testhooks.Getenv(testhooks.SosCleanupPause); f != "" {
+		os.WriteFile(f+".paused", nil, 0o644)
+		for {
+			if _, err := os.Stat(f); err == nil {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	<-s.unpacked
+	os.RemoveAll(s.dir)
+	os.Exit(sigExit(sig))
+}
+
+// unpackEnded says the extraction has returned; after an interrupt it never
+// returns (the signal's exit is under way).
+func (s *sosSignals) unpackEnded() {
+	s.unpackOnce.Do(func() { close(s.unpacked) })
+	s.waitIfInterrupted()
+}
+
+// stop ends the watch; after an interrupt it never returns.
+func (s *sosSignals) stop() {
+	s.mu.Lock()
+	s.stopped = true
+	s.mu.Unlock()
+	s.waitIfInterrupted()
+	s.stopOnce.Do(func() {
+		signal.Stop(s.ch)
+		close(s.done)
+	})
+}
+
+// waitIfInterrupted blocks the caller for good once a signal is being
+// handled: the handler removes the directory and exits, and nothing else
+// may report an error or go on meanwhile.
+func (s *sosSignals) waitIfInterrupted() {
+	if s.stopping.Load() {
+		s.unpackOnce.Do(func() { close(s.unpacked) })
+		select {}
+	}
+}
+
+// sigExit is the exit code of a process ended by sig, as a shell reports it.
+func sigExit(sig os.Signal) int {
+	if n, ok := sig.(syscall.Signal); ok {
+		return 128 + int(n)
+	}
+	return 1
+}
+
+func sigName(sig os.Signal) string {
+	switch sig {
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case os.Interrupt:
+		return "SIGINT"
+	}
+	return sig.String()
+}
+
+// raise delivers sig to this process again, signal.Stop having restored its
+// default action (unless another part of dbhost listens for it).
+func raise(sig os.Signal) {
+	if p, err := os.FindProcess(os.Getpid()); err == nil {
+		p.Signal(sig)
 	}
 }
 
@@ -241,8 +363,9 @@ type pendingLink struct {
 // extractSosArchive unpacks the parts of a sosreport archive the fact readers
 // use into dir, stripping the top sosreport-*/ directory. It refuses entries
 // whose names escape the tree, keeps symlinks only when they stay inside the
-// tree, and caps the bytes written.
-func extractSosArchive(p, dir string) error {
+// tree, and caps the entries listed and the bytes written (directories
+// counted). It ends with errInterrupted as soon as stopping is set.
+func extractSosArchive(p, dir string, stopping *atomic.Bool) error {
 	f, err := os.Open(p)
 	if err != nil {
 		return &InputError{File: p, Msg: "cannot open --sosreport: " + reasonOf(err)}
@@ -259,28 +382,45 @@ func extractSosArchive(p, dir string) error {
 	if c, ok := dr.(io.Closer); ok {
 		defer c.Close()
 	}
-	dr = &unpackLimit{r: dr, left: sosMaxUnpacked}
+	dr = &unpackLimit{r: dr, left: sosMaxUnpacked, stopping: stopping}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return fmt.Errorf("sosreport %s: %w", p, err)
 	}
 	defer root.Close()
 
+	tmpDir := filepath.Dir(dir)
 	corrupt := func(err error) error {
+		if errors.Is(err, errInterrupted) {
+			return errInterrupted
+		}
 		if errors.Is(err, errUnpackLimit) {
 			return &InputError{File: p, Msg: fmt.Sprintf("the %s archive unpacks to more than %s, the limit for a sosreport (see docs/limits.md): refusing it (a decompression bomb?)", kind, confine.Bytes(sosMaxUnpacked))}
 		}
 		return &InputError{File: p, Msg: fmt.Sprintf("corrupt or truncated %s archive: %v; %s", kind, err, sosExpected)}
 	}
+	tooMuch := func() error {
+		return &InputError{File: p, Msg: fmt.Sprintf("more than %s in proc/, sys/, etc/, sos_commands/ and the other parts dbhost reads (files, links, and %d bytes per directory: see docs/limits.md): refusing to unpack it (is this a sosreport?)", confine.Bytes(sosMaxTotal), sosDirBytes)}
+	}
 	tr := tar.NewReader(dr)
+	dirs := sosDirs{ids: map[dirKey]int32{}}
 	var (
 		prefix        string // top sosreport-*/ directory being stripped
 		prefixDecided bool
-		total         int64
+		total         int64 // bytes of the copy: files, links, directories
 		links         []pendingLink
-		entries, kept int
+		entries       int
 	)
+	// charge counts the directories that holding parts would make; false
+	// when they would pass sosMaxTotal.
+	charge := func(parts []string) bool {
+		total += int64(dirs.missing(parts)) * sosDirBytes
+		return total <= sosMaxTotal
+	}
 	for {
+		if stopping != nil && stopping.Load() {
+			return errInterrupted
+		}
 		hdr, err := tr.Next()
 		if err == io.EOF {
 			break
@@ -288,7 +428,12 @@ func extractSosArchive(p, dir string) error {
 		if err != nil {
 			return corrupt(err)
 		}
-		entries++
+		if entries++; entries > sosMaxEntries {
+			return &InputError{File: p, Msg: fmt.Sprintf("more than %s entries, the limit for a sosreport (see docs/limits.md; a real one has tens of thousands): refusing it", group(sosMaxEntries))}
+		}
+		if len(hdr.Name) > sosMaxName {
+			continue
+		}
 		parts, err := entryParts(hdr.Name)
 		if err != nil {
 			return &InputError{File: p, Msg: fmt.Sprintf("refusing archive entry %q: %v", trunc(hdr.Name, 80), err)}
@@ -311,44 +456,53 @@ func extractSosArchive(p, dir string) error {
 				continue
 			}
 		}
-		if !wanted(parts, hdr.Typeflag) {
+		if !wanted(parts, hdr.Typeflag) || len(parts) > sosMaxDepth {
 			continue
 		}
 		name := strings.Join(parts, "/")
-		if kept++; kept > sosMaxEntries {
-			return &InputError{File: p, Msg: fmt.Sprintf("more than %d entries in the parts dbhost reads: refusing to unpack it (is this a sosreport?)", sosMaxEntries)}
-		}
 		switch hdr.Typeflag {
 		case tar.TypeDir:
-			if err := root.MkdirAll(name, 0o755); err != nil {
-				continue // a file of the same name came first; keep it
+			if !charge(parts) {
+				return tooMuch()
 			}
+			if _, err := dirs.make(root, parts); err != nil {
+				return tmpDirError(p, tmpDir, err)
+			} // !made: a file of the same name came first; keep it
 		case tar.TypeReg, tar.TypeGNUSparse:
 			if hdr.Size < 0 || hdr.Size > sosMaxFile {
 				continue
 			}
-			if total+hdr.Size > sosMaxTotal {
-				return &InputError{File: p, Msg: fmt.Sprintf("more than %d MiB in proc/, sys/, etc/, sos_commands/ and the other parts dbhost reads: refusing to unpack it (is this a sosreport?)", sosMaxTotal>>20)}
+			if total += hdr.Size; !charge(parts[:len(parts)-1]) {
+				return tooMuch()
 			}
-			n, err := writeFile(root, name, tr, hdr.Size)
-			total += n
-			if err != nil {
-				var ie *InputError
-				if errors.As(err, &ie) {
-					return err
-				}
+			if made, err := dirs.make(root, parts[:len(parts)-1]); err != nil {
+				return tmpDirError(p, tmpDir, err)
+			} else if !made {
+				continue // a file is where a directory should be: skip this entry
+			}
+			if err := writeFile(root, name, tr, hdr.Size); err != nil {
 				var re *readError
 				if errors.As(err, &re) {
 					return corrupt(re.err)
 				}
-				return fmt.Errorf("sosreport %s: unpacking %s: %w", p, name, err)
+				return tmpDirError(p, tmpDir, err)
 			}
 		case tar.TypeSymlink:
+			if len(hdr.Linkname) > sosMaxName {
+				continue
+			}
 			t, ok := symlinkTarget(parts, hdr.Linkname)
 			if ok {
+				// held until the end, then made: counted by their names
+				if total += int64(len(name) + len(t)); total > sosMaxTotal {
+					return tooMuch()
+				}
 				links = append(links, pendingLink{name: name, target: t})
 			}
 		case tar.TypeLink:
+			if len(hdr.Linkname) > sosMaxName {
+				continue
+			}
 			tp, err := entryParts(hdr.Linkname)
 			if err != nil || len(tp) == 0 {
 				continue
@@ -359,7 +513,11 @@ func extractSosArchive(p, dir string) error {
 				}
 				tp = tp[1:]
 			}
-			links = append(links, pendingLink{name: name, target: strings.Join(tp, "/"), hard: true})
+			t := strings.Join(tp, "/")
+			if total += int64(len(name) + len(t)); total > sosMaxTotal {
+				return tooMuch()
+			}
+			links = append(links, pendingLink{name: name, target: t, hard: true})
 		default:
 			// devices, fifos: nothing a reader needs
 		}
@@ -367,8 +525,83 @@ func extractSosArchive(p, dir string) error {
 	if entries == 0 {
 		return corrupt(errors.New("no entries"))
 	}
-	makeLinks(root, links)
+	for _, l := range links {
+		if !charge(strings.Split(path.Dir(l.name), "/")) {
+			return tooMuch()
+		}
+	}
+	if err := makeLinks(root, &dirs, links, stopping); err != nil {
+		if errors.Is(err, errInterrupted) {
+			return err
+		}
+		return tmpDirError(p, tmpDir, err)
+	}
 	return nil
+}
+
+// dirKey names a directory of the copy: its parent's id (0: the top) and
+// its name.
+type dirKey struct {
+	parent int32
+	name   string
+}
+
+// sosDirs knows the directories made in the copy, so that each is made,
+// and counted toward sosMaxTotal, once (a map by whole path would hold
+// every path's prefixes: quadratic in a deep tree).
+type sosDirs struct{ ids map[dirKey]int32 }
+
+// missing returns how many of the directories parts leads through are not
+// made yet.
+func (d *sosDirs) missing(parts []string) int {
+	id := int32(0)
+	for i, c := range parts {
+		if c == "." {
+			continue
+		}
+		next, ok := d.ids[dirKey{id, c}]
+		if !ok {
+			return len(parts) - i
+		}
+		id = next
+	}
+	return 0
+}
+
+// make makes the directories of parts that are not made yet. made is false,
+// with no error, when something else is in the way (a file of that name
+// came first); err is a failure of the file system (no space, read-only).
+func (d *sosDirs) make(root *os.Root, parts []string) (made bool, err error) {
+	id := int32(0)
+	for i, c := range parts {
+		if c == "." {
+			continue
+		}
+		k := dirKey{id, c}
+		next, ok := d.ids[k]
+		if !ok {
+			if err := root.Mkdir(strings.Join(parts[:i+1], "/"), 0o755); err != nil {
+				if errors.Is(err, fs.ErrExist) || errors.Is(err, syscall.ENOTDIR) {
+					return false, nil
+				}
+				return false, err
+			}
+			next = int32(len(d.ids) + 1)
+			k.name = strings.Clone(c)
+			d.ids[k] = next
+		}
+		id = next
+	}
+	return true, nil
+}
+
+// group writes n with thousands separators (500,000).
+func group(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // checkXZ scans an .xz archive's structure before it is decoded (scanXZ):
@@ -399,13 +632,18 @@ func checkXZ(f *os.File, p string) error {
 // errUnpackLimit ends the decompression of an archive larger than sosMaxUnpacked.
 var errUnpackLimit = errors.New("unpack limit reached")
 
-// unpackLimit passes at most left bytes, then fails with errUnpackLimit.
+// unpackLimit passes at most left bytes, then fails with errUnpackLimit;
+// once stopping is set it fails with errInterrupted.
 type unpackLimit struct {
-	r    io.Reader
-	left int64
+	r        io.Reader
+	left     int64
+	stopping *atomic.Bool
 }
 
 func (u *unpackLimit) Read(p []byte) (int, error) {
+	if u.stopping != nil && u.stopping.Load() {
+		return 0, errInterrupted
+	}
 	if u.left <= 0 {
 		return 0, errUnpackLimit
 	}
@@ -423,19 +661,16 @@ type readError struct{ err error }
 func (e *readError) Error() string { return e.err.Error() }
 
 // writeFile writes size bytes of r to name (mode 0644: sos keeps the modes of
-// sysfs files such as 0200, which would make the copy unreadable).
-func writeFile(root *os.Root, name string, r io.Reader, size int64) (int64, error) {
-	if d := path.Dir(name); d != "." {
-		if err := root.MkdirAll(d, 0o755); err != nil {
-			return 0, nil // a file is where a directory should be: skip this entry
-		}
-	}
+// sysfs files such as 0200, which would make the copy unreadable); its
+// directory is made. A read error is a *readError, anything else a failure
+// to write the copy.
+func writeFile(root *os.Root, name string, r io.Reader, size int64) error {
 	if st, err := root.Lstat(name); err == nil && !st.Mode().IsRegular() {
-		return 0, nil // a directory of that name exists: skip
+		return nil // a directory of that name exists: skip
 	}
 	out, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	n, err := io.Copy(out, io.LimitReader(r, size))
 	if cerr := out.Close(); err == nil && cerr != nil {
@@ -444,14 +679,14 @@ func writeFile(root *os.Root, name string, r io.Reader, size int64) (int64, erro
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
-			return n, err // a write error
+			return err // a write error
 		}
-		return n, &readError{err}
+		return &readError{err}
 	}
 	if n != size {
-		return n, &readError{io.ErrUnexpectedEOF}
+		return &readError{io.ErrUnexpectedEOF}
 	}
-	return n, nil
+	return nil
 }
 
 // entryParts splits an archive entry name into clean components. Absolute
@@ -537,11 +772,17 @@ func symlinkTarget(parts []string, target string) (string, bool) {
 // makeLinks creates the links collected during extraction, then removes any
 // symlink that the OS would resolve outside the tree (belt and braces: the
 // targets were already checked lexically and only real directories hold links).
-func makeLinks(root *os.Root, links []pendingLink) {
+// Its error is a failure of the file system (no space) or errInterrupted.
+func makeLinks(root *os.Root, dirs *sosDirs, links []pendingLink, stopping *atomic.Bool) error {
 	var made []string
 	for _, l := range links {
+		if stopping != nil && stopping.Load() {
+			return errInterrupted
+		}
 		if d := path.Dir(l.name); d != "." {
-			if err := root.MkdirAll(d, 0o755); err != nil {
+			if ok, err := dirs.make(root, strings.Split(d, "/")); err != nil {
+				return err
+			} else if !ok {
 				continue
 			}
 			// The link's directory must be a real directory, not reached
@@ -558,12 +799,17 @@ func makeLinks(root *os.Root, links []pendingLink) {
 		}
 		if l.hard {
 			if st, err := root.Lstat(l.target); err == nil && st.Mode().IsRegular() {
-				_ = root.Link(l.target, l.name)
+				if err := root.Link(l.target, l.name); noSpace(err) {
+					return err
+				}
 			}
 			continue
 		}
-		if err := root.Symlink(l.target, l.name); err == nil {
+		err := root.Symlink(l.target, l.name)
+		if err == nil {
 			made = append(made, l.name)
+		} else if noSpace(err) {
+			return err
 		}
 	}
 	for _, name := range made {
@@ -571,6 +817,13 @@ func makeLinks(root *os.Root, links []pendingLink) {
 			_ = root.Remove(name) // escapes, or a loop
 		}
 	}
+	return nil
+}
+
+// noSpace reports a failure of the copy's file system (full, read-only,
+// over quota), as opposed to a link refused by what is already there.
+func noSpace(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EROFS) || errors.Is(err, syscall.EDQUOT)
 }
 
 // realDir reports whether no component of the slash path d is a symlink.

@@ -36,6 +36,10 @@ const (
 	// AIXLive=1: the live host is read as an AIX host (the collector's
 	// commands run, found on PATH: stubs in the tests), whatever the OS.
 	AIXLive = "DBHOST_TEST_AIX_LIVE"
+	// SosCleanupPause=FILE: after SIGINT/SIGTERM during a --sosreport,
+	// dbhost creates FILE.paused before removing the unpacked copy and
+	// waits until FILE exists (a second signal is then sent there).
+	SosCleanupPause = "DBHOST_TEST_SOS_CLEANUP_PAUSE"
 )
 
 // Getenv is os.Getenv(name) in a testhooks build and "" in a plain one.
