@@ -50,3 +50,23 @@ func TestCrashFileRedactsPasswords(t *testing.T) {
 		wantContains(t, "the crash file", string(b), "command: dbhost "+c.args[0]+" ", c.kept, "goroutine ")
 	}
 }
+
+// TestExperimentBenchPasswordNotPrinted: experiment's --bench holds the
+// bench's command line, a --dsn with its password included; a --bench
+// dbhost cannot split (an unclosed quote) is a usage error that quotes it
+// back: without its password (it was printed as given).
+func TestExperimentBenchPasswordNotPrinted(t *testing.T) {
+	for _, bench := range []string{
+		`db --dsn "postgres://u:SECRET@127.0.0.1:1/d --duration 1s`,
+		`db --dsn "host=127.0.0.1 password=SECRET --duration 1s`,
+	} {
+		r := dbhostExec(t, nil, "experiment", "--rule", "memory.swappiness", "--bench", bench)
+		if r.code != exitUsage || !strings.Contains(r.stderr, "--bench") {
+			t.Errorf("--bench %q: exit %d, want 2:\n%s", bench, r.code, r.stderr)
+		}
+		if strings.Contains(r.stderr+r.stdout, "SECRET") {
+			t.Errorf("--bench %q: the password is printed:\n%s", bench, r.stderr)
+		}
+		wantContains(t, "stderr", r.stderr, "xxxxx")
+	}
+}
