@@ -40,6 +40,11 @@ var (
 	// (it may hold ':' and '@': the driver splits at the last '@' before
 	// the address) but stops at white space.
 	mysqlDSN = regexp.MustCompile(`(^|[\s'"=,;])([^\s:@'"=/;,]*):(\S*)@((?:[A-Za-z0-9]*\([^)\s]*\))?/)`)
+	// oracleLogon: Oracle's user/password@connect (sqlplus, expdp, a JDBC
+	// thin URL's jdbc:oracle:thin:user/password@host), from the start of a
+	// word. A password holding '/', '@' or a blank is quoted there
+	// ("p@ss"): redacted to its closing quote.
+	oracleLogon = regexp.MustCompile(`(^|[\s'"=:])([A-Za-z][A-Za-z0-9_$#]*)/("[^"]*"|[^\s/@'"]+)@`)
 	// mysqlAddr: what follows the '@' of a MySQL DSN.
 	mysqlAddr = regexp.MustCompile(`^(?:[A-Za-z0-9]*\([^)]*\))?/`)
 )
@@ -49,8 +54,12 @@ var (
 // (scheme://user:PASSWORD@host), the value of a key=value password
 // (password=PW, password = 'a b\'c', PGPASSWORD=PW, --password=PW,
 // ?password=PW&...), the word after a password flag (--password PW), and
-// the password of a MySQL DSN (user:PW@tcp(host:3306)/db).
+// the password of a MySQL DSN (user:PW@tcp(host:3306)/db) and of an
+// Oracle logon (user/PW@db, user/"P@W"@db).
 func Redact(s string) string {
+	if !maySecret(s) {
+		return s // most words of a command line: no regular expression run
+	}
 	// The structured forms first: a URL's or a MySQL DSN's password may
 	// hold "password=".
 	s = redactURLs(s)
@@ -64,6 +73,7 @@ func Redact(s string) string {
 		}
 		return sm[1] + sm[2] + ":" + Redacted + "@" + sm[4]
 	})
+	s = oracleLogon.ReplaceAllString(s, "${1}${2}/"+Redacted+"@")
 	s = redactKeyValues(s)
 	return redactFlagWords(s)
 }
@@ -99,11 +109,26 @@ func RedactArgs(args []string) []string {
 		}
 		if valueOf != "" {
 			valueOf = ""
-		} else if isDSNFlag(a) || secretFlagArg.MatchString(a) {
+		} else if isDSNFlag(a) || maySecret(a) && secretFlagArg.MatchString(a) {
 			valueOf = a
 		}
 	}
 	return out
+}
+
+// maySecret: s may hold a secret Redact finds (every form has a '=' or an
+// '@', or names the secret: --password PW).
+func maySecret(s string) bool {
+	if strings.ContainsAny(s, "=@") {
+		return true
+	}
+	l := strings.ToLower(s)
+	for _, w := range []string{"pass", "pwd", "secret", "token"} {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // isDSNFlag: the flags whose value is a connection string.

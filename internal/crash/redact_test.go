@@ -39,6 +39,11 @@ func TestRedact(t *testing.T) {
 		{"--db-password SECRET --token=SECRET", "--db-password xxxxx --token=xxxxx"},
 		{"--root /srv/trees/db1 --state-dir /var/lib/x", "--root /srv/trees/db1 --state-dir /var/lib/x"},
 		{"--passes=3 --compass 1", "--passes=3 --compass 1"},
+		{"sqlplus system/SECRET@ORCL @x.sql", "sqlplus system/xxxxx@ORCL @x.sql"},
+		{`expdp scott/"SE@C/RET"@//db1:1521/pdb1 directory=d`, "expdp scott/xxxxx@//db1:1521/pdb1 directory=d"},
+		{"-Durl=jdbc:oracle:thin:app/SECRET@db1:1521/svc", "-Durl=jdbc:oracle:thin:app/xxxxx@db1:1521/svc"},
+		{"sqlplus / as sysdba", "sqlplus / as sysdba"},
+		{"/usr/lib/systemd/system/getty@tty1.service", "/usr/lib/systemd/system/getty@tty1.service"},
 	} {
 		if got := Redact(c.in); got != c.want {
 			t.Errorf("Redact(%q)\n got %q\nwant %q", c.in, got, c.want)
@@ -95,6 +100,8 @@ var dsnForms = []dsnForm{
 	{"mysql-tcp", func(string) bool { return true }, func(pw string) string { return "mon:" + pw + "@tcp(db1:3306)/app" }, nil},
 	{"mysql-unix", func(string) bool { return true }, func(pw string) string { return "mon:" + pw + "@unix(/run/mysqld/mysqld.sock)/" }, nil},
 	{"mysql-bare", func(string) bool { return true }, func(pw string) string { return "mon:" + pw + "@/app" }, nil},
+	{"oracle", func(pw string) bool { return pw != "" && !hasAny(pw, "/@'\" \t\n\r\v\f") }, func(pw string) string { return "system/" + pw + "@//db1:1521/orcl" }, nil},
+	{"oracle-quoted", func(pw string) bool { return !hasAny(pw, "\"\n") }, func(pw string) string { return `scott/"` + pw + `"@ORCL` }, nil},
 }
 
 // checkForm: pw is in none of what a command line holding it in form f
