@@ -39,7 +39,9 @@ var (
 	// user:password@/db, from the start of a word. The password is greedy
 	// (it may hold ':' and '@': the driver splits at the last '@' before
 	// the address) but stops at white space.
-	mysqlDSN = regexp.MustCompile(`(^|[\s'"=,;])([^\s:@'"=/;,]*):(\S*)@((?:[A-Za-z0-9]*\([^)\s]*\))?/)`)
+	// The '/' after the '@' is not a second one: jdbc:oracle:thin:@//db1
+	// is Oracle's EZConnect, not the password "oracle:thin:".
+	mysqlDSN = regexp.MustCompile(`(^|[\s'"=,;])([^\s:@'"=/;,]*):(\S*)@((?:[A-Za-z0-9]*\([^)\s]*\))?/(?:[^/]|$))`)
 	// oracleLogon: Oracle's user/password@connect (sqlplus, expdp, a JDBC
 	// thin URL's jdbc:oracle:thin:user/password@host), from the start of a
 	// word. A password holding '/', '@' or a blank is quoted there

@@ -43,6 +43,8 @@ func TestRedact(t *testing.T) {
 		{`expdp scott/"SE@C/RET"@//db1:1521/pdb1 directory=d`, "expdp scott/xxxxx@//db1:1521/pdb1 directory=d"},
 		{"-Durl=jdbc:oracle:thin:app/SECRET@db1:1521/svc", "-Durl=jdbc:oracle:thin:app/xxxxx@db1:1521/svc"},
 		{"sqlplus / as sysdba", "sqlplus / as sysdba"},
+		{"jdbc:oracle:thin:@//db-vip:1521/ORCL", "jdbc:oracle:thin:@//db-vip:1521/ORCL"},
+		{"jdbc:oracle:thin:@db1:1521:ORCL", "jdbc:oracle:thin:@db1:1521:ORCL"},
 		{"/usr/lib/systemd/system/getty@tty1.service", "/usr/lib/systemd/system/getty@tty1.service"},
 	} {
 		if got := Redact(c.in); got != c.want {
