@@ -113,6 +113,14 @@ process.`,
 	return c
 }
 
+// redactedCommandLine is dbhost's command line as a bench registry
+// records it (the record, a file in the state directory, outlives the
+// run): the passwords of --dsn and experiment's --bench replaced
+// (crash.RedactArgs).
+func redactedCommandLine() string {
+	return strings.Join(append([]string{os.Args[0]}, crash.RedactArgs(os.Args[1:])...), " ")
+}
+
 func printCleaned(c *cobra.Command, cleaned []bench.Cleaned) int {
 	failed := 0
 	for _, x := range cleaned {
@@ -136,7 +144,7 @@ func runBench(c *cobra.Command, f *benchFlags, stateDir string, planned time.Dur
 	defer stop()
 	regDir := registryDir(stateDir)
 	created := missing(filepath.Dir(regDir))
-	reg, cleaned, err := bench.OpenRegistry(regDir, strings.Join(os.Args, " "))
+	reg, cleaned, err := bench.OpenRegistry(regDir, redactedCommandLine())
 	printCleaned(c, cleaned)
 	if err != nil {
 		if errors.Is(err, os.ErrPermission) {

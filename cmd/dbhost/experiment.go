@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/dbhost/dbhost/internal/bench"
+	"github.com/dbhost/dbhost/internal/crash"
 	"github.com/dbhost/dbhost/internal/experiment"
 	"github.com/dbhost/dbhost/internal/report"
 	"github.com/spf13/cobra"
@@ -60,7 +61,7 @@ every run's bench result); the bench's own --format and -o are the experiment's.
 			}
 			bargs, err := splitWords(benchStr)
 			if err != nil || len(bargs) == 0 {
-				return usageErr("--bench %q: %v", benchStr, err)
+				return usageErr("--bench %q: %v", crash.Redact(benchStr), err)
 			}
 			for _, a := range bargs {
 				if a == "--format" || a == "-o" || a == "--output" || a == "--state-dir" || strings.HasPrefix(a, "--format=") || strings.HasPrefix(a, "--output=") {
@@ -86,7 +87,7 @@ every run's bench result); the bench's own --format and -o are the experiment's.
 			defer stop()
 			regDir := filepath.Join(o.StateDir, "bench")
 			created := missing(o.StateDir)
-			reg, cleaned, err := bench.OpenRegistry(regDir, strings.Join(os.Args, " "))
+			reg, cleaned, err := bench.OpenRegistry(regDir, redactedCommandLine())
 			printCleaned(c, cleaned)
 			if err != nil {
 				return stateErr(err, o.StateDir)
@@ -97,7 +98,7 @@ every run's bench result); the bench's own --format and -o are the experiment's.
 				return err
 			}
 			defer os.RemoveAll(tmp)
-			eo := experiment.Options{Rules: pf.only, Changes: changes, Apply: o, Bench: benchStr, Runs: runs, Keep: keep,
+			eo := experiment.Options{Rules: pf.only, Changes: changes, Apply: o, Bench: crash.Redact(benchStr), Runs: runs, Keep: keep,
 				MinEffect: minEffect, Case: cas, Metric: metric, Registry: reg,
 				Log: func(f string, a ...any) { fmt.Fprintf(c.ErrOrStderr(), "dbhost experiment: "+f+"\n", a...) },
 				RunBench: func(ctx context.Context, side string, n int) (*bench.Result, error) {
@@ -105,7 +106,7 @@ every run's bench result); the bench's own --format and -o are the experiment's.
 					args := append(append([]string{"bench"}, bargs...), "--format", "json", "-o", p, "--state-dir", o.StateDir)
 					var errb strings.Builder
 					if code := run(args, io.Discard, &errb); code != 0 {
-						return nil, fmt.Errorf("dbhost %s: exit %d: %s", strings.Join(args, " "), code, strings.TrimSpace(errb.String()))
+						return nil, fmt.Errorf("dbhost %s: exit %d: %s", strings.Join(crash.RedactArgs(args), " "), code, crash.Redact(strings.TrimSpace(errb.String())))
 					}
 					return bench.Load(p)
 				}}

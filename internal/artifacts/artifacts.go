@@ -150,7 +150,7 @@ func Load(paths []string) (*Set, []error) {
 // Add recognises and parses one artifact's content (as Load does for a file,
 // but without following includes) and adds it to the Set.
 func (s *Set) Add(path string, b []byte) []error {
-	return s.add(path, b, false, "", 0)
+	return s.add(path, toUTF8(b), false, "", 0)
 }
 
 // add parses b as kind (recognised when ""). lineOffset is the number of
@@ -269,7 +269,9 @@ type artifactRead struct {
 
 // readArtifact reads a file whole, or of a file over maxFileSize the last
 // maxFileSize bytes when it is an alert log (line numbers kept right by
-// counting the lines skipped), else the first maxFileSize bytes.
+// counting the lines skipped), else the first maxFileSize bytes. What it
+// returns is UTF-8: a file in UTF-16 is decoded (textenc.go), the limit
+// being on the bytes read.
 func readArtifact(p string) (artifactRead, error) {
 	// A FIFO is opened without waiting for a writer; a device is refused.
 	f, st, err := input.Open(p, "an artifact")
@@ -278,60 +280,62 @@ func readArtifact(p string) (artifactRead, error) {
 	}
 	defer f.Close()
 	size := st.Size()
-	if size > maxFileSize && st.Mode().IsRegular() {
-		// A performance report is read whole or not at all: its end holds
-		// the parameters and statistics the diagnoses need.
-		head := make([]byte, 4096)
-		n, _ := io.ReadFull(f, head)
-		if k, _ := awrKind(head[:n]); k != "" {
-			return artifactRead{}, tooBig(size)
-		}
-		if _, err := f.Seek(0, io.SeekStart); err != nil {
-			return artifactRead{}, err
-		}
-	}
 	if size <= maxFileSize || !st.Mode().IsRegular() {
 		b, err := io.ReadAll(io.LimitReader(f, maxFileSize))
-		r := artifactRead{b: b}
+		r := artifactRead{b: toUTF8(b)}
 		if !st.Mode().IsRegular() && int64(len(b)) == maxFileSize {
 			r.note = fmt.Sprintf("a pipe: only its first %d MiB were read", maxFileSize>>20)
 		}
 		return r, err
 	}
 	head := make([]byte, sniffLen)
-	n, err := io.ReadFull(f, head)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
-		return artifactRead{}, err
-	}
-	head = head[:n]
-	tailStart := size - maxFileSize
-	tail := make([]byte, maxFileSize)
-	n, err = f.ReadAt(tail, tailStart)
+	n, err := f.ReadAt(head, 0)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return artifactRead{}, err
 	}
-	tail = tail[:n]
+	head = head[:n]
+	enc := textEncoding(head)
+	head = decodeAs(head, enc)
+	// A performance report is read whole or not at all: its end holds
+	// the parameters and statistics the diagnoses need.
+	if k, _ := awrKind(head[:min(len(head), 4096)]); k != "" {
+		return artifactRead{}, tooBig(size)
+	}
+	tailStart := size - maxFileSize
+	if enc.utf16 && tailStart%2 == 1 {
+		tailStart++ // at a code unit's boundary (the mark is 2 bytes)
+	}
+	raw := make([]byte, maxFileSize)
+	n, err = f.ReadAt(raw[:size-tailStart], tailStart)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return artifactRead{}, err
+	}
+	raw = raw[:n]
+	tail := decodeAs(raw, encoding{utf16: enc.utf16, bigEndian: enc.bigEndian})
 	if Recognize(head) != KindAlertLog && Recognize(tail) != KindAlertLog {
-		n, err = f.ReadAt(tail, 0)
+		n, err = f.ReadAt(raw[:cap(raw)], 0)
 		if err != nil && !errors.Is(err, io.EOF) {
 			return artifactRead{}, err
 		}
-		return artifactRead{b: tail[:n], note: fmt.Sprintf("%d MiB: only the first %d MiB were read", size>>20, maxFileSize>>20)}, nil
+		return artifactRead{b: decodeAs(raw[:n], enc), note: fmt.Sprintf("%d MiB: only the first %d MiB were read", size>>20, maxFileSize>>20)}, nil
 	}
 	// Start the tail at a line boundary and count the lines before it.
 	cut := bytes.IndexByte(tail, '\n') + 1
-	tail = tail[cut:]
-	lines, err := countLines(f, tailStart+int64(cut))
+	lines, err := countLines(f, tailStart, enc)
 	if err != nil {
 		return artifactRead{}, err
 	}
+	if cut > 0 {
+		lines++
+	}
+	tail = tail[cut:]
 	return artifactRead{b: tail, kind: KindAlertLog, lineOffset: lines,
 		note: fmt.Sprintf("%d MiB: only the last %d MiB (from line %d, the most recent startups) were read", size>>20, maxFileSize>>20, lines+1)}, nil
 }
 
-// countLines counts the newlines in the first n bytes of f.
-func countLines(f *os.File, n int64) (int, error) {
-	buf := make([]byte, 1<<20)
+// countLines counts the newlines in the first n bytes of f, text in enc.
+func countLines(f *os.File, n int64, enc encoding) (int, error) {
+	buf := make([]byte, 1<<20) // even: UTF-16 code units are not split
 	lines := 0
 	for off := int64(0); off < n; {
 		k := int64(len(buf))
@@ -339,7 +343,7 @@ func countLines(f *os.File, n int64) (int, error) {
 			k = n - off
 		}
 		m, err := f.ReadAt(buf[:k], off)
-		lines += bytes.Count(buf[:m], []byte{'\n'})
+		lines += enc.newlines(buf[:m])
 		off += int64(m)
 		if err != nil {
 			if errors.Is(err, io.EOF) {

@@ -7,6 +7,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/dbhost/dbhost/internal/crash"
 )
 
 // Datasource is one JBoss/WildFly (IronJacamar) datasource, from a
@@ -170,7 +172,10 @@ func dsField(ds *Datasource, name, v string) string {
 		ds.JNDIName = v
 		ds.Legacy = true
 	case "connection-url":
-		ds.ConnectionURL = v
+		// A JDBC URL may hold the password (?password=, Oracle thin's
+		// user/password@, MySQL's user:password@): the datasource is
+		// shown in findings and reports, sent to others.
+		ds.ConnectionURL = crash.Redact(v)
 	case "min-pool-size":
 		setInt(&ds.MinPoolSize)
 	case "max-pool-size":
@@ -206,7 +211,7 @@ func dsExpr(ds *Datasource, name, v string) string {
 		if ds.Expressions == nil {
 			ds.Expressions = map[string]string{}
 		}
-		ds.Expressions[name] = v
+		ds.Expressions[name] = crash.Redact(v)
 		inner := v[2 : len(v)-1]
 		if i := strings.LastIndexByte(inner, ':'); i >= 0 {
 			return inner[i+1:]

@@ -36,29 +36,11 @@ type PoolOptions struct {
 
 func init() { cleaners[KindTable] = dropRecordedTable }
 
-// RedactDSN drops a password from a DSN (URL or key=value form), for
-// records and output.
+// RedactDSN replaces a DSN's password by xxxxx (crash.RedactDSN, the
+// redactor of the crash file: URL, ?password=, key=value, quoted), for
+// results and output.
 func RedactDSN(dsn string) string {
-	if strings.Contains(dsn, "://") {
-		if i := strings.Index(dsn, "://"); i >= 0 {
-			rest := dsn[i+3:]
-			if at := strings.LastIndex(strings.SplitN(rest, "/", 2)[0], "@"); at >= 0 {
-				cred := rest[:at]
-				if c := strings.IndexByte(cred, ':'); c >= 0 {
-					return dsn[:i+3] + cred[:c] + ":REDACTED" + rest[at:]
-				}
-			}
-		}
-		return dsn
-	}
-	var out []string
-	for _, f := range strings.Fields(dsn) {
-		if strings.HasPrefix(strings.ToLower(f), "password=") {
-			f = "password=REDACTED"
-		}
-		out = append(out, f)
-	}
-	return strings.Join(out, " ")
+	return crash.RedactDSN(dsn)
 }
 
 // ScratchName is a scratch object name: dbhost_bench_<what>_<pid>_<random>.

@@ -9,10 +9,15 @@ import (
 
 func TestRedactDSN(t *testing.T) {
 	for in, want := range map[string]string{
-		"host=/tmp password=secret dbname=x":  "host=/tmp password=REDACTED dbname=x",
-		"postgres://u:secret@db:5432/x?ssl=1": "postgres://u:REDACTED@db:5432/x?ssl=1",
+		"host=/tmp password=secret dbname=x":  "host=/tmp password=xxxxx dbname=x",
+		"postgres://u:secret@db:5432/x?ssl=1": "postgres://u:xxxxx@db:5432/x?ssl=1",
 		"postgres://u@db/x":                   "postgres://u@db/x",
 		"host=db user=u":                      "host=db user=u",
+		// Before the crash redactor: "password = 'se cret'" came out as
+		// "password = 'se cret'", ?password= as it was.
+		"host=db password = 'se cret' user=u":        "host=db password = xxxxx user=u",
+		"postgres://db/x?user=u&password=secret&a=1": "postgres://db/x?user=u&password=xxxxx&a=1",
+		"postgres://u:sec ret@db/x":                  "postgres://u:xxxxx@db/x",
 	} {
 		if got := RedactDSN(in); got != want {
 			t.Errorf("RedactDSN(%q) = %q, want %q", in, got, want)

@@ -42,11 +42,13 @@ var (
 	testGo  sync.Once
 )
 
-// Setup records what a report names: dbhost's version and command line.
+// Setup records what a report names: dbhost's version and command line,
+// its secrets redacted (RedactArgs): the report is for a public issue.
 func Setup(ver string, args []string) {
+	red := RedactArgs(args)
 	mu.Lock()
 	defer mu.Unlock()
-	version, argv = ver, append([]string(nil), args...)
+	version, argv = ver, red
 }
 
 // AddHint adds what the operator should do when the running command
@@ -55,6 +57,7 @@ func Setup(ver string, args []string) {
 // run inside another (experiment runs its benches) adds its own to the
 // outer one's.
 func AddHint(h string) {
+	h = Redact(h)
 	mu.Lock()
 	defer mu.Unlock()
 	hints = append(hints, h)
@@ -83,12 +86,13 @@ func Report(w io.Writer, p any, stack []byte) {
 	mu.Lock()
 	ver, args, hs := version, argv, append([]string(nil), hints...)
 	mu.Unlock()
-	file, ferr := writeStack(ver, args, p, stack)
-	fmt.Fprintf(w, "dbhost: internal error: %v\n", p)
+	pv := panicText(p)
+	file, ferr := writeStack(ver, args, pv, stack)
+	fmt.Fprintf(w, "dbhost: internal error: %s\n", pv)
 	if ferr == nil {
-		fmt.Fprintf(w, "dbhost: this is a bug in dbhost, not a problem with the input: please report it at %s with the command line and the file %s (the stack; dbhost %s; look for secrets in the command line it records before sending it)\n", ReportURL, file, ver)
+		fmt.Fprintf(w, "dbhost: this is a bug in dbhost, not a problem with the input: please report it at %s with the file %s (the command line, its passwords replaced by %s, and the stack; dbhost %s)\n", ReportURL, file, Redacted, ver)
 	} else {
-		fmt.Fprintf(w, "dbhost: this is a bug in dbhost, not a problem with the input: please report it at %s with the command line and the stack below (dbhost %s; it could not be saved to a file: %v)\n", ReportURL, ver, ferr)
+		fmt.Fprintf(w, "dbhost: this is a bug in dbhost, not a problem with the input: please report it at %s with the command line 'dbhost %s' (its passwords replaced by %s) and the stack below (dbhost %s; it could not be saved to a file: %v)\n", ReportURL, strings.Join(args, " "), Redacted, ver, ferr)
 	}
 	for _, h := range hs {
 		fmt.Fprintf(w, "dbhost: %s\n", h)
@@ -106,16 +110,25 @@ func Error(p any, stack []byte) error {
 	mu.Lock()
 	ver, args := version, argv
 	mu.Unlock()
-	file, ferr := writeStack(ver, args, p, stack)
+	pv := panicText(p)
+	file, ferr := writeStack(ver, args, pv, stack)
 	if ferr != nil {
-		return fmt.Errorf("internal error: %v (a bug in dbhost %s: please report it at %s; its stack could not be saved: %v)", p, ver, ReportURL, ferr)
+		return fmt.Errorf("internal error: %s (a bug in dbhost %s: please report it at %s; its stack could not be saved: %v)", pv, ver, ReportURL, ferr)
 	}
-	return fmt.Errorf("internal error: %v (a bug in dbhost %s: please report it at %s with the file %s)", p, ver, ReportURL, file)
+	return fmt.Errorf("internal error: %s (a bug in dbhost %s: please report it at %s with the file %s)", pv, ver, ReportURL, file)
+}
+
+// panicText is the panic's value as text, its secrets redacted (a panic
+// may carry a connection string: a driver's, a format of a flag's value).
+// Go's stack trace holds no string's contents, only pointers.
+func panicText(p any) string {
+	return Redact(fmt.Sprint(p))
 }
 
 // writeStack saves the report's details to dbhost-internal-error-*.txt in
-// the temporary directory and returns its name.
-func writeStack(ver string, args []string, p any, stack []byte) (string, error) {
+// the temporary directory and returns its name. args were redacted by
+// Setup, p by panicText.
+func writeStack(ver string, args []string, p string, stack []byte) (string, error) {
 	f, err := os.CreateTemp("", "dbhost-internal-error-*.txt")
 	if err != nil {
 		return "", err

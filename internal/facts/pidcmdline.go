@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/dbhost/dbhost/internal/crash"
 )
 
 // cmdlineArgs splits /proc/PID/cmdline at NULs. A process that rewrote its
@@ -19,7 +21,11 @@ func cmdlineArgs(b []byte) []string {
 // cmdlineText joins arguments with spaces, truncated to maxCmdlineBytes on a
 // UTF-8 boundary.
 func cmdlineText(args []string) string {
-	s := strings.TrimSpace(strings.Join(args, " "))
+	// A snapshot is sent to others (a ticket, a vendor): a password on a
+	// process's command line (psql postgres://u:PW@db, a tool's
+	// --password PW, a JDBC password=) is replaced first, before the cut
+	// can leave a piece of it that no longer reads as one.
+	s := strings.TrimSpace(strings.Join(crash.RedactArgs(args), " "))
 	if len(s) <= maxCmdlineBytes {
 		return s
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/dbhost/dbhost/internal/facts"
 	"github.com/dbhost/dbhost/internal/facts/aix"
 	"github.com/dbhost/dbhost/internal/input"
+	"github.com/dbhost/dbhost/internal/libvirt"
 )
 
 // TestLimitsDocumented keeps docs/limits.md's table in step with the
@@ -55,6 +56,7 @@ func TestLimitsDocumented(t *testing.T) {
 		{"AIX host: one command's output", confine.Bytes(aixMaxFile)},
 		{"AIX host: all command output", confine.Bytes(aixMaxTotal)},
 		{"AIX host: one command's run time", strconv.Itoa(int(aix.CommandTimeout/time.Second)) + " s"},
+		{"libvirt domain XML: one definition", confine.Bytes(libvirt.MaxXML)},
 	} {
 		found := false
 		for _, r := range rows {

@@ -23,7 +23,12 @@ import (
 	"github.com/dbhost/dbhost/internal/input"
 )
 
-// MaxXML bounds a domain definition read from virsh or a journal.
+// MaxXML bounds one domain definition wherever dbhost reads it: virsh's
+// output (--libvirt, apply, place --apply), a journal's, an --artifact
+// (internal/artifacts) and, with the same figure, the files --libvirt
+// reads (internal/facts' maxDomainXMLBytes; artifacts' TestDomainXMLLimit
+// holds the two together). A real guest's definition is a few KiB, one with
+// a hundred disks some 100 KiB: 4 MiB is the row of docs/limits.md.
 const MaxXML = 4 << 20
 
 // span is one element's bytes [start, end) in a document.
@@ -152,7 +157,7 @@ func splice(doc string, repl map[string]string, order []string, indent string) (
 // <numa> of an existing <cpu>, whose mode, model and features stay.
 func Edit(domain, fragments string) (string, error) {
 	if len(domain) > MaxXML {
-		return "", fmt.Errorf("domain definition of %d bytes, more than %d", len(domain), MaxXML)
+		return "", fmt.Errorf("domain definition of %d bytes, more than the %d MiB limit for one (docs/limits.md)", len(domain), MaxXML>>20)
 	}
 	frag, order, err := fragmentElements(fragments)
 	if err != nil {
@@ -456,7 +461,7 @@ func (c Conn) run(stdin string, args ...string) (string, error) {
 	if out.Over() {
 		// A definition cut at the bound must never be journaled or
 		// spliced as if it were whole.
-		return "", fmt.Errorf("%s: more than %d bytes of output", what, MaxXML)
+		return "", fmt.Errorf("%s: more than %d MiB of output, the limit for a domain definition (docs/limits.md)", what, MaxXML>>20)
 	}
 	return out.Buf.String(), nil
 }
