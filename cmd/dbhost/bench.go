@@ -33,6 +33,7 @@ func (f *benchFlags) add(c *cobra.Command, dur time.Duration) {
 	fl := c.Flags()
 	fl.DurationVar(&f.duration, "duration", dur, "how long each measurement runs (per case and repeat)")
 	fl.IntVar(&f.repeat, "repeat", 1, "repeat every measurement N times (the samples keep each one)")
+	atLeast(c, "repeat", 1, "expected 1 to 1000")
 	fl.StringVar(&f.format, "format", "text", "output format: "+resultFormats)
 	fl.StringVarP(&f.out, "output", "o", "", "write the result to FILE instead of standard output")
 }

@@ -14,10 +14,8 @@ import (
 // it takes is exit 2 naming it, before anything runs; its default (0:
 // automatic, -1: not bound) is never a value one may type ("--pid 0" from
 // an unset $PID showed the whole host instead of a process). Every int
-// flag of every command declares its smallest value (atLeast), or is one
-// its command checks itself (checkedInRun).
+// flag of every command declares its smallest value (atLeast).
 func TestNumericFlagGivenIsChecked(t *testing.T) {
-	checkedInRun := map[string]bool{"repeat": true, "runs": true}
 	root := newRootCmd(nil, nil)
 	var walk func(c *cobra.Command)
 	n := 0
@@ -37,9 +35,7 @@ func TestNumericFlagGivenIsChecked(t *testing.T) {
 			}
 			a, ok := f.Annotations[minAnnotation]
 			if !ok {
-				if !checkedInRun[f.Name] {
-					t.Errorf("dbhost %s --%s: an int flag without atLeast", strings.Join(path, " "), f.Name)
-				}
+				t.Errorf("dbhost %s --%s: an int flag without atLeast", strings.Join(path, " "), f.Name)
 				return
 			}
 			min, _ := strconv.Atoi(a[0])
