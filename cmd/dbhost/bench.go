@@ -33,6 +33,7 @@ func (f *benchFlags) add(c *cobra.Command, dur time.Duration) {
 	fl := c.Flags()
 	fl.DurationVar(&f.duration, "duration", dur, "how long each measurement runs (per case and repeat)")
 	fl.IntVar(&f.repeat, "repeat", 1, "repeat every measurement N times (the samples keep each one)")
+	atLeast(c, "repeat", 1, "expected 1 to 1000")
 	fl.StringVar(&f.format, "format", "text", "output format: "+resultFormats)
 	fl.StringVarP(&f.out, "output", "o", "", "write the result to FILE instead of standard output")
 }
@@ -250,7 +251,7 @@ On a host with one node only local memory exists: it is measured, and said so.
 				return err
 			}
 			if sizeMB < 0 || sizeMB > 1<<20 || threads < 0 || threads > 4096 {
-				return usageErr("--size-mb %d / --threads %d: expected 0 (automatic) or a positive size/count", sizeMB, threads)
+				return usageErr("--size-mb %d / --threads %d: expected at most 1048576 MiB and 4096 threads", sizeMB, threads)
 			}
 			pairs := 1
 			if nodes, err := bench.OnlineNodes(); err == nil {
@@ -272,6 +273,8 @@ On a host with one node only local memory exists: it is measured, and said so.
 	c.Flags().StringVar(&memNodes, "mem-node", "", "measure these memory nodes only (default: every node with memory)")
 	c.Flags().IntVar(&sizeMB, "size-mb", 0, "buffer per pair in MiB (default: 8x the LLC, 64 MiB to 1 GiB, at most a quarter of the node's free memory)")
 	c.Flags().IntVar(&threads, "threads", 0, "streaming threads per pair (default: one per CPU of the CPU node)")
+	atLeast(c, "size-mb", 1, "expected a buffer size in MiB, 1 or more")
+	atLeast(c, "threads", 1, "expected 1 or more threads")
 	return c
 }
 
@@ -285,6 +288,8 @@ func (b *bindFlags) add(c *cobra.Command, what, def string) {
 	c.Flags().IntVar(&b.cpuNode, "cpu-node", -1, "bind "+what+" to this node's CPUs ("+def+")")
 	c.Flags().IntVar(&b.memNode, "mem-node", -1, "bind "+what+"'s memory to this node (default: the CPU node)")
 	c.Flags().StringVar(&b.cpus, "cpus", "", "bind "+what+" to these CPUs instead of a node's (e.g. 0-3,8)")
+	atLeast(c, "cpu-node", 0, "expected a node number (0, 1, ...)")
+	atLeast(c, "mem-node", 0, "expected a node number (0, 1, ...)")
 }
 
 // resolve checks the flags against this host: nil when none was given; a
@@ -342,7 +347,7 @@ of every round trip. C-states, P-states and placement show here (seed 000, Table
 				return err
 			}
 			if senders < 0 || senders > 1024 || size < 0 || size > 8192 {
-				return usageErr("--senders %d / --size %d: expected 1..1024 senders and 1..8192 bytes (0: default)", senders, size)
+				return usageErr("--senders %d / --size %d: expected 1..1024 senders and 1..8192 bytes", senders, size)
 			}
 			return runBench(c, &f, *stateDir, 2*time.Duration(f.repeat)*f.duration, func(ctx context.Context, o bench.Options) (*bench.Result, error) {
 				return bench.RunMQ(ctx, bench.MQOptions{Options: o, Senders: senders, Size: size, CPUNode: b.cpuNode, MemNode: b.memNode, CPUs: cpus})
@@ -353,6 +358,8 @@ of every round trip. C-states, P-states and placement show here (seed 000, Table
 	b.add(c, "the bound run", "default: node 0")
 	c.Flags().IntVar(&senders, "senders", 0, "sender threads (default: 2 per CPU, 2 to 32)")
 	c.Flags().IntVar(&size, "size", 128, "message payload in bytes")
+	atLeast(c, "senders", 1, "expected 1 to 1024 senders")
+	atLeast(c, "size", 1, "expected a payload of 1 to 8192 bytes")
 	return c
 }
 
@@ -584,6 +591,8 @@ the writing roles need --destroy-data. --print-job prints the job file and runs 
 	fl.BoolVar(&o.DestroyOK, "destroy-data", false, "allow the writing roles to overwrite --device")
 	fl.IntVar(&sizeMB, "size-mb", 0, "MiB of the file or device used (default 256 for a file, 1024 for a device)")
 	fl.IntVar(&scale, "scale", 0, "jobs per role (default: the seed's jobs per core times this host's CPUs)")
+	atLeast(c, "size-mb", 1, "expected a size in MiB, 1 or more")
+	atLeast(c, "scale", 1, "expected 1 to 10000 jobs per role")
 	fl.StringSliceVar(&o.Roles, "role", nil, "roles to run: readers, parallel_query, writers, redolog (default all)")
 	b.add(c, "fio and its jobs", "default: not bound")
 	fl.DurationVar(&ramp, "ramp", 0, "fio ramp_time before measuring (the seed used 15s)")
@@ -642,6 +651,9 @@ Each mode runs --requests requests, or for --duration.`,
 	fl.IntVar(&o.Size, "size", 10, "connections in the pool")
 	fl.IntVar(&o.Requests, "requests", 0, "requests per mode and repeat (default: for --duration)")
 	fl.IntVar(&o.Concurrency, "concurrency", 1, "requests at a time")
+	atLeast(c, "size", 1, "expected 1 or more connections")
+	atLeast(c, "requests", 1, "expected 1 or more requests")
+	atLeast(c, "concurrency", 1, "expected 1 or more requests at a time")
 	fl.StringSliceVar(&o.Modes, "mode", nil, "validation modes: foreground, background (default both)")
 	fl.StringVar(&o.Validate, "validation-query", "SELECT 1", "the validation query")
 	fl.DurationVar(&o.BgInterval, "interval", time.Second, "background validation period")
@@ -693,6 +705,9 @@ without --init the DSN's database must hold pgbench's tables already.`,
 	fl.IntVar(&o.Scale, "scale", 10, "pgbench -s for --init")
 	fl.IntVar(&o.Clients, "clients", 0, "pgbench -c (default 2 per CPU)")
 	fl.IntVar(&o.Jobs, "jobs", 0, "pgbench -j (default: the CPUs, at most --clients)")
+	atLeast(c, "scale", 1, "expected a pgbench scale of 1 or more")
+	atLeast(c, "clients", 1, "expected 1 or more clients")
+	atLeast(c, "jobs", 1, "expected 1 or more jobs")
 	fl.StringVar(&o.Builtin, "builtin", "tpcb-like", "pgbench -b: tpcb-like, simple-update, select-only")
 	fl.StringVar(&o.Protocol, "protocol", "prepared", "pgbench -M: simple, extended, prepared")
 	b.add(c, "pgbench (the client; not the server)", "default: not bound")

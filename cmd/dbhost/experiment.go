@@ -136,6 +136,7 @@ every run's bench result); the bench's own --format and -o are the experiment's.
 	fl.StringSliceVar(&pf.only, "rule", nil, "a rule whose changes to test (rule id or area; repeatable)")
 	fl.StringVar(&benchStr, "bench", "", "the bench and its flags, e.g. 'net --duration 5s' or 'db --dsn \"host=/run/postgresql\"'")
 	fl.IntVar(&runs, "runs", 5, "runs of each side (A without, B with the changes), interleaved")
+	atLeast(c, "runs", 2, "expected 2 to 1000 runs of each side")
 	fl.BoolVar(&keep, "keep", false, "keep the changes when they measure better (else they are rolled back)")
 	fl.BoolVar(&acceptRisk, "accept-risk", false, "also apply changes the sources warn about")
 	fl.Float64Var(&minEffect, "min-effect", 5, "smallest change (% of A) worth calling a difference")

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"strconv"
 	"strings"
 
 	"github.com/dbhost/dbhost/internal/crash"
@@ -160,7 +161,10 @@ func checkValues(root *cobra.Command) {
 		if testhooks.Enabled && testhooks.Getenv(testhooks.Panic) == "command" {
 			panic("test panic in the command (DBHOST_TEST_PANIC=command)")
 		}
-		return checkEmptyFlags(c)
+		if err := checkEmptyFlags(c); err != nil {
+			return err
+		}
+		return checkMinFlags(c)
 	}
 }
 
@@ -172,6 +176,9 @@ func usageArgs(c *cobra.Command) {
 			// Cobra checks arguments before the pre-run hook: an empty
 			// flag value is the first thing to say.
 			if err := checkEmptyFlags(cmd); err != nil {
+				return err
+			}
+			if err := checkMinFlags(cmd); err != nil {
 				return err
 			}
 			if err := v(cmd, args); err != nil {
@@ -213,6 +220,38 @@ func checkEmptyFlags(c *cobra.Command) error {
 				err = usageErr("--%s %q: empty value; give one, or leave the flag out (an empty path never means this host or a default)", f.Name, v)
 				return
 			}
+		}
+	})
+	return err
+}
+
+// minAnnotation holds a numeric flag's smallest value and what it is
+// (atLeast).
+const minAnnotation = "dbhost-min"
+
+// atLeast declares the smallest value flag name takes when it is given.
+// Its default may be a value no one types (0: automatic, -1: not bound),
+// so "--pid 0" or "--threads 0" from an unset "$PID" must not quietly mean
+// "leave it out": given, a flag is checked (checkMinFlags); left out, it
+// keeps its default. what says what the flag expects, for the error.
+func atLeast(c *cobra.Command, name string, min int, what string) {
+	if err := c.Flags().SetAnnotation(name, minAnnotation, []string{strconv.Itoa(min), what}); err != nil {
+		panic(err) // a flag name that does not exist: a bug
+	}
+}
+
+// checkMinFlags refuses a flag given a value below its atLeast (exit 2).
+func checkMinFlags(c *cobra.Command) error {
+	var err error
+	c.Flags().Visit(func(f *pflag.Flag) {
+		a, ok := f.Annotations[minAnnotation]
+		if err != nil || !ok || len(a) != 2 {
+			return
+		}
+		min, _ := strconv.Atoi(a[0])
+		v, perr := strconv.ParseInt(f.Value.String(), 10, 64)
+		if perr != nil || v < int64(min) {
+			err = usageErr("--%s %s: %s (leave the flag out for its default)", f.Name, f.Value.String(), a[1])
 		}
 	})
 	return err

@@ -92,6 +92,7 @@ spread or remote, with the memory-weighted distance ratio from the SLIT (seed 00
 	fl := c.Flags()
 	fl.DurationVar(&interval, "interval", time.Second, "CPU and interrupt sample length on the live host (0: none)")
 	fl.IntVar(&pid, "pid", 0, "show this process's pages per node and a locality verdict")
+	atLeast(c, "pid", 1, "PID must be > 0 (a process id)")
 	fl.StringVar(&db, "db", "", "show the main processes of this database instance (ORACLE_SID, PostgreSQL data dir, ...)")
 	return c
 }

@@ -14,7 +14,17 @@ import (
 	"github.com/dbhost/dbhost/internal/facts/aix"
 	"github.com/dbhost/dbhost/internal/input"
 	"github.com/dbhost/dbhost/internal/libvirt"
+	"github.com/dbhost/dbhost/internal/place"
 )
+
+// thousands writes n as the table does: 100,000.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
 
 // TestLimitsDocumented keeps docs/limits.md's table in step with the
 // limits in the code: each row, found by its input's words, names the
@@ -37,7 +47,11 @@ func TestLimitsDocumented(t *testing.T) {
 		{"`--snapshot` file", confine.Bytes(input.SnapshotBytes)},
 		{"`--snapshot` glob", "100,000"},
 		{"`--plan`", confine.Bytes(input.PlanBytes)},
-		{"`place --spec`", confine.Bytes(input.SpecBytes)},
+		{"`place --spec` file", confine.Bytes(input.SpecBytes)},
+		{"`place --spec`: YAML once comments", confine.Bytes(place.MaxSpecYAMLBytes)},
+		{"`place --spec`: nesting depth", thousands(place.MaxSpecDepth)},
+		{"`place --spec`: YAML nodes", thousands(place.MaxSpecNodes)},
+		{"`place --spec`: instances", thousands(place.MaxInstances)},
 		{"apply journal", confine.Bytes(input.JournalBytes)},
 		{"bytes decompressed", confine.Bytes(sosMaxUnpacked)},
 		{"LZMA2 dictionary", confine.Bytes(sosMaxDict)},

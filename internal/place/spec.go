@@ -74,11 +74,11 @@ func (e *SpecError) Error() string {
 	return fmt.Sprintf("%s: %s", e.File, e.Msg)
 }
 
-// Limits that keep a malformed spec from asking for absurd plans.
+// Limits that keep a malformed spec from asking for absurd plans (the
+// bounds of its YAML, MaxInstances among them, are in specshape.go).
 const (
-	maxInstances = 4096
-	maxCPUs      = 1 << 16
-	maxMemoryGB  = 1 << 22 // 4 PiB
+	maxCPUs     = 1 << 16
+	maxMemoryGB = 1 << 22 // 4 PiB
 )
 
 var nameRE = lazyre.New(`^[A-Za-z][A-Za-z0-9_-]{0,62}$`)
@@ -89,42 +89,71 @@ var domainRE = lazyre.New(`^[A-Za-z0-9_][A-Za-z0-9_.+:-]{0,127}$`)
 
 // ParseSpec parses and checks a spec. file names the input in errors. The
 // YAML is strict: unknown keys, duplicate keys and wrong types are errors,
-// each with the line it is on.
+// each with the line it is on. Its shape is bounded before it is decoded
+// (MaxSpecDepth, MaxSpecNodes, MaxInstances: docs/limits.md).
 func ParseSpec(file string, data []byte) (*Spec, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, &SpecError{File: file, Msg: "empty spec: expected strategy and instances"}
+		return nil, &SpecError{File: file, Line: 1, Msg: "empty spec: expected strategy and instances"}
+	}
+	yml, lines, err := prescan(file, data)
+	if err != nil {
+		return nil, err
+	}
+	specErr := func(err error) error {
+		return yamlError(file, err, (&walker{lines: lines}).specLine)
+	}
+	af, err := parse(yml)
+	if err != nil {
+		return nil, specErr(err)
+	}
+	sh, err := checkShape(file, af, lines)
+	if err != nil {
+		return nil, err
 	}
 	var s Spec
-	if err := decode(data, &s); err != nil {
-		return nil, yamlError(file, err)
+	if err := decode(af, &s); err != nil {
+		return nil, specErr(err)
 	}
-	lineOf := instanceLines(data, len(s.Instances))
 	for i := range s.Instances {
-		s.Instances[i].line = lineOf(i, "")
+		s.Instances[i].line = sh.instanceLine(i)
 	}
 	fail := func(line int, format string, a ...any) error {
+		if line < 1 {
+			line = sh.docLine
+		}
 		return &SpecError{File: file, Line: line, Msg: fmt.Sprintf(format, a...)}
 	}
 	switch s.Strategy {
 	case "binding", "caging", "mix":
 	case "":
-		return nil, fail(topLine(data, "strategy"), "strategy: required, one of binding, caging, mix")
+		return nil, fail(sh.topLine("strategy"), "strategy: required, one of binding, caging, mix")
 	default:
-		return nil, fail(topLine(data, "strategy"), "strategy %q: expected binding, caging or mix", s.Strategy)
+		return nil, fail(sh.topLine("strategy"), "strategy %q: expected binding, caging or mix", s.Strategy)
 	}
 	if s.HugepageSizeKB < 0 || s.HugepageSizeKB > 16<<20 {
-		return nil, fail(topLine(data, "hugepage_size_kb"), "hugepage_size_kb %d: expected a page size in kB (2048, 1048576)", s.HugepageSizeKB)
+		return nil, fail(sh.topLine("hugepage_size_kb"), "hugepage_size_kb %d: expected a page size in kB (2048, 1048576)", s.HugepageSizeKB)
 	}
 	if len(s.Instances) == 0 {
-		return nil, fail(topLine(data, "instances"), "instances: expected at least one instance")
+		return nil, fail(sh.topLine("instances"), "instances: expected at least one instance")
 	}
-	if len(s.Instances) > maxInstances {
-		return nil, fail(topLine(data, "instances"), "instances: %d listed, at most %d", len(s.Instances), maxInstances)
+	if len(s.Instances) > MaxInstances {
+		return nil, fail(sh.topLine("instances"), "instances: %d listed, at most %d (docs/limits.md)", len(s.Instances), MaxInstances)
 	}
 	seen := map[string]int{}
 	domains := map[string]int{}
 	for i, in := range s.Instances {
-		at := func(key string) int { return lineOf(i, key) }
+		// at is the line of the instance's key (of the instance when the
+		// key is absent); an instance written as an alias is reported on
+		// its own line, naming the anchor's line the value is on.
+		var via string
+		at := func(key string) int {
+			l, v := sh.keyLine(i, key)
+			via = v
+			return l
+		}
+		fail := func(line int, format string, a ...any) error {
+			return fail(line, format+"%s", append(a, via)...)
+		}
 		if in.Name == "" {
 			return nil, fail(at("name"), "instance %d: name: required", i+1)
 		}
@@ -178,13 +207,16 @@ func ParseSpec(file string, data []byte) (*Spec, error) {
 // decode is go-yaml's strict Unmarshal; go-yaml v1.19.2 panics on some
 // malformed input (found by FuzzParseSpec: "instances:\n  ! 0"), which is
 // turned into an error here.
-func decode(data []byte, s *Spec) (err error) {
+func decode(af *ast.File, s *Spec) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("malformed YAML: the parser failed (%v)", r)
 		}
 	}()
-	return yaml.UnmarshalWithOptions(data, s, yaml.Strict())
+	if len(af.Docs) == 0 || af.Docs[0] == nil || af.Docs[0].Body == nil {
+		return nil
+	}
+	return yaml.NodeToValue(af.Docs[0].Body, s, yaml.Strict())
 }
 
 // parse is parser.ParseBytes with the same protection.
@@ -197,74 +229,78 @@ func parse(data []byte) (f *ast.File, err error) {
 	return parser.ParseBytes(data, 0)
 }
 
-// yamlError turns a go-yaml error into a SpecError with its line.
-func yamlError(file string, err error) error {
+// yamlError turns a go-yaml error into a SpecError with its line, mapped
+// to the spec's by specLine (go-yaml parsed the spec without its comments
+// and blank lines); an error without a position is on line 1.
+func yamlError(file string, err error, specLine func(int) int) error {
 	var ye yaml.Error
 	if errors.As(err, &ye) {
 		line := 0
 		if t := ye.GetToken(); t != nil && t.Position != nil {
 			line = t.Position.Line
 		}
-		return &SpecError{File: file, Line: line, Msg: ye.GetMessage()}
+		return &SpecError{File: file, Line: max(specLine(line), 1), Msg: ye.GetMessage()}
 	}
 	msg := err.Error()
 	// Some errors carry only "[line:col] message".
 	if m := posRE().FindStringSubmatch(msg); m != nil {
 		var line int
 		fmt.Sscanf(m[1], "%d", &line)
-		return &SpecError{File: file, Line: line, Msg: strings.TrimSpace(msg[len(m[0]):])}
+		return &SpecError{File: file, Line: max(specLine(line), 1), Msg: strings.TrimSpace(msg[len(m[0]):])}
 	}
-	return &SpecError{File: file, Msg: msg}
+	return &SpecError{File: file, Line: 1, Msg: msg}
 }
 
 var posRE = lazyre.New(`^\[(\d+):(\d+)\]`)
 
 // topLine is the line of a top-level key, 0 when absent.
-func topLine(data []byte, key string) int {
-	return pathLine(data, "$."+key)
+func (sh *shape) topLine(key string) int {
+	k, _ := mapGet(sh.w, sh.top, key)
+	return sh.w.tokLine(k)
 }
 
-// instanceLines returns a function giving the line of instances[i].key (or
-// of the instance itself when key is "" or absent).
-func instanceLines(data []byte, n int) func(i int, key string) int {
-	f, err := parse(data)
-	return func(i int, key string) int {
-		if err != nil {
-			return 0
-		}
-		if key != "" {
-			if l := fileLine(f, fmt.Sprintf("$.instances[%d].%s", i, key)); l > 0 {
-				return l
-			}
-		}
-		return fileLine(f, fmt.Sprintf("$.instances[%d]", i))
+// instanceLine is the line instances[i] is written on.
+func (sh *shape) instanceLine(i int) int {
+	if i < len(sh.instances) && sh.instances[i].line > 0 {
+		return sh.instances[i].line
 	}
+	if l := sh.topLine("instances"); l > 0 {
+		return l
+	}
+	return sh.docLine
 }
 
-func pathLine(data []byte, path string) int {
-	f, err := parse(data)
-	if err != nil {
-		return 0
+// keyLine is the line of instances[i].key (of the instance when key is
+// absent) and, when that line is not within the instance as written (an
+// alias "- *a", a merge "<<: *d"), a note naming where the value is.
+func (sh *shape) keyLine(i int, key string) (int, string) {
+	at := sh.instanceLine(i)
+	if i >= len(sh.instances) {
+		return at, ""
 	}
-	return fileLine(f, path)
+	in := sh.instances[i]
+	k, _ := mapGet(sh.w, in.m, key)
+	kl := sh.w.tokLine(k)
+	switch {
+	case kl == 0:
+		return at, ""
+	case in.alias != "":
+		return at, fmt.Sprintf(" (the instance is the alias *%s: its %s is on line %d)", in.alias, key, kl)
+	case !sh.within(in, kl):
+		return at, fmt.Sprintf(" (its %s is on line %d, merged in with <<)", key, kl)
+	}
+	return kl, ""
 }
 
-func fileLine(af *ast.File, path string) (line int) {
-	defer func() {
-		if recover() != nil {
-			line = 0
+// within reports whether line l is within the instance's own mapping.
+func (sh *shape) within(in instance, l int) bool {
+	if in.m == nil {
+		return false
+	}
+	for _, mv := range in.m.Values {
+		if mv != nil && mv.Key != nil && sh.w.tokLine(mv.Key) == l && !mv.Key.IsMergeKey() {
+			return true
 		}
-	}()
-	p, err := yaml.PathString(path)
-	if err != nil {
-		return 0
 	}
-	node, err := p.FilterFile(af)
-	if err != nil || node == nil {
-		return 0
-	}
-	if t := node.GetToken(); t != nil && t.Position != nil {
-		return t.Position.Line
-	}
-	return 0
+	return false
 }
