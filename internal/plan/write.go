@@ -148,9 +148,9 @@ func (p *Plan) BootArgs() []byte {
 	for _, c := range p.PendingReboot {
 		b.WriteString(comment(c) + "\n")
 		if c.Remove {
-			fmt.Fprintf(&b, "grubby --update-kernel=ALL --remove-args=%s\n", shellArg(c.Key))
+			fmt.Fprintf(&b, "grubby --update-kernel=ALL --remove-args=%s\n", change.Quote(c.Key))
 		} else {
-			fmt.Fprintf(&b, "grubby --update-kernel=ALL --args=%s\n", shellArg(BootArg(c)))
+			fmt.Fprintf(&b, "grubby --update-kernel=ALL --args=%s\n", change.Quote(BootArg(c)))
 		}
 	}
 	return []byte(b.String())
@@ -162,21 +162,6 @@ func BootArg(c change.Change) string {
 		return c.Key
 	}
 	return c.Key + "=" + c.Value
-}
-
-// shellArg quotes s for a POSIX shell when it holds anything but safe characters.
-func shellArg(s string) string {
-	safe := s != ""
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._-=,:/+@%", r)) {
-			safe = false
-			break
-		}
-	}
-	if safe {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // blockAttr splits a block-queue or SCSI sysfs path into the udev rule's
