@@ -181,8 +181,7 @@ func cpusetFinding(s *snapshot.Snapshot, c cpuset) (f Finding, want []change.Cha
 			strings.Trim(c.name, "/"), List(cpuNodes), List(cpuNodes)),
 	}}
 	if c.mount != "" {
-		fix.Runtime = append(fix.Runtime, fmt.Sprintf("echo %s > %s%s/cpuset.mems   (then restart the instance: memory already allocated does not move)",
-			List(cpuNodes), c.mount, c.name))
+		fix.Runtime = append(fix.Runtime, echoTo(List(cpuNodes), c.mount+c.name+"/cpuset.mems")+"   (then restart the instance: memory already allocated does not move)")
 	}
 	return Finding{
 		Severity:    sev,

@@ -66,6 +66,10 @@ func sh(s string) string { return change.Quote(s) }
 // echoTo is the fix that writes v to path: "echo V > PATH", both quoted.
 func echoTo(v, path string) string { return change.Echo(v, path) }
 
+// sqlStr is s as an SQL string literal ('...' with ' doubled): an instance
+// or service name from an artifact in an ALTER SYSTEM a DBA pastes.
+func sqlStr(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
 // SysctlFix is the standard fix for a sysctl.
 func SysctlFix(key, value string) Fix {
 	return Fix{
@@ -195,7 +199,7 @@ func RemoveKernelArgFix(arg string) Fix {
 // AddKernelArgFix is the persistent fix that adds a boot argument ("intel_idle.max_cstate=1").
 func AddKernelArgFix(arg string) Fix {
 	return Fix{Runtime: []string{}, Persistent: []string{
-		"grubby --update-kernel=ALL --args=" + arg + "   (RHEL, Oracle Linux, SLES with grubby)",
+		"grubby --update-kernel=ALL --args=" + sh(arg) + "   (RHEL, Oracle Linux, SLES with grubby)",
 		"/etc/default/grub: add " + arg + " to GRUB_CMDLINE_LINUX, then grub2-mkconfig -o /boot/grub2/grub.cfg (Debian/Ubuntu: update-grub)",
 	}}
 }
