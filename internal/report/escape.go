@@ -25,6 +25,10 @@ import (
 // newlines: a value whose lines a view draws as lines.
 func cleanText(s string) string { return clean(s, true, false) }
 
+// CleanText is cleanText for the CLI's own messages (an error naming a
+// file or quoting its line).
+func CleanText(s string) string { return cleanText(s) }
+
 // cleanLine escapes the control characters of s and its newlines: a value
 // that is one line (a name, a command, a table cell).
 func cleanLine(s string) string { return clean(s, false, false) }
