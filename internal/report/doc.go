@@ -140,7 +140,11 @@ func (d *textDoc) table(t docTable) {
 		end = "\n"
 	}
 	for _, r := range lines {
-		tw.Write([]byte(t.indent + strings.Join(r, "\t") + end))
+		cells := make([]string, len(r))
+		for i, c := range r {
+			cells[i] = cleanLine(c) // a newline in a cell would end tabwriter's line
+		}
+		tw.Write([]byte(t.indent + strings.Join(cells, "\t") + end))
 	}
 	tw.Flush()
 	for _, l := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {

@@ -119,3 +119,14 @@ func TestClean(t *testing.T) {
 		t.Errorf("cleanPainted: %q", got)
 	}
 }
+
+// A table cell's newline (a process or cgroup name in numa's and place's
+// tables) is escaped, not a line of the table.
+func TestTableCellNewline(t *testing.T) {
+	d := newTextDoc(0)
+	d.table(docTable{head: []string{"name", "cpus"}, rows: [][]string{{"ora\ntouch FORGED", "0-3"}}, pad: 2})
+	out := string(d.bytes())
+	if strings.Count(out, "\n") != 2 || !strings.Contains(out, `ora\ntouch FORGED`) {
+		t.Errorf("table:\n%s", out)
+	}
+}
