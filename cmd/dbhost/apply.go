@@ -132,10 +132,10 @@ func (h *hostFlags) options(cmd string) (apply.Options, error) {
 func (h *hostFlags) changing() {
 	flags := ""
 	if h.root != "" {
-		flags += " --root " + apply.ShellQuote(h.root)
+		flags += " --root " + change.Quote(h.root)
 	}
 	if h.stateDir != "" {
-		flags += " --state-dir " + apply.ShellQuote(h.stateDir)
+		flags += " --state-dir " + change.Quote(h.stateDir)
 	}
 	crash.AddHint(fmt.Sprintf("it was changing the host: every write was journaled before it was made (as after a kill -9 there); 'dbhost verify%s' shows what is in place, 'dbhost rollback%s' restores the old values", flags, flags))
 }

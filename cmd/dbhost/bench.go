@@ -12,8 +12,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/dbhost/dbhost/internal/apply"
 	"github.com/dbhost/dbhost/internal/bench"
+	"github.com/dbhost/dbhost/internal/change"
 	"github.com/dbhost/dbhost/internal/cpulist"
 	"github.com/dbhost/dbhost/internal/crash"
 	"github.com/dbhost/dbhost/internal/report"
@@ -155,7 +155,7 @@ func runBench(c *cobra.Command, f *benchFlags, stateDir string, planned time.Dur
 	}
 	sayCreated(c, filepath.Dir(regDir), created)
 	if stateDir != "" {
-		crash.AddHint("what the bench had created is recorded: 'dbhost bench --cleanup --state-dir " + apply.ShellQuote(stateDir) + "' removes it")
+		crash.AddHint("what the bench had created is recorded: 'dbhost bench --cleanup --state-dir " + change.Quote(stateDir) + "' removes it")
 	} else {
 		crash.AddHint("what the bench had created is recorded: 'dbhost bench --cleanup' removes it")
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/dbhost/dbhost/internal/crash"
+	"github.com/dbhost/dbhost/internal/report"
 	"github.com/dbhost/dbhost/internal/snapshot"
 	"github.com/dbhost/dbhost/internal/testhooks"
 	"github.com/spf13/cobra"
@@ -120,7 +121,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		code = exitUsage
 	}
 	if code != exitFindings && code != exitInfeasible || err.Error() != "" {
-		fmt.Fprintln(stderr, "dbhost:", err)
+		fmt.Fprintln(stderr, "dbhost:", report.CleanText(err.Error())) // a file's name or line may hold ESC
 	}
 	return code
 }

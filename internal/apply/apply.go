@@ -585,22 +585,14 @@ func prepareBootArg(c change.Change, root facts.Root, it *Item) {
 	}
 	it.Status = StatusPending
 	if c.Remove {
-		it.Command = "grubby --update-kernel=ALL --remove-args=" + ShellQuote(c.Key)
+		it.Command = "grubby --update-kernel=ALL --remove-args=" + change.Quote(c.Key)
 	} else {
-		it.Command = "grubby --update-kernel=ALL --args=" + ShellQuote(arg)
+		it.Command = "grubby --update-kernel=ALL --args=" + change.Quote(arg)
 	}
 	it.Message = "boot arguments are never changed by apply: run the command, then reboot"
 	if err != nil {
 		it.Message += " (the running command line could not be read: " + facts.Reason(err) + ")"
 	}
-}
-
-// ShellQuote quotes s for a shell command line when it needs it.
-func ShellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._=,:-/") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // prepareLimits computes LimitsFile's new content; nil when it already holds

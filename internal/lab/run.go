@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/dbhost/dbhost/internal/change"
 	"github.com/dbhost/dbhost/internal/crash"
 	"github.com/dbhost/dbhost/internal/snapshot"
 )
@@ -235,7 +236,7 @@ func run1(ctx context.Context, a *Assets, s *Scenario, r *Result, o RunOptions) 
 	if err != nil {
 		return err
 	}
-	os.WriteFile(filepath.Join(r.Dir, "qemu.cmd"), []byte(shellQuote(append([]string{a.QEMU}, args...))+"\n"), 0o644)
+	os.WriteFile(filepath.Join(r.Dir, "qemu.cmd"), []byte(change.QuoteAll(append([]string{a.QEMU}, args...))+"\n"), 0o644)
 	timeout := time.Duration(s.TimeoutSec) * time.Second
 	if timeout <= 0 {
 		timeout = 180 * time.Second
@@ -423,18 +424,6 @@ func readSmall(p string) string {
 		b = b[len(b)-4096:]
 	}
 	return string(b)
-}
-
-func shellQuote(args []string) string {
-	q := make([]string, len(args))
-	for i, a := range args {
-		if a != "" && !strings.ContainsAny(a, " \t\n'\"\\$`;&|<>()*?[]{}!#~") {
-			q[i] = a
-		} else {
-			q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-		}
-	}
-	return strings.Join(q, " ")
 }
 
 // copyCoverage writes the channel's "cov/<name>" sections (Go coverage meta

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/dbhost/dbhost/internal/change"
 	"github.com/dbhost/dbhost/internal/cpulist"
 	"github.com/dbhost/dbhost/internal/outdir"
 )
@@ -132,7 +133,7 @@ func (r *Result) hugepages() string {
 		if want == n.total {
 			fmt.Fprintf(&b, "# (pool already large enough)\n")
 		}
-		fmt.Fprintf(&b, "echo %d > %s\n", want, path)
+		b.WriteString(change.Echo(fmt.Sprint(want), path) + "\n")
 	}
 	return b.String()
 }

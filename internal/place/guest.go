@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/dbhost/dbhost/internal/change"
 	"github.com/dbhost/dbhost/internal/cpulist"
 )
 
@@ -295,7 +296,7 @@ func (r *Result) pinGuest(in Instance, ip *InstancePlan, g *Guest) {
 // definition (--config: at the guest's next start). <memoryBacking> and the
 // guest NUMA cells have no virsh command: they need the edited XML defined.
 func (g *Guest) virsh() []string {
-	d := g.Domain
+	d := change.Quote(g.Domain) // a plain word (domainRE), quoted all the same: one quoter
 	out := []string{
 		fmt.Sprintf("virsh setvcpus %s %d --maximum --config", d, g.VCPUs),
 		fmt.Sprintf("virsh setvcpus %s %d --config", d, g.VCPUs),

@@ -81,7 +81,7 @@ func orDash(s string) string {
 
 // comment is the "# rule: why" line above a setting.
 func comment(c change.Change) string {
-	s := "# " + c.Rule
+	s := "# " + oneLine(c.Rule)
 	switch {
 	case c.InPlace:
 		s += ": already in place, kept so that it survives a reboot"
@@ -148,9 +148,9 @@ func (p *Plan) BootArgs() []byte {
 	for _, c := range p.PendingReboot {
 		b.WriteString(comment(c) + "\n")
 		if c.Remove {
-			fmt.Fprintf(&b, "grubby --update-kernel=ALL --remove-args=%s\n", shellArg(c.Key))
+			fmt.Fprintf(&b, "grubby --update-kernel=ALL --remove-args=%s\n", change.Quote(c.Key))
 		} else {
-			fmt.Fprintf(&b, "grubby --update-kernel=ALL --args=%s\n", shellArg(BootArg(c)))
+			fmt.Fprintf(&b, "grubby --update-kernel=ALL --args=%s\n", change.Quote(BootArg(c)))
 		}
 	}
 	return []byte(b.String())
@@ -162,21 +162,6 @@ func BootArg(c change.Change) string {
 		return c.Key
 	}
 	return c.Key + "=" + c.Value
-}
-
-// shellArg quotes s for a POSIX shell when it holds anything but safe characters.
-func shellArg(s string) string {
-	safe := s != ""
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._-=,:/+@%", r)) {
-			safe = false
-			break
-		}
-	}
-	if safe {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // blockAttr splits a block-queue or SCSI sysfs path into the udev rule's
@@ -214,6 +199,16 @@ func (p *Plan) UdevRules() []byte {
 		if !ok {
 			continue
 		}
+		if why := udevUnsafe(c, kernel, attr); why != "" {
+			// Not a rule at all: a rules file is run by root at every
+			// device event, and a " or $ in a value would be its code.
+			line := "# dbhost: no udev rule for " + oneLine(fmt.Sprintf("%q", c.Key)) + ": " + why
+			if !seen[line] {
+				seen[line] = true
+				fmt.Fprintf(&b, "%s\n%s\n", comment(c), line)
+			}
+			continue
+		}
 		match := c.Match
 		if match == "" {
 			match = fmt.Sprintf("SUBSYSTEM==%q, KERNEL==%q", subsys, kernel)
@@ -232,6 +227,81 @@ func (p *Plan) UdevRules() []byte {
 		fmt.Fprintf(&b, "%s\n%s\n", comment(c), guarded(c, line))
 	}
 	return []byte(b.String())
+}
+
+// udevUnsafe says why a block setting cannot be a udev rule ("" when it
+// can): its kernel name and attribute must be plain words
+// ([A-Za-z0-9_./:=,+@%-], change.SafeWord; the attribute may hold a glob's
+// *), its value plain words one space apart, and its match only udev match clauses (udevMatchOnly). A udev value
+// ends at a ", and $ and % are substituted in RUN: a name from the host or a
+// value from plan.json must not become an assignment or a shell command.
+func udevUnsafe(c change.Change, kernel, attr string) string {
+	switch {
+	case !change.SafeWord(kernel) || strings.ContainsAny(kernel, "%="):
+		return "the device name is not a plain word"
+	case !change.SafeWord(strings.ReplaceAll(attr, "*", "x")) || strings.ContainsAny(attr, "%="):
+		return "the attribute is not a plain path"
+	case !plainWords(c.Value):
+		return "the value is not plain words"
+	case c.Match != "" && !udevMatchOnly(c.Match):
+		return "the match is not a list of KEY==\"value\" or KEY!=\"value\" clauses"
+	}
+	return ""
+}
+
+// plainWords reports whether s is plain words (change.SafeWord, no %)
+// one space apart ("write back").
+func plainWords(s string) bool {
+	ws := strings.Fields(s)
+	for _, w := range ws {
+		if !change.SafeWord(w) || strings.Contains(w, "%") {
+			return false
+		}
+	}
+	return len(ws) > 0 && strings.Join(ws, " ") == s
+}
+
+// udevMatchOnly reports whether m is a comma-separated list of udev match
+// clauses, KEY=="value" or KEY!="value" (KEY letters and _, with an
+// optional {name} of letters, digits, _ and /), each value free of " \\ $
+// % and control characters: no assignment (=, +=, :=) can hide in it.
+func udevMatchOnly(m string) bool {
+	for _, cl := range strings.Split(m, ",") {
+		cl = strings.TrimSpace(cl)
+		i := 0
+		for i < len(cl) && (cl[i] >= 'A' && cl[i] <= 'Z' || cl[i] == '_') {
+			i++
+		}
+		if i == 0 {
+			return false
+		}
+		if i < len(cl) && cl[i] == '{' {
+			j := strings.IndexByte(cl[i:], '}')
+			if j < 0 {
+				return false
+			}
+			for _, r := range cl[i+1 : i+j] {
+				if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '/') {
+					return false
+				}
+			}
+			i += j + 1
+		}
+		rest := cl[i:]
+		if !strings.HasPrefix(rest, "==\"") && !strings.HasPrefix(rest, "!=\"") {
+			return false
+		}
+		v := rest[3:]
+		if len(v) == 0 || v[len(v)-1] != '"' {
+			return false
+		}
+		for _, r := range v[:len(v)-1] {
+			if r < 0x20 || r == 0x7f || strings.ContainsRune("\"\\$%", r) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // tuned [disk] options for block-queue attributes.

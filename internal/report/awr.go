@@ -61,7 +61,9 @@ func AWRJSON(items []AWRItem, cmp *artifacts.AWRComparison) ([]byte, error) {
 // AWRText renders reports for people: what the report says (host, load,
 // top events, wait classes), then the diagnosis, then the comparison.
 func AWRText(items []AWRItem, cmp *artifacts.AWRComparison, o FindingsOptions) []byte {
-	return draw(newTextDoc(0), func(d doc) { awrView(d, items, cmp, painter(o.Color)) })
+	d := newTextDoc(0)
+	d.lw.sgr = o.Color
+	return draw(d, func(d doc) { awrView(d, items, cmp, painter(o.Color)) })
 }
 
 // AWRMarkdown is AWRText's view in Markdown: a heading per report and for

@@ -96,9 +96,9 @@ func (d *textDoc) fields(indent string, fs []docField) {
 	var b bytes.Buffer
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	for _, f := range fs {
-		lines := []string{f.value}
+		lines := []string{cleanLine(f.value)}
 		if !f.whole {
-			lines = wrap(f.value, textWidth)
+			lines = wrap(cleanText(f.value), textWidth)
 		}
 		for i, l := range lines {
 			k := f.label
@@ -140,7 +140,11 @@ func (d *textDoc) table(t docTable) {
 		end = "\n"
 	}
 	for _, r := range lines {
-		tw.Write([]byte(t.indent + strings.Join(r, "\t") + end))
+		cells := make([]string, len(r))
+		for i, c := range r {
+			cells[i] = cleanLine(c) // a newline in a cell would end tabwriter's line
+		}
+		tw.Write([]byte(t.indent + strings.Join(cells, "\t") + end))
 	}
 	tw.Flush()
 	for _, l := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {
@@ -184,6 +188,7 @@ func (d *mdDoc) line(s string) {
 // punctuation (an escape: a quoted "numa\_balancing" keeps its backslash).
 // An _ inside a word ("dirty_ratio") is never emphasis and stays as it is.
 func mdInline(s string) string {
+	s = cleanLine(s)
 	if !strings.ContainsAny(s, "<*_\\") {
 		return s
 	}
@@ -310,6 +315,7 @@ func (d *mdDoc) table(t docTable) {
 // mdCode is s as inline code, with a fence longer than any run of
 // backticks inside it.
 func mdCode(s string) string {
+	s = cleanLine(s)
 	if s == "" {
 		return ""
 	}

@@ -140,13 +140,13 @@ func HostText(w io.Writer, r rules.Report, o FindingsOptions) {
 }
 
 func hostText(b *bytes.Buffer, r rules.Report, o FindingsOptions, p painter) {
-	fmt.Fprintf(b, "%s %s (workload %s, database %s): %s\n", p.paint(ansiBold, "Audit of"), p.paint(ansiBold, orDash(r.Host)),
+	fmt.Fprintf(b, "%s %s (workload %s, database %s): %s\n", p.paint(ansiBold, "Audit of"), p.paint(ansiBold, cleanLine(orDash(r.Host))),
 		r.Workload, r.DB, counts(r))
 	if r.DBSource != "" {
-		fmt.Fprintf(b, "Database: %s\n", r.DBSource)
+		fmt.Fprintf(b, "Database: %s\n", cleanLine(r.DBSource))
 	}
 	for _, d := range r.Databases {
-		fmt.Fprintf(b, "Server: %s\n", d)
+		fmt.Fprintf(b, "Server: %s\n", cleanLine(d))
 	}
 	fmt.Fprintf(b, "Rules: %d with findings, %d passed, %d could not check, %d not applicable",
 		rulesWithFindings(r), len(r.Passed), len(r.CannotCheck), len(r.NotApplicable))
@@ -197,6 +197,7 @@ func rulesWithFindings(r rules.Report) int {
 
 func findingText(b *bytes.Buffer, f rules.Finding, p painter) {
 	d := newTextDoc(0)
+	d.lw.sgr = bool(p)
 	finding(d, f, p)
 	b.Write(d.bytes())
 }
@@ -204,6 +205,7 @@ func findingText(b *bytes.Buffer, f rules.Finding, p painter) {
 // finding writes a finding: its severity, title and rule, then its
 // evidence, fix (commands whole, for copy and paste), risk and sources.
 func finding(d doc, f rules.Finding, p painter) {
+	f = cleanFinding(f)
 	tag := p.paint(sevColor(f.Severity), "["+strings.ToUpper(f.Severity)+"]")
 	d.item(fmt.Sprintf("%s %s — %s", tag, f.Title, p.paint(ansiDim, d.code(f.ID))))
 	var fs []docField
@@ -293,7 +295,7 @@ func resultsText(b *bytes.Buffer, title string, rs []rules.Result, p painter) {
 	fmt.Fprintf(b, "\n%s (%d)\n", p.paint(ansiBold, title), len(rs))
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	for _, r := range rs {
-		fmt.Fprintf(tw, "  %s\t%s\n", r.ID, r.Reason)
+		fmt.Fprintf(tw, "  %s\t%s\n", r.ID, cleanLine(r.Reason))
 	}
 	tw.Flush()
 }
@@ -335,6 +337,7 @@ func HostMarkdown(w io.Writer, r rules.Report, inFleet bool, o FindingsOptions) 
 		b.WriteString("\n")
 	}
 	for _, f := range r.Findings {
+		f = cleanFinding(f)
 		fmt.Fprintf(&b, "%s# %s: %s\n\n", level, strings.ToUpper(f.Severity), f.Title)
 		fmt.Fprintf(&b, "- **rule**: `%s` (area %s)\n", f.ID, f.Area)
 		mdItem(&b, "setting", "`"+f.Setting+"`")
@@ -351,10 +354,12 @@ func HostMarkdown(w io.Writer, r rules.Report, inFleet bool, o FindingsOptions) 
 			fmt.Fprintf(&b, "- **source**: %s\n", mdCell(s.Cite()))
 		}
 		if len(f.Fix.Runtime) > 0 {
-			b.WriteString("\nNow:\n```sh\n" + strings.Join(f.Fix.Runtime, "\n") + "\n```\n")
+			run := strings.Join(f.Fix.Runtime, "\n")
+			b.WriteString("\nNow:\n" + mdFence(run) + "sh\n" + run + "\n" + mdFence(run) + "\n")
 		}
 		if len(f.Fix.Persistent) > 0 {
-			b.WriteString("\nPersistent:\n```\n" + strings.Join(f.Fix.Persistent, "\n") + "\n```\n")
+			per := strings.Join(f.Fix.Persistent, "\n")
+			b.WriteString("\nPersistent:\n" + mdFence(per) + "\n" + per + "\n" + mdFence(per) + "\n")
 		}
 		b.WriteString("\n")
 	}
@@ -364,6 +369,16 @@ func HostMarkdown(w io.Writer, r rules.Report, inFleet bool, o FindingsOptions) 
 		mdResults(&b, "Not applicable", r.NotApplicable)
 	}
 	w.Write(b.Bytes())
+}
+
+// mdFence is a code fence longer than any run of backticks in s (a name
+// with ``` must not end the block).
+func mdFence(s string) string {
+	fence := "```"
+	for strings.Contains(s, fence) {
+		fence += "`"
+	}
+	return fence
 }
 
 func mdItem(b *bytes.Buffer, k, v string) {

@@ -257,7 +257,7 @@ func (f *Fleet) Text(w io.Writer, o FleetOptions) error {
 		width = 200
 	}
 	p := painter(o.Color)
-	lw := &lineWriter{w: w, width: width}
+	lw := &lineWriter{w: w, width: width, sgr: o.Color}
 	labels := f.labels()
 	n := len(f.hosts)
 	byWorst := [4]int{}
@@ -483,12 +483,16 @@ type lineWriter struct {
 	w     io.Writer
 	width int
 	err   error
+	// sgr keeps the painter's colour codes (colour on); every other control
+	// character of a line is escaped (cleanLine).
+	sgr bool
 }
 
 func (l *lineWriter) line(s string) {
 	if l.err != nil {
 		return
 	}
+	s = clean(s, false, l.sgr)
 	if visibleLen(s) > l.width {
 		s = clipVisible(s, l.width)
 	}

@@ -59,6 +59,13 @@ func HTML(in HTMLInput) ([]byte, error) {
 	if err := htmlTemplate.Execute(&b, p); err != nil {
 		return nil, err
 	}
+	// The template writes no control character of its own (newlines and
+	// tabs aside): any other came from a value, and is escaped (cleanText).
+	if needsClean(b.String(), true) {
+		s := cleanText(b.String())
+		b.Reset()
+		b.WriteString(s)
+	}
 	sum := sha256.Sum256(b.Bytes())
 	fmt.Fprintf(&b, "%s%s -->\n", htmlTrailerPrefix, hex.EncodeToString(sum[:]))
 	return b.Bytes(), nil
@@ -229,6 +236,7 @@ func buildPage(in HTMLInput) *page {
 }
 
 func newHTMLFinding(f rules.Finding, ids map[string]int) *htmlFinding {
+	f = cleanFinding(f) // what the copy buttons copy has no raw ESC either
 	ids[f.ID]++
 	anchor := "f-" + anchorName(f.ID)
 	if k := ids[f.ID]; k > 1 {

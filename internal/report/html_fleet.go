@@ -236,7 +236,7 @@ type fleetHostFinding struct {
 // rule's section, setting and current value; the fix and sources are the
 // rule's, once, above).
 func FleetHostHTML(w io.Writer, r rules.Report, i int) error {
-	h := fleetHostView{I: i, Host: orDash(r.Host), File: r.File, CollectedAt: r.CollectedAt, Workload: r.Workload, DB: r.DB,
+	h := fleetHostView{I: i, Host: cleanLine(orDash(r.Host)), File: cleanLine(r.File), CollectedAt: r.CollectedAt, Workload: r.Workload, DB: r.DB,
 		Cannot: len(r.CannotCheck), Total: len(r.Findings), Worst: "none"}
 	worst := 0
 	for _, x := range r.Findings {
@@ -252,7 +252,7 @@ func FleetHostHTML(w io.Writer, r rules.Report, i int) error {
 			worst = k
 		}
 		h.Findings = append(h.Findings, fleetHostFinding{Severity: x.Severity, Label: sevLabel(x.Severity), ID: x.ID,
-			Anchor: ruleAnchor(x.ID), Setting: x.Setting, Current: clip(oneLine(x.Current), 160)})
+			Anchor: ruleAnchor(x.ID), Setting: cleanLine(x.Setting), Current: clip(oneLine(cleanLine(x.Current)), 160)})
 	}
 	h.Worst = sevNames[worst]
 	return fleetTemplate.ExecuteTemplate(w, "host", h)

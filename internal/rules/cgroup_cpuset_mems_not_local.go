@@ -178,11 +178,10 @@ func cpusetFinding(s *snapshot.Snapshot, c cpuset) (f Finding, want []change.Cha
 	setting := "cgroup:" + strings.Trim(c.name, "/") + " cpuset.mems"
 	fix := Fix{Runtime: []string{}, Persistent: []string{
 		fmt.Sprintf("/etc/cgconfig.conf: group %s { cpuset { cpuset.mems=\"%s\"; } }   (or the unit's AllowedMemoryNodes=%s)",
-			strings.Trim(c.name, "/"), List(cpuNodes), List(cpuNodes)),
+			sh(strings.Trim(c.name, "/")), List(cpuNodes), List(cpuNodes)),
 	}}
 	if c.mount != "" {
-		fix.Runtime = append(fix.Runtime, fmt.Sprintf("echo %s > %s%s/cpuset.mems   (then restart the instance: memory already allocated does not move)",
-			List(cpuNodes), c.mount, c.name))
+		fix.Runtime = append(fix.Runtime, echoTo(List(cpuNodes), c.mount+c.name+"/cpuset.mems")+"   (then restart the instance: memory already allocated does not move)")
 	}
 	return Finding{
 		Severity:    sev,

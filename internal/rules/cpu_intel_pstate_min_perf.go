@@ -86,7 +86,7 @@ func checkIntelPstateMinPerf(in *Input) Outcome {
 		Why: "003's tuned tables set min_perf_pct 100 in throughput-performance and latency-performance (balanced leaves it auto-scaling); " +
 			"000 Table 3: with the clock kept at full speed and C-states limited, a latency-bound benchmark gained 30 % throughput (average clock 1.73 → 3.19 GHz).",
 		Fix: Fix{
-			Runtime: []string{"echo 100 > " + sysIntelPstate + "/min_perf_pct"},
+			Runtime: []string{echoTo("100", sysIntelPstate+"/min_perf_pct")},
 			Persistent: []string{
 				in.TunedFix("[cpu] min_perf_pct=100"),
 				"or a tuned profile [sysfs] section: " + sysIntelPstate + "/min_perf_pct=100",
@@ -98,7 +98,7 @@ func checkIntelPstateMinPerf(in *Input) Outcome {
 	}
 	if p.MaxPerfPct != nil && *p.MaxPerfPct < 100 {
 		f.Evidence += " (max_perf_pct below 100 caps min_perf_pct: raise it too)"
-		f.Fix.Runtime = append([]string{"echo 100 > " + sysIntelPstate + "/max_perf_pct"}, f.Fix.Runtime...)
+		f.Fix.Runtime = append([]string{echoTo("100", sysIntelPstate+"/max_perf_pct")}, f.Fix.Runtime...)
 		f.Changes = append([]change.Change{SysfsChange("cpu.intel-pstate-min-perf", sysIntelPstate+"/max_perf_pct", "100", fmt.Sprint(*p.MaxPerfPct),
 			"min_perf_pct cannot exceed max_perf_pct")}, f.Changes...)
 	}

@@ -54,7 +54,7 @@ func checkTunedProfile(in *Input) Outcome {
 	want, fit, why := c.Want, c.Fit, c.Why
 	absentWhy := AbsentReason(s, "config.tuned.active_profile")
 	tchange := []change.Change{{Kind: change.TunedProfile, Key: "profile", Value: want, Rule: "cpu.tuned-profile", Why: why}}
-	fix := Fix{Runtime: []string{"tuned-adm profile " + want}, Persistent: []string{"tuned-adm profile " + want + " (persists in /etc/tuned/active_profile; the tuned service must be enabled)"}}
+	fix := Fix{Runtime: []string{"tuned-adm profile " + sh(want)}, Persistent: []string{"tuned-adm profile " + sh(want) + " (persists in /etc/tuned/active_profile; the tuned service must be enabled)"}}
 	// Settings dbhost keeps over the profile's own (sysctl.d wins: tuned
 	// reapplies it after the profile, reapply_sysctl=1).
 	pin := func(profile string, fix *Fix) []change.Change {
@@ -81,7 +81,7 @@ func checkTunedProfile(in *Input) Outcome {
 			Recommended: want,
 			Evidence:    "neither /etc/tuned nor /usr/lib/tuned exists (" + absentWhy + ")",
 			Why:         why + ". tuned applies the profile's CPU, memory, disk and network settings as one set and can roll them back.",
-			Fix: Fix{Runtime: append([]string{PkgInstall(s.Host, "tuned") + " && systemctl enable --now tuned && tuned-adm profile " + want}, fix.Runtime[1:]...),
+			Fix: Fix{Runtime: append([]string{PkgInstall(s.Host, "tuned") + " && systemctl enable --now tuned && tuned-adm profile " + sh(want)}, fix.Runtime[1:]...),
 				Persistent: fix.Persistent},
 			Changes: tchange,
 			Risk:    "A profile changes many settings at once (governor, C-states, THP, dirty ratios, read-ahead): apply it in a maintenance window and compare.",

@@ -114,8 +114,8 @@ func checkAIXOlsonTZ(in *Input) Outcome {
 		Why:         why,
 		Fix: Fix{
 			Runtime: []string{
-				"chtz '" + strings.TrimPrefix(set, "TZ=") + "'   # rewrites TZ in /etc/environment (or edit it)",
-				"the oracle user's profile, and with clusterware: srvctl setenv database -d <db> -t '" + set + "' (and the listener's)",
+				"chtz " + sh(strings.TrimPrefix(set, "TZ=")) + "   # rewrites TZ in /etc/environment (or edit it)",
+				"the oracle user's profile, and with clusterware: srvctl setenv database -d <db> -t " + sh(set) + " (and the listener's)",
 				"restart the instances and listeners (a process reads TZ when it starts)",
 			},
 			Persistent: []string{"/etc/environment: " + set},

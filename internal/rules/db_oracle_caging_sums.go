@@ -85,8 +85,8 @@ func checkOracleCagingSums(in *Input) Outcome {
 				Evidence:    fmt.Sprintf("%s: cpu_count = %s", where, v),
 				Why: "001 (Facts): Oracle advises cpu_count of at least 2 for a caged instance; hence at most " +
 					"threads/2 caged databases fit on one host.",
-				Fix: Fix{Runtime: []string{fmt.Sprintf("ALTER SYSTEM SET cpu_count=2 SCOPE=BOTH SID='%s';", i.SID)},
-					Persistent: []string{fmt.Sprintf("ALTER SYSTEM SET cpu_count=2 SCOPE=SPFILE SID='%s';", i.SID)}},
+				Fix: Fix{Runtime: []string{fmt.Sprintf("ALTER SYSTEM SET cpu_count=2 SCOPE=BOTH SID=%s;", sqlStr(i.SID))},
+					Persistent: []string{fmt.Sprintf("ALTER SYSTEM SET cpu_count=2 SCOPE=SPFILE SID=%s;", sqlStr(i.SID))}},
 				Risk: "The instance may use one more CPU under load; re-check sum(cpu_count) against the host's threads.",
 			})
 		}
@@ -105,8 +105,8 @@ func checkOracleCagingSums(in *Input) Outcome {
 				Evidence:    ev,
 				Why: "001 (Facts): instance caging needs both cpu_count and resource_manager_plan; cpu_count alone " +
 					"does not limit the instance's CPU use, so the other instances get no guarantee.",
-				Fix: Fix{Runtime: []string{fmt.Sprintf("ALTER SYSTEM SET resource_manager_plan='DEFAULT_PLAN' SCOPE=BOTH SID='%s';", i.SID)},
-					Persistent: []string{fmt.Sprintf("ALTER SYSTEM SET resource_manager_plan='DEFAULT_PLAN' SCOPE=SPFILE SID='%s';", i.SID)}},
+				Fix: Fix{Runtime: []string{fmt.Sprintf("ALTER SYSTEM SET resource_manager_plan='DEFAULT_PLAN' SCOPE=BOTH SID=%s;", sqlStr(i.SID))},
+					Persistent: []string{fmt.Sprintf("ALTER SYSTEM SET resource_manager_plan='DEFAULT_PLAN' SCOPE=SPFILE SID=%s;", sqlStr(i.SID))}},
 				Risk: "Online, no restart (001). The instance then waits in the Scheduler wait class when it wants more than " +
 					"cpu_count CPUs (001: 40 % of DB time under pressure). Maintenance windows may switch plans.",
 			})
@@ -152,7 +152,7 @@ func checkOracleCagingSums(in *Input) Outcome {
 				if n < 2 {
 					n = 2
 				}
-				fix = append(fix, fmt.Sprintf("ALTER SYSTEM SET cpu_count=%d SCOPE=BOTH SID='%s';", n, p.inst.sid))
+				fix = append(fix, fmt.Sprintf("ALTER SYSTEM SET cpu_count=%d SCOPE=BOTH SID=%s;", n, sqlStr(p.inst.sid)))
 			}
 			fsSIDs = append(fsSIDs, "")
 			fs = append(fs, Finding{

@@ -159,7 +159,7 @@ func checkInMemoryDistribution(in *Input) Outcome {
 				Recommended: "expect distribution; for a full copy on the instance serving the queries, a preferred/available service with parallel_instance_group on both (001 Tests 4-5)",
 				Evidence:    ev,
 				Why:         "001 (Test 6): a service preferred on both instances with parallel_instance_group set on both left part of the data on each instance.",
-				Fix:         Fix{Runtime: []string{}, Persistent: []string{fmt.Sprintf("srvctl modify service -db <db> -service %s -modifyconfig -preferred %s -available %s", sv.Name, sv.Preferred[0], strings.Join(sv.Preferred[1:], ","))}},
+				Fix:         Fix{Runtime: []string{}, Persistent: []string{fmt.Sprintf("srvctl modify service -db <db> -service %s -modifyconfig -preferred %s -available %s", sh(sv.Name), sh(sv.Preferred[0]), sh(strings.Join(sv.Preferred[1:], ",")))}},
 				Risk:        "A preferred/available service runs on one instance at a time: its load is no longer spread.",
 			})
 		default:
@@ -175,7 +175,7 @@ func checkInMemoryDistribution(in *Input) Outcome {
 func oraPIGFix(svc string, sids []string, scope string) []string {
 	var out []string
 	for _, sid := range sids {
-		out = append(out, fmt.Sprintf("ALTER SYSTEM SET parallel_instance_group='%s' SCOPE=%s SID='%s';", svc, scope, sid))
+		out = append(out, fmt.Sprintf("ALTER SYSTEM SET parallel_instance_group=%s SCOPE=%s SID=%s;", sqlStr(svc), scope, sqlStr(sid)))
 	}
 	return out
 }

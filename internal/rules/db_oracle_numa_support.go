@@ -71,7 +71,7 @@ func checkOracleNUMASupport(in *Input) Outcome {
 			Why: "000: with NUMA on in the kernel, Oracle NUMA support enabled and automatic NUMA balancing off, Oracle TPM " +
 				"rose 27 % on an 8-node host (Table 12); without it Oracle ignores the node layout it detected.",
 			Fix: Fix{Runtime: []string{}, Persistent: []string{
-				fmt.Sprintf(`ALTER SYSTEM SET "_enable_NUMA_support"=TRUE SCOPE=SPFILE SID='%s'; then restart %s`, sidOrStar(st.SID), sid),
+				fmt.Sprintf(`ALTER SYSTEM SET "_enable_NUMA_support"=TRUE SCOPE=SPFILE SID=%s; then restart %s`, sqlStr(sidOrStar(st.SID)), sid),
 			}},
 			Risk: "An underscore (hidden) parameter: agree it with Oracle Support. The SGA is then split per node, so each node's " +
 				"hugepage pool must hold its share (memory.hugepages-too-few). Needs an instance restart.",

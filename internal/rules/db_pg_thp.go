@@ -63,7 +63,7 @@ func checkPGTHP(in *Input, d *snapshot.Database) Outcome {
 		Evidence:    fmt.Sprintf("%s: %s; %s/enabled = always", serverName(d), conns, dir),
 		Why: "000 and 003's latency profiles disable THP for databases: every backend's private memory becomes THP-eligible, " +
 			"khugepaged and direct compaction stall backends, and each connection's memory grows in 2 MB steps.",
-		Fix: Fix{Runtime: []string{"echo madvise > " + dir + "/enabled"},
+		Fix: Fix{Runtime: []string{echoTo("madvise", dir+"/enabled")},
 			Persistent: []string{"transparent_hugepage=madvise on the kernel command line, or tuned: [vm] transparent_hugepages=madvise"}},
 		Risk: "Programs that rely on THP without madvise (some JVMs) lose it.",
 	})

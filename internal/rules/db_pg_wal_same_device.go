@@ -65,8 +65,8 @@ func checkPGWALSameDevice(in *Input, d *snapshot.Database) Outcome {
 		Evidence:    fmt.Sprintf("%s: %s; WAL: %s; data: %s", serverName(d), d.WALResolved, walHow, dataHow),
 		Why: "003: separate files by I/O (data, logs); 004: separate the redo logs; PostgreSQL's docs: WAL on a different disk from the " +
 			"main database files. Every commit waits for its WAL flush, which here queues behind checkpoints and data reads.",
-		Fix: Fix{Runtime: []string{}, Persistent: []string{"stop the server; move " + d.WALDirectory + " to the new device; ln -s NEWDIR " +
-			strings.TrimSuffix(dir, "/") + "/pg_wal; start the server (or initdb -X for a new cluster)"}},
+		Fix: Fix{Runtime: []string{}, Persistent: []string{"stop the server; move " + sh(d.WALDirectory) + " to the new device; ln -s NEWDIR " +
+			sh(strings.TrimSuffix(dir, "/")+"/pg_wal") + "; start the server (or initdb -X for a new cluster)"}},
 		Risk: "Moving pg_wal needs the server stopped; a wrong symlink loses committed transactions. Back up first.",
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dbhost/dbhost/internal/change"
 	"github.com/dbhost/dbhost/internal/cpulist"
 	"github.com/dbhost/dbhost/internal/snapshot"
 )
@@ -57,19 +58,24 @@ func (in *Input) SysctlEvidence(key, value string) string {
 	return ev
 }
 
+// sh quotes a value from the host or a user's file (a device, interface,
+// cgroup, path, value) for a fix command: change.Quote, dbhost's one quoter.
+// Every value a rule puts into a command goes through it (or echoTo).
+func sh(s string) string { return change.Quote(s) }
+
+// echoTo is the fix that writes v to path: "echo V > PATH", both quoted.
+func echoTo(v, path string) string { return change.Echo(v, path) }
+
+// sqlStr is s as an SQL string literal ('...' with ' doubled): an instance
+// or service name from an artifact in an ALTER SYSTEM a DBA pastes.
+func sqlStr(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
 // SysctlFix is the standard fix for a sysctl.
 func SysctlFix(key, value string) Fix {
 	return Fix{
-		Runtime:    []string{fmt.Sprintf("sysctl -w %s=%s", key, quoteIfSpace(value))},
+		Runtime:    []string{fmt.Sprintf("sysctl -w %s=%s", change.Quote(key), change.Quote(value))},
 		Persistent: []string{fmt.Sprintf("%s: %s = %s", SysctlDropIn, key, value)},
 	}
-}
-
-func quoteIfSpace(v string) string {
-	if strings.ContainsAny(v, " \t") {
-		return `"` + v + `"`
-	}
-	return v
 }
 
 // NodeOfCPU maps each CPU id to its NUMA node (CPUs with node -1 left out).
@@ -193,7 +199,7 @@ func RemoveKernelArgFix(arg string) Fix {
 // AddKernelArgFix is the persistent fix that adds a boot argument ("intel_idle.max_cstate=1").
 func AddKernelArgFix(arg string) Fix {
 	return Fix{Runtime: []string{}, Persistent: []string{
-		"grubby --update-kernel=ALL --args=" + arg + "   (RHEL, Oracle Linux, SLES with grubby)",
+		"grubby --update-kernel=ALL --args=" + sh(arg) + "   (RHEL, Oracle Linux, SLES with grubby)",
 		"/etc/default/grub: add " + arg + " to GRUB_CMDLINE_LINUX, then grub2-mkconfig -o /boot/grub2/grub.cfg (Debian/Ubuntu: update-grub)",
 	}}
 }

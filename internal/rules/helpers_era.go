@@ -66,7 +66,7 @@ func KernelArgFixFor(s *snapshot.Snapshot, args string) Fix {
 		return AddKernelArgFix(args)
 	}
 	return Fix{Runtime: []string{}, Persistent: []string{
-		"grubby --update-kernel=ALL --args=\"" + args + "\"   (RHEL 6 and later)",
+		"grubby --update-kernel=ALL --args=" + sh(args) + "   (RHEL 6 and later)",
 		"/boot/grub/grub.conf (GRUB legacy, RHEL 6): append " + args + " to each kernel line",
 	}}
 }

@@ -115,6 +115,20 @@ func (v *blockView) deviceClass(d *snapshot.BlockDevice) string {
 // sysBlock is the /sys/block path of a queue or device attribute.
 func sysBlock(dev, attr string) string { return "/sys/block/" + dev + "/" + attr }
 
+// udevGlob is a name from the host as a udev match value: every character
+// but [A-Za-z0-9 _.:+,@/-] becomes ? (a glob's any character), so that no
+// " \\ $ % or control character of a vendor or dm name can end the value and
+// add an assignment (RUN+=) to a rules file root installs.
+func udevGlob(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte(" _.:+,@/-", c) >= 0) {
+			b[i] = '?'
+		}
+	}
+	return string(b)
+}
+
 // udevMatch is the udev match of a device class (stable across reboots,
 // unlike sdX names).
 func udevMatch(v *blockView, d *snapshot.BlockDevice) string {
@@ -125,7 +139,7 @@ func udevMatch(v *blockView, d *snapshot.BlockDevice) string {
 		return `KERNEL=="dm-*", ENV{DM_UUID}=="mpath-*"`
 	case "path":
 		if d.Vendor != "" {
-			return fmt.Sprintf(`KERNEL=="sd*", ENV{DEVTYPE}=="disk", ATTRS{vendor}=="%s*"`, strings.TrimSpace(d.Vendor))
+			return fmt.Sprintf(`KERNEL=="sd*", ENV{DEVTYPE}=="disk", ATTRS{vendor}=="%s*"`, udevGlob(strings.TrimSpace(d.Vendor)))
 		}
 		return `KERNEL=="sd*", ENV{DEVTYPE}=="disk"`
 	case "ssd":
@@ -136,7 +150,7 @@ func udevMatch(v *blockView, d *snapshot.BlockDevice) string {
 		return `KERNEL=="vd*", ENV{DEVTYPE}=="disk"`
 	case "dm":
 		if d.DMName != "" {
-			return fmt.Sprintf(`KERNEL=="dm-*", ENV{DM_NAME}=="%s"`, d.DMName)
+			return fmt.Sprintf(`KERNEL=="dm-*", ENV{DM_NAME}=="%s"`, udevGlob(d.DMName))
 		}
 		return `KERNEL=="dm-*"`
 	}

@@ -192,7 +192,7 @@ func (in *Input) poolChanges(rule string, h hugeNeed, r hugeRoom, missing int64)
 			path := fmt.Sprintf("/sys/devices/system/node/node%d/hugepages/hugepages-%dkB/nr_hugepages", n, h.sizeKB)
 			v := fmt.Sprint(r.nodeTotal[n] + share)
 			cs = append(cs, SysfsChange(rule, path, v, fmt.Sprint(r.nodeTotal[n]), why+" on the node(s) it is bound to"))
-			lines = append(lines, fmt.Sprintf("echo %s > %s", v, path))
+			lines = append(lines, echoTo(v, path))
 		}
 		return cs, lines
 	}
@@ -202,7 +202,7 @@ func (in *Input) poolChanges(rule string, h hugeNeed, r hugeRoom, missing int64)
 	}
 	path := fmt.Sprintf("/sys/kernel/mm/hugepages/hugepages-%dkB/nr_hugepages", h.sizeKB)
 	return []change.Change{SysfsChange(rule, path, fmt.Sprint(r.target), fmt.Sprint(r.pool.Total), why)},
-		[]string{fmt.Sprintf("echo %d > %s", r.target, path)}
+		[]string{echoTo(fmt.Sprint(r.target), path)}
 }
 
 // persistLine is the persistent form of a pool size.

@@ -76,8 +76,8 @@ func checkAIXFCMaxXferSize(in *Input) Outcome {
 				"counted I/Os that found the adapter's DMA area exhausted, and those waited.",
 			Fix: Fix{
 				Runtime: []string{
-					"fcstat -e " + f.Name + "   # 004: check first",
-					fmt.Sprintf("chdev -l %s -a max_xfer_size=0x%X -P   # in effect at the next reboot", f.Name, want),
+					"fcstat -e " + sh(f.Name) + "   # 004: check first",
+					fmt.Sprintf("chdev -l %s -a max_xfer_size=0x%X -P   # in effect at the next reboot", sh(f.Name), want),
 				},
 				Persistent: []string{fmt.Sprintf("the ODM keeps max_xfer_size=0x%X (lsattr -El %s -a max_xfer_size)", want, f.Name)},
 			},

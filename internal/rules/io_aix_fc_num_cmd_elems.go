@@ -154,9 +154,9 @@ func checkAIXFCNumCmdElems(in *Input) Outcome {
 			Why:         why,
 			Fix: Fix{
 				Runtime: []string{
-					"fcstat -e " + f.Name + "   # 004: check first",
-					"lsattr -Rl " + f.Name + " -a num_cmd_elems   # the values this adapter accepts",
-					fmt.Sprintf("chdev -l %s -a num_cmd_elems=%d -P   # recorded in the ODM, in effect at the next reboot", f.Name, want),
+					"fcstat -e " + sh(f.Name) + "   # 004: check first",
+					"lsattr -Rl " + sh(f.Name) + " -a num_cmd_elems   # the values this adapter accepts",
+					fmt.Sprintf("chdev -l %s -a num_cmd_elems=%d -P   # recorded in the ODM, in effect at the next reboot", sh(f.Name), want),
 				},
 				Persistent: []string{fmt.Sprintf("the ODM keeps num_cmd_elems=%d (lsattr -El %s -a num_cmd_elems)", want, f.Name)},
 			},

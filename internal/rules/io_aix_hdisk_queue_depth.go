@@ -185,8 +185,8 @@ func checkAIXHdiskQueueDepth(in *Input) Outcome {
 				"instead of AIX holding them back.",
 			Fix: Fix{
 				Runtime: []string{
-					fmt.Sprintf("chdev -l %s -a queue_depth=%d -P   # recorded in the ODM, in effect at the next reboot", d.Name, want),
-					fmt.Sprintf("or now, with its volume group varied off: varyoffvg <vg>; chdev -l %s -a queue_depth=%d; varyonvg <vg>", d.Name, want),
+					fmt.Sprintf("chdev -l %s -a queue_depth=%d -P   # recorded in the ODM, in effect at the next reboot", sh(d.Name), want),
+					fmt.Sprintf("or now, with its volume group varied off: varyoffvg <vg>; chdev -l %s -a queue_depth=%d; varyonvg <vg>", sh(d.Name), want),
 				},
 				Persistent: []string{fmt.Sprintf("the ODM keeps queue_depth=%d (lsattr -El %s -a queue_depth)", want, d.Name)},
 			},

@@ -128,8 +128,8 @@ func aixMountFinding(f *aixOraFS, want []string, sev, remove string) Finding {
 		Why:         why,
 		Fix: Fix{
 			Runtime: []string{
-				fmt.Sprintf("chfs -a options=%s %s   # /etc/filesystems", strings.Join(stanza, ","), m.Path),
-				fmt.Sprintf("umount %s; mount %s   # with the database's files there closed", m.Path, m.Path),
+				fmt.Sprintf("chfs -a options=%s %s   # /etc/filesystems", sh(strings.Join(stanza, ",")), sh(m.Path)),
+				fmt.Sprintf("umount %s; mount %s   # with the database's files there closed", sh(m.Path), sh(m.Path)),
 			},
 			Persistent: []string{fmt.Sprintf("/etc/filesystems, stanza %s: options = %s (chfs writes it)", m.Path, strings.Join(stanza, ","))},
 		},

@@ -89,8 +89,8 @@ func checkAIXRedoAgblksize(in *Input) Outcome {
 				"FS blk=4k and 2 ms with 512.",
 			Fix: Fix{
 				Runtime: []string{
-					fmt.Sprintf("crfs -v jfs2 -g <vg> -m %s_512 -A yes -a size=%s -a agblksize=512 -a logname=INLINE   # agblksize cannot be changed in place", m.Path, size),
-					fmt.Sprintf("chfs -a options=rw,noatime,cio %s_512; mount %s_512", m.Path, m.Path),
+					fmt.Sprintf("crfs -v jfs2 -g <vg> -m %s -A yes -a size=%s -a agblksize=512 -a logname=INLINE   # agblksize cannot be changed in place", sh(m.Path+"_512"), sh(size)),
+					fmt.Sprintf("chfs -a options=rw,noatime,cio %s; mount %s", sh(m.Path+"_512"), sh(m.Path+"_512")),
 					fmt.Sprintf("ALTER DATABASE ADD LOGFILE GROUP <n> ('%s_512/redo<n>a.log') SIZE <same size>;  -- one per existing group, then ALTER SYSTEM SWITCH LOGFILE / CHECKPOINT and DROP LOGFILE GROUP <old> once INACTIVE", m.Path),
 				},
 				Persistent: []string{fmt.Sprintf("/etc/filesystems: the new %s_512 stanza (crfs writes it)", m.Path)},

@@ -84,7 +84,7 @@ func checkCacheType(in *Input) Outcome {
 					"With queue/write_cache forced to write through, fsync and journal commits no longer flush the device cache: a power " +
 					"loss can lose committed transactions (redo, WAL).",
 				Fix: Fix{
-					Runtime:    []string{fmt.Sprintf("echo \"write back\" > %s", wc)},
+					Runtime:    []string{echoTo("write back", wc)},
 					Persistent: []string{"remove the udev rule / script that writes \"write through\" to " + wc},
 				},
 				Changes: []change.Change{blockChange(v, d, "queue/write_cache", "write back", "write through", "io.cache-type-write-through", "restore cache flushes on a device with a volatile write-back cache")},
@@ -106,8 +106,8 @@ func checkCacheType(in *Input) Outcome {
 					"(+8 % throughput, -5 % latency with the other settings). ASM/raw devices cannot use barrier=0, only cache_type.",
 				Fix: Fix{
 					Runtime: []string{
-						fmt.Sprintf("# RISKY - data loss if the cache is volatile: echo \"temporary write through\" > %s", ctPath),
-						fmt.Sprintf("# then rescan: echo 1 > /sys/block/%s/device/rescan; multipathd reconfigure", d.Name),
+						"# RISKY - data loss if the cache is volatile: " + echoTo("temporary write through", ctPath),
+						"# then rescan: " + echoTo("1", sysBlock(d.Name, "device/rescan")) + "; multipathd reconfigure",
 					},
 					Persistent: []string{fmt.Sprintf(`# RISKY: %s: ACTION=="add|change", %s, RUN+="/bin/sh -c 'echo temporary write through > /sys$devpath/device/scsi_disk/*/cache_type'"`,
 						UdevBlockRules, udevMatch(v, d))},

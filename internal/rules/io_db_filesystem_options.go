@@ -130,7 +130,7 @@ func checkDBFilesystems(in *Input) Outcome {
 				Why: "000: barrier=0 avoids SYNCHRONIZE_CACHE only for arrays with non-volatile cache - \"Disabling barrier writes on disk " +
 					"devices with volatile cache can result in data loss or data corruption\"; 003's tuned profiles keep filesystem barriers enabled.",
 				Fix: Fix{
-					Runtime:    []string{fmt.Sprintf("mount -o remount,barrier %s   (ext4; xfs ≥ 4.19 has no nobarrier option at all)", m.Path)},
+					Runtime:    []string{fmt.Sprintf("mount -o remount,barrier %s   (ext4; xfs ≥ 4.19 has no nobarrier option at all)", sh(m.Path))},
 					Persistent: []string{"/etc/fstab: remove " + o + " from the options of " + m.Path},
 				},
 				Risk:    "Flushes return: sync-write latency rises on arrays that advertise a write-back cache.",
@@ -167,7 +167,7 @@ func checkDBFilesystems(in *Input) Outcome {
 					"with noatime: \"noatime reduce inode modification on read\". Without it every read of a data file also writes its inode " +
 					"(a journal write for nothing a database uses); relatime and lazytime already limit those writes and are accepted.",
 				Fix: Fix{
-					Runtime:    []string{"mount -o remount,noatime " + m.Path},
+					Runtime:    []string{"mount -o remount,noatime " + sh(m.Path)},
 					Persistent: []string{"/etc/fstab: add noatime to the options of " + m.Path},
 				},
 				Risk:    "Tools that rely on access times (some backup or archiving policies) stop seeing them.",

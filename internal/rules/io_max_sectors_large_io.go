@@ -95,7 +95,7 @@ func checkMaxSectorsLargeIO(in *Input) Outcome {
 				"I/Os, which can be a benefit if the number of I/Os or interrupts are impacting performance\". A DSS workload's full scans " +
 				"issue 1 MB reads (000's I/O simulation: parallel query tasks reading 1 MB sequentially, \"similar to full table scans\"); at " + fmt.Sprint(cur) + " KB each goes out as several I/Os.",
 			Fix: Fix{
-				Runtime:    []string{fmt.Sprintf("echo %d > %s", largeIOKB, p)},
+				Runtime:    []string{echoTo(fmt.Sprint(largeIOKB), p)},
 				Persistent: []string{udevLine(v, d, "queue/max_sectors_kb", fmt.Sprint(largeIOKB))},
 			},
 			Changes: []change.Change{c},

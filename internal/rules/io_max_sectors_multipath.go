@@ -82,9 +82,9 @@ func checkMaxSectorsMultipath(in *Input) Outcome {
 		setAll := func(val int64) Fix {
 			f := Fix{Runtime: []string{}, Persistent: []string{}}
 			for _, p := range paths {
-				f.Runtime = append(f.Runtime, fmt.Sprintf("echo %d > %s", val, sysBlock(p.Name, "queue/max_sectors_kb")))
+				f.Runtime = append(f.Runtime, echoTo(fmt.Sprint(val), sysBlock(p.Name, "queue/max_sectors_kb")))
 			}
-			f.Runtime = append(f.Runtime, fmt.Sprintf("echo %d > %s", val, sysBlock(dm.Name, "queue/max_sectors_kb")))
+			f.Runtime = append(f.Runtime, echoTo(fmt.Sprint(val), sysBlock(dm.Name, "queue/max_sectors_kb")))
 			if len(paths) > 0 {
 				f.Persistent = append(f.Persistent, udevLine(v, paths[0], "queue/max_sectors_kb", fmt.Sprint(val)))
 			}

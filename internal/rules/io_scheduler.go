@@ -97,7 +97,7 @@ func checkScheduler(in *Input) Outcome {
 			Evidence:    ev,
 			Why:         why,
 			Fix: Fix{
-				Runtime: []string{fmt.Sprintf("echo %s > %s", wantName, sysBlock(d.Name, "queue/scheduler"))},
+				Runtime: []string{echoTo(wantName, sysBlock(d.Name, "queue/scheduler"))},
 				Persistent: []string{
 					udevLine(v, d, "queue/scheduler", wantName),
 					"or a custom tuned profile: [disk] elevator=" + wantName + " (tuned 2.20's stock server profiles set no elevator)",

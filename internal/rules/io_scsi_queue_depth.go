@@ -172,7 +172,7 @@ func checkSCSIQueueDepth(in *Input) Outcome {
 			Evidence:    ev,
 			Why:         why,
 			Fix: Fix{
-				Runtime:    []string{fmt.Sprintf("echo %d > %s", want, p)},
+				Runtime:    []string{echoTo(fmt.Sprint(want), p)},
 				Persistent: []string{udevLine(v, d, "device/queue_depth", fmt.Sprint(want))},
 			},
 			Changes: []change.Change{wants[len(wants)-1]},

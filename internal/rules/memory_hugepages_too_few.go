@@ -159,7 +159,7 @@ func checkHugepagesTooFew(in *Input) Outcome {
 				break
 			}
 			per = append(per, fmt.Sprintf("node%d %d", n, total+share))
-			echo = append(echo, fmt.Sprintf("echo %d > /sys/devices/system/node/node%d/hugepages/hugepages-%dkB/nr_hugepages", total+share, n, pool.SizeKB))
+			echo = append(echo, echoTo(fmt.Sprint(total+share), fmt.Sprintf("/sys/devices/system/node/node%d/hugepages/hugepages-%dkB/nr_hugepages", n, pool.SizeKB)))
 			nodeChanges = append(nodeChanges, SysfsChange("memory.hugepages-too-few",
 				fmt.Sprintf("/sys/devices/system/node/node%d/hugepages/hugepages-%dkB/nr_hugepages", n, pool.SizeKB),
 				fmt.Sprint(total+share), fmt.Sprint(total), hpWhy+" (node "+fmt.Sprint(n)+"'s share)"))

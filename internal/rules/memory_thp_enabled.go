@@ -90,7 +90,7 @@ func checkTHP(in *Input) Outcome {
 		Recommended: recommended,
 		Evidence:    ev,
 		Fix: Fix{
-			Runtime:    []string{"echo " + firstWord(recommended) + " > " + enabled},
+			Runtime:    []string{echoTo(firstWord(recommended), enabled)},
 			Persistent: KernelArgFixFor(s, "transparent_hugepage="+firstWord(recommended)).Persistent,
 		},
 		Changes: []change.Change{
@@ -132,7 +132,7 @@ func checkTHP(in *Input) Outcome {
 				"2 MB pieces: THP's compaction stalls on the memory every session touches, without the reservation and locking of " +
 				"hugetlbfs pages (000: disable Transparent HugePages; put the SGA in HugePages).",
 			Fix: Fix{
-				Runtime: []string{"echo never > " + thpShmemPath},
+				Runtime: []string{echoTo("never", thpShmemPath)},
 				Persistent: []string{"a tuned profile [sysfs] line: " + thpShmemPath + "=never (dbhost plan writes it), or an echo in a boot unit; " +
 					"shmem THP is off by default, so find what turns it on (a boot argument transparent_hugepage_shmem=, a script)"},
 			},

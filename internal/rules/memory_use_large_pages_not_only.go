@@ -78,7 +78,7 @@ func checkUseLargePagesOnly(in *Input) Outcome {
 				"instead of 5.5 GB. With TRUE (or AUTO) an instance whose pool is short starts anyway with the rest of its SGA " +
 				"in 4 KiB pages, which nobody notices until performance drops; ONLY makes that a startup error.",
 			Fix: Fix{Runtime: []string{}, Persistent: []string{
-				fmt.Sprintf("ALTER SYSTEM SET use_large_pages='ONLY' SCOPE=SPFILE SID='%s'; then restart %s", sidOrStar(i.SID), i.SID),
+				fmt.Sprintf("ALTER SYSTEM SET use_large_pages='ONLY' SCOPE=SPFILE SID=%s; then restart %s", sqlStr(sidOrStar(i.SID)), i.SID),
 			}},
 			Risk: "The trade-off: with ONLY, an instance whose SGA does not fit in the free hugepages refuses to start " +
 				"(ORA-27137) instead of starting slower; size the pool (memory.hugepages-too-few) before switching, and " +

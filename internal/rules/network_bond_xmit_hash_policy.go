@@ -83,7 +83,7 @@ func checkBondHash(in *Input) Outcome {
 				"peer (or to every client behind one router) takes the same slave. 000's layer3+4 4-port bond reached 36.4-40 Gb/s with 15-60 " +
 				"streams versus 9.5 Gb/s in the low-performance configuration.",
 			Fix: Fix{
-				Runtime: []string{fmt.Sprintf("echo layer3+4 > %s", p)},
+				Runtime: []string{echoTo("layer3+4", p)},
 				Persistent: []string{
 					NMCLIModify(it.Name, "+bond.options xmit_hash_policy=layer3+4"),
 					fmt.Sprintf("/etc/sysconfig/network-scripts/ifcfg-%s: BONDING_OPTS=\"mode=%s xmit_hash_policy=layer3+4 ...\"", it.Name, mode),

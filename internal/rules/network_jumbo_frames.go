@@ -79,7 +79,7 @@ func checkJumboFrames(in *Input) Outcome {
 				"queue (RAC cache fusion sends 8K blocks); 9000 is in Table 13. 003: a DSS load on iSCSI moved ~198 MB/s per interface at " +
 				"MTU 1500 and ~1,000 MB/s at 9000 (sar -n DEV).",
 			Fix: Fix{
-				Runtime: []string{fmt.Sprintf("ip link set dev %s mtu 9000", it.Name), "ping -M do -s 8972 <peer>   (verify the path carries 9000 unfragmented)"},
+				Runtime: []string{fmt.Sprintf("ip link set dev %s mtu 9000", sh(it.Name)), "ping -M do -s 8972 <peer>   (verify the path carries 9000 unfragmented)"},
 				Persistent: []string{
 					NMCLIModify(it.Name, "802-3-ethernet.mtu 9000") + "   (a bond: run it for the bond; its slaves take the bond's MTU)",
 					fmt.Sprintf("/etc/sysconfig/network-scripts/ifcfg-%s: MTU=9000 (RHEL 7/8 ifcfg); netplan: mtu: 9000", it.Name),

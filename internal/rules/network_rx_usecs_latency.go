@@ -63,7 +63,7 @@ func checkRxUsecs(in *Input) Outcome {
 				"event ... This added delay can impact latency-sensitive applications\"; rx-usecs 0 is one of Table 5's largest-impact settings " +
 				"(single UDP_RR 7610 → 14191 TPS, +86 %, with the rest of the configuration).",
 			Fix: Fix{
-				Runtime: []string{fmt.Sprintf("ethtool -C %s adaptive-rx off rx-usecs 0", it.Name)},
+				Runtime: []string{fmt.Sprintf("ethtool -C %s adaptive-rx off rx-usecs 0", sh(it.Name))},
 				Persistent: []string{
 					NMCLIModify(it.Name, "ethtool.coalesce-adaptive-rx off ethtool.coalesce-rx-usecs 0") + "   (NetworkManager ≥ 1.26)",
 					fmt.Sprintf("/etc/sysconfig/network-scripts/ifcfg-%s: ETHTOOL_OPTS=\"-C %s adaptive-rx off rx-usecs 0\"", it.Name, it.Name),

@@ -27,7 +27,7 @@ func TestNetSocketBuffers(t *testing.T) {
 		case "net.ipv4.tcp_rmem":
 			// The host's min and default are kept.
 			wantChange(t, f, change.Sysctl, "net.ipv4.tcp_rmem", "4096 131072 16777216", "4096 131072 6291456")
-			if f.Recommended != "4096 131072 16777216" || !strings.Contains(f.Fix.Runtime[0], `"4096 131072 16777216"`) {
+			if f.Recommended != "4096 131072 16777216" || f.Fix.Runtime[0] != "sysctl -w net.ipv4.tcp_rmem='4096 131072 16777216'" {
 				t.Fatalf("%+v", f)
 			}
 		default:

@@ -129,11 +129,11 @@ func checkAIXOracleRsets(in *Input) Outcome {
 		}
 		var cmds []string
 		for i, sr := range srads {
-			cmds = append(cmds, fmt.Sprintf("mkrset -c %s -m 0 %s/%d", List(sr.CPUs), sid, i))
+			cmds = append(cmds, fmt.Sprintf("mkrset -c %s -m 0 %s", sh(List(sr.CPUs)), sh(fmt.Sprintf("%s/%d", sid, i))))
 		}
 		cmds = append(cmds, "chuser capabilities=CAP_NUMA_ATTACH,CAP_BYPASS_RAC_VMM,CAP_PROPAGATE oracle",
 			"vmo -o memplace_data=1 -o memplace_stack=1   # 004: process private memory local",
-			"ALTER SYSTEM SET \"_enable_NUMA_support\"=TRUE SCOPE=SPFILE SID='"+sid+"';  -- then restart; the alert log says \"NUMA system found and support enabled\"")
+			"ALTER SYSTEM SET \"_enable_NUMA_support\"=TRUE SCOPE=SPFILE SID="+sqlStr(sid)+";  -- then restart; the alert log says \"NUMA system found and support enabled\"")
 		cur := param
 		if len(missing) > 0 {
 			cur = "no rset " + strings.Join(missing, ", ") + "; " + param

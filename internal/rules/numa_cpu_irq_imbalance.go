@@ -244,7 +244,7 @@ func nicIRQRemote(s *snapshot.Snapshot, nodeOf map[int]int) []Finding {
 			Why: "000 Scenario 3: the node that serves a NIC's interrupts draws the work (node 0 at 99.84 % busy, 6.98 % in " +
 				"interrupts); serving them on another node than the NIC's adds an interconnect hop to every packet.",
 			Fix: Fix{
-				Runtime:    []string{fmt.Sprintf("for q in %s; do echo %s > /proc/irq/$q/smp_affinity_list; done", strings.Join(intStrings(ifc.IRQs), " "), cpus)},
+				Runtime:    []string{fmt.Sprintf("for q in %s; do echo %s > /proc/irq/$q/smp_affinity_list; done", strings.Join(intStrings(ifc.IRQs), " "), sh(cpus))},
 				Persistent: []string{"irqbalance (it keeps device IRQs on the device's node), or a boot unit writing smp_affinity_list per queue"},
 			},
 			Risk: "Pinning all queues of a busy NIC to one node concentrates softirq work there; spread them over that node's CPUs.",

@@ -79,7 +79,7 @@ func checkVirtKSMTHP(in *Input) Outcome {
 	thp := in.Snap.Memory.THP.Enabled
 	if allHuge && thp != nil && *thp == "always" {
 		cur = append(cur, "THP enabled = always while every guest is backed by hugepages (khugepaged scans for nothing)")
-		fix = append(fix, "echo madvise > "+in.Snap.Memory.THP.Dir+"/enabled (tuned: [vm] transparent_hugepages=madvise)")
+		fix = append(fix, echoTo("madvise", in.Snap.Memory.THP.Dir+"/enabled")+" (tuned: [vm] transparent_hugepages=madvise)")
 		why = append(why, "003 compared THP with huge pages on the host for 4 VMs: with the guests in hugepages THP's scanning has nothing of theirs to collapse")
 	}
 	if len(cur) == 0 {
