@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dbhost/dbhost/internal/confine"
+	"github.com/dbhost/dbhost/internal/exporter"
 	"github.com/dbhost/dbhost/internal/facts"
 	"github.com/dbhost/dbhost/internal/facts/aix"
 	"github.com/dbhost/dbhost/internal/input"
@@ -50,6 +51,11 @@ func TestLimitsDocumented(t *testing.T) {
 		{"AIX host: one command's output", confine.Bytes(aixMaxFile)},
 		{"AIX host: all command output", confine.Bytes(aixMaxTotal)},
 		{"AIX host: one command's run time", strconv.Itoa(int(aix.CommandTimeout/time.Second)) + " s"},
+		{"`dbhost exporter`: connections open at once", strconv.Itoa(exporter.DefaultLimits.MaxConns)},
+		{"`dbhost exporter`: a new connection's request headers", secs(exporter.DefaultLimits.ReadHeaderTimeout)},
+		{"`dbhost exporter`: one whole request", secs(exporter.DefaultLimits.ReadTimeout)},
+		{"`dbhost exporter`: one response", secs(exporter.DefaultLimits.WriteTimeout)},
+		{"`dbhost exporter`: a kept-alive connection idle", secs(exporter.DefaultLimits.IdleTimeout)},
 	} {
 		found := false
 		for _, r := range rows {
@@ -75,3 +81,6 @@ func TestLimitsDocumented(t *testing.T) {
 		t.Errorf("sosMaxEntries is %d; docs/limits.md says 500,000", sosMaxEntries)
 	}
 }
+
+// secs formats a duration the way docs/limits.md writes it: "300 s".
+func secs(d time.Duration) string { return strconv.Itoa(int(d/time.Second)) + " s" }

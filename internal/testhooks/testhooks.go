@@ -36,6 +36,9 @@ const (
 	// AIXLive=1: the live host is read as an AIX host (the collector's
 	// commands run, found on PATH: stubs in the tests), whatever the OS.
 	AIXLive = "DBHOST_TEST_AIX_LIVE"
+	// ExporterLimits=conns=N,timeout=D: the exporter's connection cap and
+	// every one of its timeouts (cmd/dbhost's exporter tests).
+	ExporterLimits = "DBHOST_TEST_EXPORTER_LIMITS"
 )
 
 // Getenv is os.Getenv(name) in a testhooks build and "" in a plain one.
