@@ -96,13 +96,16 @@ func TestOutputRefusesPlantedSymlink(t *testing.T) {
 	}
 
 	// A directory output through a planted link: refused, nothing written.
-	target := filepath.Join(private, "cron.d")
-	if err := os.Mkdir(target, 0o700); err != nil {
-		t.Fatal(err)
-	}
+	spec, _ := filepath.Abs("../../examples/place/case4-binding.yaml")
+	snap, _ := filepath.Abs(bdtSnap)
 	for _, args := range [][]string{
 		{"plan", "--root", host},
+		{"place", "--spec", spec, "--snapshot", snap},
 	} {
+		target := filepath.Join(private, args[0]+".d") // root's, empty
+		if err := os.Mkdir(target, 0o700); err != nil {
+			t.Fatal(err)
+		}
 		link := filepath.Join(pub, args[0])
 		plant(t, target, link, nobodyUID)
 		r := dbhostExec(t, nil, append(args, "-o", link)...)
