@@ -117,11 +117,30 @@ func TestOutputRefusesPlantedSymlink(t *testing.T) {
 		}
 	}
 
+	// apply checks its -o before changing anything: refused, the tree and
+	// the state directory untouched.
+	tree := copyFixture(t, "laptop-2s")
+	state := t.TempDir()
+	swappiness := filepath.Join(tree, "proc/sys/vm/swappiness")
+	before := fileState(t, swappiness)
+	link := filepath.Join(pub, "apply.txt")
+	plant(t, empty, link, nobodyUID)
+	r := dbhostExec(t, nil, "apply", "--root", tree, "--state-dir", state, "--skip", "network.jumbo-frames", "-o", link)
+	if r.code != exitUsage || !strings.Contains(r.stderr, "symlink") {
+		t.Errorf("apply -o a planted link: exit %d, stderr %q; want 2", r.code, r.stderr)
+	}
+	if after := fileState(t, swappiness); after != before {
+		t.Errorf("apply changed the tree before refusing its -o: %q → %q", before, after)
+	}
+	if ents, _ := os.ReadDir(state); len(ents) != 0 {
+		t.Errorf("apply left state before refusing its -o: %v", ents)
+	}
+
 	// Root's own link in the same directory is followed: the file it
 	// names is written, the link kept, the file's 0600 kept.
 	mine := filepath.Join(private, "mine.txt")
 	os.WriteFile(mine, nil, 0o600)
-	link := filepath.Join(pub, "mine.txt")
+	link = filepath.Join(pub, "mine.txt")
 	plant(t, mine, link, 0)
 	if r := dbhostExec(t, nil, "rules", "list", "-o", link); r.code != 0 {
 		t.Fatalf("-o root's own link: exit %d: %s", r.code, r.stderr)
