@@ -45,7 +45,7 @@ func WriteOwnFile(path string, data []byte, limit int64, own func([]byte) bool) 
 // A symlink is followed (the file it names is replaced, the link kept)
 // unless it lies in a sticky directory and belongs neither to the user
 // running dbhost nor to the directory's owner: a link another user planted
-// in /tmp is refused (see resolve). Of what is not a regular file, only
+// in /tmp is refused (see resolve); so is such a file (mayReplace). Of what is not a regular file, only
 // /dev/null, a terminal, standard output (/dev/stdout) and a FIFO somebody
 // reads are written into; a FIFO is opened without waiting (nobody
 // reading it is refused), any other device, a socket or a directory is
@@ -248,6 +248,9 @@ func target(path string, limit int64, own func([]byte) bool) (dest, error) {
 		}
 		d.special = true
 	default:
+		if err := mayReplace(r.real, r.dir, st); err != nil {
+			return dest{}, &RefusedError{Dir: path, Why: err.Error()}
+		}
 		mine, err := ownFile(r.real, st.Size(), limit, own)
 		if err != nil {
 			return dest{}, err

@@ -238,8 +238,8 @@ func TestResolveStickyLinks(t *testing.T) {
 		t.Errorf("a symlink loop: %v", err)
 	}
 	// Through CreateOwnFile and CheckOwnFile: refused, the secret as it was.
+	var re *RefusedError
 	for _, p := range []string{planted, filepath.Join(plantedDir, "secret")} {
-		var re *RefusedError
 		if err := WriteOwnFile(p, []byte("x"), 0, nil); !errors.As(err, &re) {
 			t.Errorf("WriteOwnFile %s: %v", p, err)
 		}
@@ -250,8 +250,22 @@ func TestResolveStickyLinks(t *testing.T) {
 	if st, _ := os.Stat(secret); st.Size() != 0 || st.Mode().Perm() != 0o600 {
 		t.Errorf("the secret changed: %v", st)
 	}
+	// An (empty) file another user put in the sticky directory is not
+	// replaced (fs.protected_regular); root's own empty file there is.
+	theirs, ours := filepath.Join(sticky, "theirs.txt"), filepath.Join(sticky, "ours.txt")
+	os.WriteFile(theirs, nil, 0o666)
+	os.Chown(theirs, 65534, 65534)
+	os.WriteFile(ours, nil, 0o600)
+	if err := WriteOwnFile(theirs, []byte("x"), 0, nil); !errors.As(err, &re) || !strings.Contains(err.Error(), "protected_regular") {
+		t.Errorf("another user's file in a sticky directory: %v", err)
+	}
+	if st, _ := os.Stat(theirs); st.Size() != 0 {
+		t.Errorf("another user's file was replaced")
+	}
+	if err := WriteOwnFile(ours, []byte("x"), 0, nil); err != nil {
+		t.Errorf("root's own file in a sticky directory: %v", err)
+	}
 	// A directory output through the planted link: refused.
-	var re *RefusedError
 	if _, err := Write(plantedDir, Spec{Command: "dbhost plan", Files: map[string]File{"a": {Data: []byte("a")}}}); !errors.As(err, &re) {
 		t.Errorf("Write through a planted link: %v", err)
 	}

@@ -155,3 +155,21 @@ func group(st fs.FileInfo) uint32 {
 	}
 	return 0
 }
+
+// mayReplace is the kernel's fs.protected_regular rule, for every sticky
+// directory: a file there that belongs neither to the user running dbhost
+// nor to the directory's owner is not replaced — another user may have put
+// it there (an empty file, to be replaced by root's output they then own
+// and may rewrite, or hold open).
+func mayReplace(file string, dirSt, st fs.FileInfo) error {
+	if dirSt == nil || dirSt.Mode()&fs.ModeSticky == 0 {
+		return nil
+	}
+	fu, ok1 := owner(st)
+	du, ok2 := owner(dirSt)
+	if ok1 && ok2 && (fu == uint32(os.Geteuid()) || fu == du) {
+		return nil
+	}
+	return fmt.Errorf("exists, owned by uid %d, in the sticky directory %s (owned by uid %d): not replaced "+
+		"(another user may have put it there; the kernel's fs.protected_regular rule); choose a name that does not exist yet", fu, filepath.Dir(file), du)
+}
