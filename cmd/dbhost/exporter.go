@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -17,6 +19,7 @@ import (
 	"github.com/dbhost/dbhost/internal/exporter"
 	"github.com/dbhost/dbhost/internal/hostsrc"
 	"github.com/dbhost/dbhost/internal/report"
+	"github.com/dbhost/dbhost/internal/testhooks"
 	"github.com/prometheus/exporter-toolkit/web"
 	"github.com/spf13/cobra"
 )
@@ -43,6 +46,11 @@ It listens on loopback unless told otherwise (--listen :9591 for every address).
 --web-config takes the Prometheus exporter-toolkit's web configuration file: TLS
 (tls_server_config: cert_file, key_file, client CAs) and basic authentication (basic_auth_users:
 user → bcrypt hash), https://prometheus.io/docs/prometheus/latest/configuration/https/.
+On an address that is not loopback without both, it warns on stderr at start.
+
+Clients are bounded (docs/limits.md): request headers within 10 s, a request within 30 s, a
+response within 120 s, a kept-alive connection idle 90 s is closed, and at most 512 connections
+are open (one more closes the one idle the longest).
 For node_exporter's textfile collector use 'dbhost audit --format prometheus' instead.`,
 		Example: `  dbhost exporter
   dbhost exporter --listen 0.0.0.0:9591 --web-config /etc/dbhost/web.yml --cache-interval 5m
@@ -104,7 +112,22 @@ func exporterAudit(spec hostsrc.Spec, scope *scopeFlags, set *artifacts.Set) fun
 
 // serveExporter serves until SIGINT or SIGTERM, then shuts down cleanly.
 func serveExporter(c *cobra.Command, e *exporter.Exporter, ln net.Listener, listen, webConfig string) error {
-	server := &http.Server{Handler: e.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	lim, err := exporterLimits()
+	if err != nil {
+		return err
+	}
+	server, guard := exporter.NewServer(e.Handler(), lim, c.ErrOrStderr())
+	ln = guard.Listener(ln)
+	var cfg []byte
+	if webConfig != "" {
+		// exporter-toolkit read and validated it already.
+		if cfg, err = os.ReadFile(webConfig); err != nil {
+			return usageErr("--web-config %s: %v", webConfig, err)
+		}
+	}
+	if w := exporter.Exposed(ln.Addr(), cfg); w != "" {
+		fmt.Fprintf(c.ErrOrStderr(), "dbhost exporter: warning: %s\n", w)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	crash.Go(func() {
@@ -117,9 +140,40 @@ func serveExporter(c *cobra.Command, e *exporter.Exporter, ln net.Listener, list
 	systemd := false
 	flags := &web.FlagConfig{WebListenAddresses: &[]string{listen}, WebSystemdSocket: &systemd, WebConfigFile: &webConfig}
 	logger := slog.New(slog.NewTextHandler(c.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))
-	err := web.Serve(ln, server, flags, logger)
+	err = web.Serve(ln, server, flags, logger)
 	if errors.Is(err, http.ErrServerClosed) {
 		return nil
 	}
 	return err
+}
+
+// exporterLimits are exporter.DefaultLimits; a -tags testhooks build takes
+// DBHOST_TEST_EXPORTER_LIMITS=conns=N,timeout=D (every timeout D) so that
+// a test reaches the cap and the timeouts cheaply.
+func exporterLimits() (exporter.Limits, error) {
+	lim := exporter.DefaultLimits
+	v := testhooks.Getenv(testhooks.ExporterLimits)
+	if v == "" {
+		return lim, nil
+	}
+	for _, kv := range strings.Split(v, ",") {
+		k, val, _ := strings.Cut(kv, "=")
+		switch k {
+		case "conns":
+			n, err := strconv.Atoi(val)
+			if err != nil {
+				return lim, usageErr("%s: %q: expected conns=N", testhooks.ExporterLimits, kv)
+			}
+			lim.MaxConns = n
+		case "timeout":
+			d, err := time.ParseDuration(val)
+			if err != nil {
+				return lim, usageErr("%s: %q: expected timeout=DURATION", testhooks.ExporterLimits, kv)
+			}
+			lim.ReadHeaderTimeout, lim.ReadTimeout, lim.WriteTimeout, lim.IdleTimeout = d, d, d, d
+		default:
+			return lim, usageErr("%s: %q: expected conns=N or timeout=DURATION", testhooks.ExporterLimits, kv)
+		}
+	}
+	return lim, nil
 }

@@ -131,8 +131,10 @@ func (o *outputFlags) stream(c *cobra.Command, fn func(io.Writer) error) error {
 // "-" is standard output; otherwise outdir.CreateOwnFile: a new file, or
 // dbhost's own unchanged output, is replaced atomically (temp file +
 // rename: a reader never sees half of it); a file dbhost did not write, or
-// changed since, and a directory are refused (exit 2, named); a device or
-// FIFO (/dev/null) is written into.
+// changed since, and a directory are refused (exit 2, named), as are a
+// symlink another user planted in a sticky directory and every device but
+// /dev/null and a terminal; /dev/stdout is standard output, and a FIFO with
+// a reader is written into (one nobody reads is refused at once).
 func writeOutput(c *cobra.Command, out string, b []byte) error {
 	return streamOutput(c, out, func(w io.Writer) error {
 		_, err := w.Write(b)
@@ -153,7 +155,7 @@ func streamOutput(c *cobra.Command, out string, fn func(io.Writer) error) error 
 // checksum (the HTML report's trailer): own says so of an existing file's
 // first limit bytes (outdir.CreateOwnFile).
 func streamOwnOutput(c *cobra.Command, out string, limit int64, own func([]byte) bool, fn func(io.Writer) error) error {
-	if out == "" || out == "-" {
+	if out == "" || out == "-" || out == outdir.Stdout {
 		w := bufio.NewWriterSize(c.OutOrStdout(), 64<<10)
 		if err := fn(w); err != nil {
 			w.Flush()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/dbhost/dbhost/internal/artifacts"
 	"github.com/dbhost/dbhost/internal/confine"
+	"github.com/dbhost/dbhost/internal/exporter"
 	"github.com/dbhost/dbhost/internal/facts"
 	"github.com/dbhost/dbhost/internal/facts/aix"
 	"github.com/dbhost/dbhost/internal/input"
@@ -71,6 +72,11 @@ func TestLimitsDocumented(t *testing.T) {
 		{"AIX host: all command output", confine.Bytes(aixMaxTotal)},
 		{"AIX host: one command's run time", strconv.Itoa(int(aix.CommandTimeout/time.Second)) + " s"},
 		{"libvirt domain XML: one definition", confine.Bytes(libvirt.MaxXML)},
+		{"`dbhost exporter`: connections open at once", strconv.Itoa(exporter.DefaultLimits.MaxConns)},
+		{"`dbhost exporter`: a new connection's request headers", secs(exporter.DefaultLimits.ReadHeaderTimeout)},
+		{"`dbhost exporter`: one whole request", secs(exporter.DefaultLimits.ReadTimeout)},
+		{"`dbhost exporter`: one response", secs(exporter.DefaultLimits.WriteTimeout)},
+		{"`dbhost exporter`: a kept-alive connection idle", secs(exporter.DefaultLimits.IdleTimeout)},
 	} {
 		found := false
 		for _, r := range rows {
@@ -96,3 +102,6 @@ func TestLimitsDocumented(t *testing.T) {
 		t.Errorf("sosMaxEntries is %d; docs/limits.md says 500,000", sosMaxEntries)
 	}
 }
+
+// secs formats a duration the way docs/limits.md writes it: "300 s".
+func secs(d time.Duration) string { return strconv.Itoa(int(d/time.Second)) + " s" }

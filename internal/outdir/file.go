@@ -7,10 +7,11 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
-
-	"github.com/dbhost/dbhost/internal/confine"
+	"strconv"
+	"syscall"
 )
 
 // OwnAttr is the extended attribute in which dbhost keeps the checksum of
@@ -38,38 +39,53 @@ func WriteOwnFile(path string, data []byte, limit int64, own func([]byte) bool) 
 // *RefusedError naming it, and nothing is written. fn writes the content;
 // it goes to a temporary file beside the old one, renamed over it only when
 // fn succeeds (a reader never sees half of it, an error leaves the old file
-// as it was); a symlink is followed, so the file it names is replaced and
-// the link kept. A character device or FIFO (/dev/null, /dev/stdout) is
-// written into.
+// as it was). The new file keeps the replaced one's permissions and, when
+// dbhost may give it, its owner (a 0600 file stays 0600); a new one is 0644.
+//
+// A symlink is followed (the file it names is replaced, the link kept)
+// unless it lies in a sticky directory and belongs neither to the user
+// running dbhost nor to the directory's owner: a link another user planted
+// in /tmp is refused (see resolve); so is such a file (mayReplace). Of what is not a regular file, only
+// /dev/null, a terminal, standard output (/dev/stdout) and a FIFO somebody
+// reads are written into; a FIFO is opened without waiting (nobody
+// reading it is refused), any other device, a socket or a directory is
+// refused.
 func CreateOwnFile(path string, limit int64, own func([]byte) bool, fn func(io.Writer) error) error {
-	real, device, err := target(path, limit, own)
+	if path == Stdout {
+		return writeInto(os.Stdout, fn, false)
+	}
+	d, err := target(path, limit, own)
 	if err != nil {
 		return err
 	}
-	if device {
-		f, err := os.OpenFile(real, os.O_WRONLY, 0)
+	if d.special {
+		f, err := openSpecial(path, d)
 		if err != nil {
 			return err
 		}
-		w := bufio.NewWriterSize(f, 64<<10)
-		err = fn(w)
-		if err == nil {
-			err = w.Flush()
-		}
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		return err
+		return writeInto(f, fn, true)
 	}
-	dir := filepath.Dir(real)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(real)+".*"+tempSuffix)
+	dir, base := filepath.Dir(d.real), filepath.Base(d.real)
+	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return err
 	}
-	name := tmp.Name()
+	defer root.Close()
+	// The directory written into is the one the walk vetted, not whatever
+	// was swapped in at its name since.
+	if d.dir == nil {
+		return &RefusedError{Dir: path, Why: "cannot be created: its directory " + dir + " does not exist"}
+	}
+	if st, err := root.Stat("."); err != nil || !os.SameFile(st, d.dir) {
+		return &RefusedError{Dir: path, Why: "its directory " + dir + " was replaced while dbhost resolved it: not written"}
+	}
+	tmpName, tmp, err := createTemp(root, base)
+	if err != nil {
+		return err
+	}
 	fail := func(err error) error {
 		tmp.Close()
-		os.Remove(name)
+		root.Remove(tmpName)
 		return err
 	}
 	h := sha256.New()
@@ -80,7 +96,16 @@ func CreateOwnFile(path string, limit int64, own func([]byte) bool, fn func(io.W
 	if err := w.Flush(); err != nil {
 		return fail(err)
 	}
-	if err := tmp.Chmod(0o644); err != nil {
+	perm := fs.FileMode(0o644)
+	if d.st != nil {
+		perm = d.st.Mode().Perm()
+		// Best effort: root gives the file back to its owner (a DBA's
+		// mktemp file stays readable by them); another user cannot.
+		if u, ok := owner(d.st); ok {
+			_ = tmp.Chown(int(u), int(group(d.st)))
+		}
+	}
+	if err := tmp.Chmod(perm); err != nil {
 		return fail(err)
 	}
 	// Best effort: a file system without user attributes (tmpfs before
@@ -91,61 +116,173 @@ func CreateOwnFile(path string, limit int64, own func([]byte) bool, fn func(io.W
 		return fail(err)
 	}
 	if err := tmp.Close(); err != nil {
-		return fail(err)
-	}
-	if err := os.Rename(name, real); err != nil {
-		os.Remove(name)
+		root.Remove(tmpName)
 		return err
 	}
-	return confine.SyncDir(dir)
+	if err := root.Rename(tmpName, base); err != nil {
+		root.Remove(tmpName)
+		return err
+	}
+	df, err := root.Open(".")
+	if err != nil {
+		return err
+	}
+	defer df.Close()
+	return df.Sync()
+}
+
+// Stdout is the -o name of standard output besides "-": written into as
+// it is (a terminal, a pipe, or the file the shell redirected it to).
+const Stdout = "/dev/stdout"
+
+// writeInto writes fn's output into f (a device, a FIFO, standard output).
+func writeInto(f *os.File, fn func(io.Writer) error, closeIt bool) error {
+	w := bufio.NewWriterSize(f, 64<<10)
+	err := fn(w)
+	if err == nil {
+		err = w.Flush()
+	}
+	if closeIt {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	return err
+}
+
+// createTemp creates a new temporary file beside base in root.
+func createTemp(root *os.Root, base string) (string, *os.File, error) {
+	for range 100 {
+		name := "." + base + "." + strconv.FormatUint(uint64(rand.Uint32()), 10) + tempSuffix
+		f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		return name, f, err
+	}
+	return "", nil, &fs.PathError{Op: "createtemp", Path: base, Err: fs.ErrExist}
+}
+
+// openSpecial opens the FIFO or device d names for writing, without
+// waiting for a reader, and checks again what it opened.
+func openSpecial(path string, d dest) (*os.File, error) {
+	flags := os.O_WRONLY | syscall.O_NONBLOCK | syscall.O_NOCTTY
+	if !d.magic {
+		flags |= syscall.O_NOFOLLOW
+	}
+	f, err := os.OpenFile(d.real, flags, 0)
+	if errors.Is(err, syscall.ENXIO) {
+		return nil, &RefusedError{Dir: path, Why: "is a FIFO nobody reads: dbhost does not wait for a reader (start the reader first)"}
+	}
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err == nil {
+		err = special(path, d.real, st)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }
 
 // CheckOwnFile says, without writing, whether CreateOwnFile would write
 // path: nil, or the *RefusedError (a file dbhost did not write, a
-// directory, a directory to put it in that does not exist) or error it
-// would meet first. A command that changes the host (apply, rollback)
-// checks its -o FILE before the change, so that a refused output never
-// comes after it.
+// directory, a directory to put it in that does not exist, a symlink or
+// device it refuses) or error it would meet first. A command that changes
+// the host (apply, rollback) checks its -o FILE before the change, so that
+// a refused output never comes after it. (A FIFO is not opened here: whether
+// somebody reads it is known only when it is written.)
 func CheckOwnFile(path string, limit int64, own func([]byte) bool) error {
-	real, device, err := target(path, limit, own)
-	if err != nil || device {
+	if path == Stdout {
+		return nil
+	}
+	d, err := target(path, limit, own)
+	if err != nil || d.special {
 		return err
 	}
-	if st, err := os.Stat(filepath.Dir(real)); err != nil || !st.IsDir() {
+	if st, err := os.Stat(filepath.Dir(d.real)); err != nil || !st.IsDir() || d.dir == nil {
 		return &RefusedError{Dir: path, Why: "cannot be created: its directory " + filepath.Dir(path) + " does not exist"}
 	}
 	return nil
 }
 
-// target is the file path names (a symlink followed) and whether it is a
-// device or FIFO to write into; a *RefusedError when it may not be
-// replaced (see CreateOwnFile).
-func target(path string, limit int64, own func([]byte) bool) (real string, device bool, err error) {
-	real = path
-	if r, err := filepath.EvalSymlinks(path); err == nil {
-		real = r
+// dest is where an -o FILE goes.
+type dest struct {
+	resolved
+	st      fs.FileInfo // the existing file (Lstat of real), nil for a new one
+	special bool        // a FIFO or an allowed device: written into
+}
+
+// target is the file path names (its symlinks followed under resolve's
+// rule) and whether it is a FIFO or device to write into; a *RefusedError
+// when it may not be replaced (see CreateOwnFile).
+func target(path string, limit int64, own func([]byte) bool) (dest, error) {
+	r, err := resolve(path)
+	if err != nil {
+		return dest{}, err
 	}
-	st, err := os.Stat(real)
+	d := dest{resolved: r}
+	var st fs.FileInfo
+	if r.magic {
+		st, err = os.Stat(r.real) // the open file the kernel's link names
+	} else {
+		st, err = os.Lstat(r.real)
+	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
+		if r.magic {
+			return dest{}, err
+		}
 	case err != nil:
-		return "", false, err
+		return dest{}, err
 	case st.IsDir():
-		return "", false, &RefusedError{Dir: path, Why: "is a directory; expected a file name"}
-	case st.Mode()&(fs.ModeCharDevice|fs.ModeNamedPipe) != 0:
-		return real, true, nil
+		return dest{}, &RefusedError{Dir: path, Why: "is a directory; expected a file name"}
+	case r.magic && st.Mode().IsRegular():
+		return dest{}, &RefusedError{Dir: path, Why: "names an open file through /proc: give the file's own name (or -o - for standard output)"}
 	case !st.Mode().IsRegular():
-		return "", false, &RefusedError{Dir: path, Why: "is not a regular file"}
+		if err := special(path, r.real, st); err != nil {
+			return dest{}, err
+		}
+		d.special = true
 	default:
-		mine, err := ownFile(real, st.Size(), limit, own)
+		if err := mayReplace(r.real, r.dir, st); err != nil {
+			return dest{}, &RefusedError{Dir: path, Why: err.Error()}
+		}
+		mine, err := ownFile(r.real, st.Size(), limit, own)
 		if err != nil {
-			return "", false, err
+			return dest{}, err
 		}
 		if !mine {
-			return "", false, &RefusedError{Dir: path, Why: "exists and was not written by dbhost (or was changed since): refusing to overwrite it (dbhost replaces only its own unchanged output, recognised by the checksum in its " + OwnAttr + " attribute); choose another name, or move the file away"}
+			return dest{}, &RefusedError{Dir: path, Why: "exists and was not written by dbhost (or was changed since): refusing to overwrite it (dbhost replaces only its own unchanged output, recognised by the checksum in its " + OwnAttr + " attribute); choose another name, or move the file away"}
 		}
+		d.st = st
 	}
-	return real, false, nil
+	return d, nil
+}
+
+// special says whether st, not a regular file, may be written into: a
+// FIFO, /dev/null or a terminal (allowedDevice). Any other device — /dev/zero,
+// /dev/full, a disk, a watchdog that opening alone would arm — is refused
+// without being opened.
+func special(path, real string, st fs.FileInfo) error {
+	m := st.Mode()
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return nil
+	case m&fs.ModeCharDevice != 0:
+		if allowedDevice(real, st) {
+			return nil
+		}
+		return &RefusedError{Dir: path, Why: "is a character device other than /dev/null or a terminal: dbhost writes into no other device"}
+	case m&fs.ModeDevice != 0:
+		return &RefusedError{Dir: path, Why: "is a block device: dbhost writes into no device but /dev/null or a terminal"}
+	case m&fs.ModeSocket != 0:
+		return &RefusedError{Dir: path, Why: "is a socket; expected a file name"}
+	}
+	return &RefusedError{Dir: path, Why: "is not a regular file"}
 }
 
 // ownFile reports whether the regular file p may be replaced: empty, or
@@ -154,7 +291,7 @@ func ownFile(p string, size, limit int64, own func([]byte) bool) (bool, error) {
 	if size == 0 {
 		return true, nil // nothing to lose (mktemp's, touch's)
 	}
-	f, err := os.Open(p)
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return false, err
 	}

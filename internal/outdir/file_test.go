@@ -172,3 +172,104 @@ func TestCheckOwnFile(t *testing.T) {
 		t.Errorf("foreign file: %q", b)
 	}
 }
+
+// TestResolveStickyLinks: resolve follows symlinks as the kernel would,
+// except one in a sticky directory that belongs neither to the user
+// running dbhost nor to the directory's owner (fs.protected_symlinks):
+// refused wherever it is on the path, the last component or a directory.
+func TestResolveStickyLinks(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: links owned by another user are made with lchown")
+	}
+	base := t.TempDir()
+	sticky, plain, priv := filepath.Join(base, "sticky"), filepath.Join(base, "plain"), filepath.Join(base, "priv")
+	for _, d := range []string{sticky, plain, priv} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.Chmod(sticky, 0o777|os.ModeSticky)
+	os.Chmod(plain, 0o777)
+	secret := filepath.Join(priv, "secret")
+	os.WriteFile(secret, nil, 0o600)
+	link := func(dir, name, target string, uid int) string {
+		p := filepath.Join(dir, name)
+		if err := os.Symlink(target, p); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Lchown(p, uid, uid); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	planted := link(sticky, "planted", secret, 65534)
+	plantedDir := link(sticky, "planted-dir", priv, 65534)
+	rootsOwn := link(sticky, "roots", secret, 0)
+	nonSticky := link(plain, "other", secret, 65534)
+	rel := link(sticky, "rel", "../priv/secret", 0)
+	loop := link(plain, "loop", "loop", 0)
+	for _, c := range []struct {
+		path, want string // want "": refused
+	}{
+		{planted, ""},
+		{filepath.Join(plantedDir, "secret"), ""},
+		{filepath.Join(plantedDir, "new.txt"), ""},
+		{rootsOwn, secret},
+		{nonSticky, secret},
+		{rel, secret},
+		{filepath.Join(sticky, "new.txt"), filepath.Join(sticky, "new.txt")},
+		{filepath.Join(sticky, "..", "priv", "secret"), secret},
+		{filepath.Join(sticky, "none", "x"), filepath.Join(sticky, "none", "x")},
+	} {
+		r, err := resolve(c.path)
+		var re *RefusedError
+		switch {
+		case c.want == "" && !errors.As(err, &re):
+			t.Errorf("%s: %+v, %v; want refused", c.path, r, err)
+		case c.want == "":
+			if !strings.Contains(err.Error(), "symlink owned by uid 65534") {
+				t.Errorf("%s: %v", c.path, err)
+			}
+		case err != nil || r.real != c.want:
+			t.Errorf("%s: %q, %v; want %q", c.path, r.real, err, c.want)
+		}
+	}
+	if _, err := resolve(loop); err == nil || !strings.Contains(err.Error(), "too many levels") {
+		t.Errorf("a symlink loop: %v", err)
+	}
+	// Through CreateOwnFile and CheckOwnFile: refused, the secret as it was.
+	var re *RefusedError
+	for _, p := range []string{planted, filepath.Join(plantedDir, "secret")} {
+		if err := WriteOwnFile(p, []byte("x"), 0, nil); !errors.As(err, &re) {
+			t.Errorf("WriteOwnFile %s: %v", p, err)
+		}
+		if err := CheckOwnFile(p, 0, nil); !errors.As(err, &re) {
+			t.Errorf("CheckOwnFile %s: %v", p, err)
+		}
+	}
+	if st, _ := os.Stat(secret); st.Size() != 0 || st.Mode().Perm() != 0o600 {
+		t.Errorf("the secret changed: %v", st)
+	}
+	// An (empty) file another user put in the sticky directory is not
+	// replaced (fs.protected_regular); root's own empty file there is.
+	theirs, ours := filepath.Join(sticky, "theirs.txt"), filepath.Join(sticky, "ours.txt")
+	os.WriteFile(theirs, nil, 0o666)
+	os.Chown(theirs, 65534, 65534)
+	os.WriteFile(ours, nil, 0o600)
+	if err := WriteOwnFile(theirs, []byte("x"), 0, nil); !errors.As(err, &re) || !strings.Contains(err.Error(), "protected_regular") {
+		t.Errorf("another user's file in a sticky directory: %v", err)
+	}
+	if st, _ := os.Stat(theirs); st.Size() != 0 {
+		t.Errorf("another user's file was replaced")
+	}
+	if err := WriteOwnFile(ours, []byte("x"), 0, nil); err != nil {
+		t.Errorf("root's own file in a sticky directory: %v", err)
+	}
+	// A directory output through the planted link: refused.
+	if _, err := Write(plantedDir, Spec{Command: "dbhost plan", Files: map[string]File{"a": {Data: []byte("a")}}}); !errors.As(err, &re) {
+		t.Errorf("Write through a planted link: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(priv, "a")); err == nil {
+		t.Error("Write wrote through the planted link")
+	}
+}

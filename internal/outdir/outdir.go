@@ -72,10 +72,16 @@ func Write(dir string, s Spec) ([]string, error) {
 		return nil, err
 	}
 	dir = filepath.Clean(dir)
-	real := dir
-	if r, err := filepath.EvalSymlinks(dir); err == nil {
-		real = r // a symlink to a directory: act on the directory
+	// A symlink to a directory: act on the directory, unless the link may
+	// have been planted by another user in a sticky directory (resolve).
+	r, err := resolve(dir)
+	if err != nil {
+		return nil, err
 	}
+	if r.magic {
+		return nil, &RefusedError{Dir: dir, Why: "names an open file through /proc; expected a directory"}
+	}
+	real := r.real
 	st, err := os.Stat(real)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

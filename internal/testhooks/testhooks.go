@@ -40,6 +40,9 @@ const (
 	// dbhost creates FILE.paused before removing the unpacked copy and
 	// waits until FILE exists (a second signal is then sent there).
 	SosCleanupPause = "DBHOST_TEST_SOS_CLEANUP_PAUSE"
+	// ExporterLimits=conns=N,timeout=D: the exporter's connection cap and
+	// every one of its timeouts (cmd/dbhost's exporter tests).
+	ExporterLimits = "DBHOST_TEST_EXPORTER_LIMITS"
 )
 
 // Getenv is os.Getenv(name) in a testhooks build and "" in a plain one.
