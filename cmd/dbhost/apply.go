@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/dbhost/dbhost/internal/apply"
@@ -94,11 +93,9 @@ func (h *hostFlags) options(cmd string) (apply.Options, error) {
 		}
 	}
 	o := apply.Options{Version: version}
-	abs := ""
-	if h.root != "" {
-		abs, _ = filepath.Abs(h.root)
-	}
-	if abs == "" || abs == "/" {
+	// --root / (or a path to it) is refused by OpenTree: this host is
+	// worked on without --root, never as a tree.
+	if h.root == "" {
 		if err := refuseLiveAIX(cmd); err != nil {
 			return o, err
 		}
