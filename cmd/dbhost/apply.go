@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/dbhost/dbhost/internal/apply"
@@ -94,11 +93,9 @@ func (h *hostFlags) options(cmd string) (apply.Options, error) {
 		}
 	}
 	o := apply.Options{Version: version}
-	abs := ""
-	if h.root != "" {
-		abs, _ = filepath.Abs(h.root)
-	}
-	if abs == "" || abs == "/" {
+	// --root / (or a path to it) is refused by OpenTree: this host is
+	// worked on without --root, never as a tree.
+	if h.root == "" {
 		if err := refuseLiveAIX(cmd); err != nil {
 			return o, err
 		}
@@ -112,6 +109,9 @@ func (h *hostFlags) options(cmd string) (apply.Options, error) {
 		o.Sys = apply.TreeSys{Root: o.Root}
 	}
 	o.StateDir = h.stateDir
+	if err := apply.CheckStateDir(o.StateDir); o.StateDir != "" && err != nil {
+		return o, usageErr("--state-dir %v", err)
+	}
 	if o.StateDir == "" {
 		d, err := apply.DefaultStateDir(o.Root)
 		if err != nil {
@@ -178,9 +178,15 @@ func sayCreated(c *cobra.Command, dir string, created bool) {
 // no permission 2 (run as root), else 1.
 func stateErr(err error, stateDir string) error {
 	var le *apply.LockedError
+	var se *apply.StateError
 	switch {
 	case errors.As(err, &le):
 		return &exitError{code: exitLocked, err: err}
+	case errors.As(err, &se):
+		// An entry of the state directory that is not dbhost's own (a
+		// link out of it, a FIFO, a hard link), or a --state-dir that is
+		// not a directory: bad input, refused before anything was written.
+		return usageErr("%v", se)
 	case errors.Is(err, os.ErrPermission):
 		return usageErr("%v: dbhost keeps its lock and journal in --state-dir %s and writes the host's settings: run it as root", err, stateDir)
 	}
@@ -438,7 +444,8 @@ holds the lock (nothing was read or changed).`,
 				return usageErr("%v in %s", err, o.StateDir)
 			}
 			var le *apply.LockedError
-			if errors.As(err, &le) || errors.Is(err, os.ErrPermission) {
+			var se *apply.StateError
+			if errors.As(err, &le) || errors.As(err, &se) || errors.Is(err, os.ErrPermission) {
 				return stateErr(err, o.StateDir)
 			}
 			if err != nil {
@@ -514,7 +521,7 @@ rollback is running (it holds the lock).`,
 				if id == "" {
 					ids, err := apply.ListJournals(o.StateDir)
 					if err != nil {
-						return err
+						return stateErr(err, o.StateDir)
 					}
 					if len(ids) == 0 {
 						return usageErr("no apply journal in %s: nothing to verify (use --plan)", o.StateDir)

@@ -219,8 +219,21 @@ func Apply(changes []change.Change, opt Options) (*Result, error) {
 	// Run order: as planned (limits last).
 	sort.SliceStable(todos, func(a, b int) bool { return todos[a].items[0] < todos[b].items[0] })
 
-	if ids, _ := ListJournals(opt.StateDir); len(ids) > 0 {
-		if j, err := LoadJournal(opt.StateDir, ids[len(ids)-1]); err == nil {
+	ids, err := ListJournals(opt.StateDir)
+	if err != nil {
+		// A journal directory or file that is not dbhost's (a link out of
+		// the state directory): refused before anything is written.
+		res.abort(err)
+		return res, fmt.Errorf("journal: %w", err)
+	}
+	if len(ids) > 0 {
+		j, err := LoadJournal(opt.StateDir, ids[len(ids)-1])
+		var se *StateError
+		if errors.As(err, &se) {
+			res.abort(err)
+			return res, fmt.Errorf("journal: %w", err)
+		}
+		if err == nil {
 			switch {
 			case j.Damaged():
 				res.Warnings = append(res.Warnings, fmt.Sprintf("the journal of the previous apply %s is damaged (%s): a rollback will stop at it", j.ID, j.Damage[len(j.Damage)-1]))
@@ -231,6 +244,7 @@ func Apply(changes []change.Change, opt Options) (*Result, error) {
 	}
 	jf, id, err := createJournal(opt.StateDir, opt.now())
 	if err != nil {
+		res.abort(err)
 		return res, fmt.Errorf("journal: %w", err)
 	}
 	defer jf.close()
@@ -248,26 +262,31 @@ func Apply(changes []change.Change, opt Options) (*Result, error) {
 		root = "/"
 	}
 	if err := jf.append(Entry{State: StateStart, Format: Format, Time: stamp(opt.now()), ID: id, Root: root, Version: opt.Version, Plan: opt.Plan}); err != nil {
+		res.abort(err)
 		return res, fmt.Errorf("journal: %w", err)
 	}
 	for i, t := range todos {
 		if t.kind == string(change.LibvirtDomain) {
 			if err := runLibvirt(i+1, t, opt, jf, step, res); err != nil {
+				res.abort(err)
 				return res, fmt.Errorf("journal: %w", err)
 			}
 			continue
 		}
 		if change.Kind(t.kind).Cgroup() {
 			if err := runCgroup(i+1, t, sys, opt, jf, step, res); err != nil {
+				res.abort(err)
 				return res, fmt.Errorf("journal: %w", err)
 			}
 			continue
 		}
 		if err := run(i+1, t, sys, opt, jf, step, res); err != nil {
+			res.abort(err)
 			return res, fmt.Errorf("journal: %w", err)
 		}
 	}
 	if err := jf.append(Entry{State: StateEnd, Time: stamp(opt.now())}); err != nil {
+		res.abort(err)
 		return res, fmt.Errorf("journal: %w", err)
 	}
 	res.count()
@@ -515,23 +534,60 @@ func run(seq int, t *todo, sys Sys, opt Options, jf *journalFile, step func(), r
 			side = append(side, Watched{Path: w.Path, Old: w.Old, New: v})
 		}
 	}
-	if len(side) > 0 {
-		if err := jf.append(Entry{Seq: seq, State: StateSide, Time: stamp(opt.now()), Watch: side}); err != nil {
-			return err
-		}
-	}
-	out.Time = stamp(opt.now())
-	if err := jf.append(out); err != nil {
-		return err
-	}
-	t.settle(res, out)
 	for _, i := range t.items {
 		it := &res.Items[i]
 		for _, s := range side {
 			it.Side = append(it.Side, Watched{Path: s.Path, Old: Value(s.Old), New: Value(s.New)})
 		}
 	}
+	out.Time = stamp(opt.now())
+	if len(side) > 0 {
+		if err := jf.append(Entry{Seq: seq, State: StateSide, Time: out.Time, Watch: side}); err != nil {
+			t.settle(res, out)
+			t.unjournaled(res, err)
+			return err
+		}
+	}
+	return t.outcome(jf, res, out)
+}
+
+// outcome journals a write's outcome and gives its items their status.
+// The write was made: when the journal cannot be written the items get
+// their status all the same (the summary counts what was applied before
+// the failure), with the reason, and the error is returned.
+func (t *todo) outcome(jf *journalFile, res *Result, out Entry) error {
+	t.settle(res, out)
+	if err := jf.append(out); err != nil {
+		t.unjournaled(res, err)
+		return err
+	}
 	return nil
+}
+
+// unjournaled notes on a write's items that its outcome could not be
+// journaled (its begin entry was: rollback restores it).
+func (t *todo) unjournaled(res *Result, err error) {
+	for _, i := range t.items {
+		it := &res.Items[i]
+		if it.Message != "" {
+			it.Message += "; "
+		}
+		it.Message += "its outcome could not be journaled (" + writeReason(err) + "); 'dbhost rollback' restores it from its begin entry"
+	}
+}
+
+// abort ends a run the journal stopped (a full or failing state
+// filesystem): the changes not written (still StatusChange) become failed,
+// "not written", and the result is counted, so that the summary lists
+// and counts what was applied before the failure.
+func (r *Result) abort(err error) {
+	for i := range r.Items {
+		if it := &r.Items[i]; it.Status == StatusChange {
+			it.Status = StatusFailed
+			it.Message = "not written: the journal could not be written (" + writeReason(err) + ")"
+		}
+	}
+	r.count()
 }
 
 func writeReason(err error) string {

@@ -485,11 +485,7 @@ func runCgroup(seq int, t *todo, sys Sys, opt Options, jf *journalFile, step fun
 		out.Readback = back
 	}
 	out.Time = stamp(opt.now())
-	if err := jf.append(out); err != nil {
-		return err
-	}
-	t.settle(res, out)
-	return nil
+	return t.outcome(jf, res, out)
 }
 
 func cgroupVerb(kind string) string {

@@ -5,7 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -132,6 +134,7 @@ type Journal struct {
 	sums           []string // each complete line's recorded sum (format 2)
 	keep           int64    // bytes of the complete lines: a torn tail starts there
 	mend           bool     // the last complete line lost only its newline
+	state, rel     string   // LoadJournal: the state directory, the file in it
 }
 
 // Empty reports whether the journal holds no complete line (an apply
@@ -465,11 +468,25 @@ const journalExt = ".jsonl"
 // NewID returns a time-ordered journal id (its names sort as the runs ran).
 func NewID(t time.Time) string { return t.UTC().Format("20060102T150405.000000000Z") }
 
+// journalSub is the journals' directory inside the state directory.
+const journalSub = "journal"
+
 // ListJournals returns the journal ids of a state directory, oldest first.
 // A head file whose journal is gone names one too: dbhost never removes a
-// journal, so its values were lost, and LoadJournal says so.
+// journal, so its values were lost, and LoadJournal says so. A journal/
+// that is a link, or a journal or head file that is not a regular file of
+// its own (a link, a FIFO, a hard link), is a *StateError: refused before
+// anything is read or written.
 func ListJournals(stateDir string) ([]string, error) {
-	ents, err := os.ReadDir(journalDir(stateDir))
+	s, err := openState(stateDir)
+	if err != nil {
+		if isNotExist(err) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	defer s.close()
+	ents, err := s.readDir(journalSub)
 	if err != nil {
 		if isNotExist(err) {
 			return nil, nil
@@ -478,14 +495,17 @@ func ListJournals(stateDir string) ([]string, error) {
 	}
 	seen := map[string]bool{}
 	for _, e := range ents {
-		if !e.Type().IsRegular() {
+		n, ok := strings.CutSuffix(e.Name(), journalExt)
+		if !ok {
+			n, ok = strings.CutSuffix(e.Name(), headExt)
+		}
+		if !ok {
 			continue
 		}
-		if n, ok := strings.CutSuffix(e.Name(), journalExt); ok {
-			seen[n] = true
-		} else if n, ok := strings.CutSuffix(e.Name(), headExt); ok {
-			seen[n] = true
+		if _, err := s.lstatChain(journalSub+"/"+e.Name(), false); err != nil {
+			return nil, withPath(err, s.host(journalSub+"/"+e.Name()))
 		}
+		seen[n] = true
 	}
 	var ids []string
 	for id := range seen {
@@ -495,20 +515,32 @@ func ListJournals(stateDir string) ([]string, error) {
 	return ids, nil
 }
 
-// LoadJournal reads one journal by id.
+// LoadJournal reads one journal by id (its files opened as the state
+// directory's entries are: see state.go).
 func LoadJournal(stateDir, id string) (*Journal, error) {
 	if id == "" || strings.ContainsAny(id, "/\\") || id == "." || id == ".." {
 		return nil, fmt.Errorf("bad journal id %q", id)
 	}
-	p := filepath.Join(journalDir(stateDir), id+journalExt)
-	b, err := input.ReadFile(p, input.JournalBytes, "a journal")
-	hb, herr := input.ReadFile(headPath(p), headBytes, "a journal head")
+	s, err := openState(stateDir)
+	if err != nil {
+		return nil, err
+	}
+	defer s.close()
+	rel := journalSub + "/" + id + journalExt
+	p := s.host(rel)
+	b, err := s.readFile(rel, input.JournalBytes, "a journal")
+	hb, herr := s.readFile(headPath(rel), headBytes, "a journal head")
+	var se *StateError
+	if errors.As(herr, &se) {
+		return nil, herr
+	}
 	missing := isNotExist(err) && herr == nil
 	if err != nil && !missing {
 		return nil, err
 	}
 	j := ParseJournal(b)
 	j.Path = p
+	j.state, j.rel = stateDir, rel
 	if missing {
 		// Its head file says an apply ran and wrote lines: whatever they
 		// recorded is lost (checkHead says how many).
@@ -544,47 +576,70 @@ type journalFile struct {
 }
 
 // createJournal creates a new journal file (never overwriting one) and
-// fsyncs its directory so the file survives a power loss.
+// fsyncs its directory so the file survives a power loss. The journal
+// directory and the files are the state directory's entries (state.go).
 func createJournal(stateDir string, now time.Time) (*journalFile, string, error) {
 	dir := journalDir(stateDir)
 	if err := confine.CheckFault("mkdir", dir); err != nil {
 		return nil, "", err
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := checkStateDir(stateDir); err != nil {
+		return nil, "", err
+	}
+	if err := os.MkdirAll(stateDir, 0o700); err != nil {
+		return nil, "", err
+	}
+	s, err := openState(stateDir)
+	if err != nil {
+		return nil, "", err
+	}
+	defer s.close()
+	if err := s.mkdir(journalSub); err != nil {
 		return nil, "", err
 	}
 	// Ids must sort in run order even if the clock went back since the last run.
-	if ids, _ := ListJournals(stateDir); len(ids) > 0 {
+	ids, err := ListJournals(stateDir)
+	if err != nil {
+		return nil, "", err
+	}
+	if len(ids) > 0 {
 		if last, err := time.Parse("20060102T150405.000000000Z", ids[len(ids)-1]); err == nil && !now.After(last) {
 			now = last.Add(time.Microsecond)
 		}
 	}
 	for i := 0; ; i++ {
 		id := NewID(now.Add(time.Duration(i)))
-		p := filepath.Join(dir, id+journalExt)
+		rel := journalSub + "/" + id + journalExt
+		p := s.host(rel)
 		if err := confine.CheckFault("create", p); err != nil {
 			return nil, "", err
 		}
-		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
-		if os.IsExist(err) && i < 1000 {
+		f, err := s.d.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
+		if errors.Is(err, fs.ErrExist) && i < 1000 {
 			continue
 		}
 		if err != nil {
-			return nil, "", err
+			return nil, "", withPath(err, p)
 		}
 		err = confine.CheckFault("create", headPath(p))
 		var h *os.File
 		if err == nil {
-			h, err = os.OpenFile(headPath(p), os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
+			h, err = s.open(headPath(rel), os.O_RDWR|os.O_CREATE, 0o600)
+		}
+		if err == nil {
+			err = h.Truncate(0)
 		}
 		if err != nil {
 			f.Close()
+			if h != nil {
+				h.Close()
+			}
 			return nil, "", err
 		}
-		if err := confine.SyncDir(dir); err != nil {
+		if err := s.d.SyncDir(journalSub); err != nil {
 			f.Close()
 			h.Close()
-			return nil, "", err
+			return nil, "", withPath(err, dir)
 		}
 		return &journalFile{f: f, format: Format, prev: chainSeed, head: h}, id, nil
 	}
@@ -601,7 +656,17 @@ func openJournal(j *Journal) (*journalFile, error) {
 	if err := confine.CheckFault("open", j.Path); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(j.Path, os.O_WRONLY, 0)
+	dir, rel := j.state, j.rel
+	if dir == "" {
+		// Not read by LoadJournal: the file beside its head, where Path says.
+		dir, rel = filepath.Dir(j.Path), filepath.Base(j.Path)
+	}
+	s, err := openState(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer s.close()
+	f, err := s.open(rel, os.O_WRONLY, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -634,7 +699,7 @@ func openJournal(j *Journal) (*journalFile, error) {
 			jf.prev = j.sums[j.lines-1]
 		}
 		if err = confine.CheckFault("open", headPath(j.Path)); err == nil {
-			jf.head, err = os.OpenFile(headPath(j.Path), os.O_RDWR|os.O_CREATE, 0o600)
+			jf.head, err = s.open(headPath(rel), os.O_RDWR|os.O_CREATE, 0o600)
 		}
 		if err != nil {
 			f.Close()

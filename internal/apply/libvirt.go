@@ -98,11 +98,7 @@ func runLibvirt(seq int, t *todo, opt Options, jf *journalFile, step func(), res
 		out.Readback = "placement as defined"
 	}
 	out.Time = stamp(opt.now())
-	if err := jf.append(out); err != nil {
-		return err
-	}
-	t.settle(res, out)
-	return nil
+	return t.outcome(jf, res, out)
 }
 
 // libvirtMissing reads the domain's definition and lists what of the

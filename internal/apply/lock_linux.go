@@ -22,6 +22,9 @@ const readersWait = 5 * time.Second
 // holder is a *LockedError at once; shared holders are waited for a few
 // seconds. Take it before reading anything the run compares or writes.
 func Lock(stateDir string) (*StateLock, error) {
+	if err := checkStateDir(stateDir); err != nil {
+		return nil, err
+	}
 	_, serr := os.Lstat(stateDir)
 	created := os.IsNotExist(serr)
 	p := filepath.Join(stateDir, lockFile)
@@ -31,10 +34,18 @@ func Lock(stateDir string) (*StateLock, error) {
 	if err := os.MkdirAll(stateDir, 0o700); err != nil {
 		return nil, err
 	}
+	s, err := openState(stateDir)
+	if err != nil {
+		return nil, err
+	}
+	defer s.close()
 	if err := confine.CheckFault("create", p); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o600)
+	// Never O_TRUNC at the open: a lock that is not dbhost's own file (a
+	// link, a hard link to a file elsewhere) is refused before anything
+	// is written to it.
+	f, err := s.open(lockFile, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, err
 	}
@@ -55,10 +66,24 @@ func Lock(stateDir string) (*StateLock, error) {
 // LockShared takes the lock shared (a dry run, verify: they read what an
 // apply writes) when the state directory has a lock file; it creates
 // nothing. A lock file it may not open (a non-root reader of the live
-// host's state) is no lock: nil, nil. An exclusive holder is a *LockedError.
+// host's state) is no lock: nil, nil. An exclusive holder is a
+// *LockedError; a lock that is a link or not a regular file a *StateError.
 func LockShared(stateDir string) (*StateLock, error) {
-	f, err := os.Open(filepath.Join(stateDir, lockFile))
+	s, err := openState(stateDir)
 	if err != nil {
+		var se *StateError
+		if errors.As(err, &se) {
+			return nil, err
+		}
+		return nil, nil
+	}
+	defer s.close()
+	f, err := s.open(lockFile, os.O_RDONLY, 0)
+	if err != nil {
+		var se *StateError
+		if errors.As(err, &se) {
+			return nil, err
+		}
 		return nil, nil
 	}
 	// The holder's PID is written right after it locked: wait a moment for it.

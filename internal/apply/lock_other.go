@@ -6,6 +6,9 @@ import "os"
 
 // Lock only creates the state directory where flock is not available.
 func Lock(stateDir string) (*StateLock, error) {
+	if err := checkStateDir(stateDir); err != nil {
+		return nil, err
+	}
 	_, serr := os.Lstat(stateDir)
 	created := os.IsNotExist(serr)
 	if err := os.MkdirAll(stateDir, 0o700); err != nil {

@@ -327,11 +327,28 @@ func restoreValueAt(p, old string, sys Sys, step func()) Restore {
 		return r
 	}
 	r.Live = Value(live)
-	if Same(p, live, old) {
+	// A tree's file gets back the journal's old bytes exactly (a write
+	// torn by a crash may have left it empty, its newline lost); a kernel
+	// file the value, which the kernel prints its own way.
+	raw, exact := sys.(rawWriter)
+	if exact {
+		raw.RemoveTemps(p) // a write killed between its temporary file and the rename
+	}
+	same := func(now string) bool {
+		if exact {
+			return now == old
+		}
+		return Same(p, now, old)
+	}
+	if same(live) {
 		r.Status = RestoreUnchanged
 		return r
 	}
-	err = sys.Write(p, restoreValue(old))
+	if exact {
+		err = raw.WriteRaw(p, old)
+	} else {
+		err = sys.Write(p, restoreValue(old))
+	}
 	step()
 	if err != nil {
 		r.Status, r.Message = RestoreFailed, fmt.Sprintf("write %q: %s", restoreValue(old), writeReason(err))
@@ -341,7 +358,7 @@ func restoreValueAt(p, old string, sys Sys, step func()) Restore {
 	switch {
 	case err != nil:
 		r.Status, r.Message = RestoreFailed, "read back: "+writeReason(err)
-	case !Same(p, back, old):
+	case !same(back):
 		r.Status, r.Message = RestoreFailed, fmt.Sprintf("the kernel accepted %q but kept %q", r.Old, Value(back))
 	default:
 		r.Status = RestoreDone

@@ -116,14 +116,56 @@ func (t TreeSys) Write(p, value string) error {
 	return nil
 }
 
-// put replaces a regular file's content in the tree without creating it.
+// WriteRaw puts back a file's exact former content (rollback: the old
+// bytes the journal recorded, trailing newline included), with the
+// kernel's reactions played as for Write.
+func (t TreeSys) WriteRaw(p, content string) error {
+	old, err := t.Read(p)
+	if err != nil {
+		return err
+	}
+	if t.Kernel != nil {
+		if keep, ok := t.Kernel.Keeps(p); ok {
+			content, _ = TreeContent(content, keep)
+		}
+	}
+	if err := t.put(p, content); err != nil {
+		return err
+	}
+	if t.Kernel != nil {
+		t.Kernel.After(p, old, content)
+	}
+	return nil
+}
+
+// rawWriter is a Sys whose files hold exactly what was written (a tree):
+// rollback restores the journal's old bytes through it, not a value.
+type rawWriter interface {
+	WriteRaw(p, content string) error
+	// RemoveTemps removes the temporary files a write killed before its
+	// rename left beside p.
+	RemoveTemps(p string)
+}
+
+// RemoveTemps implements rawWriter.
+func (t TreeSys) RemoveTemps(p string) {
+	if d, done, err := t.Root.Tree(); err == nil {
+		d.RemoveTemps(p)
+		done()
+	}
+}
+
+// put replaces a regular file's content in the tree without creating it,
+// through a temporary file renamed over it (confine.ReplaceExisting): the
+// other names of a hard-linked file keep their bytes, and a crash leaves
+// the old content or the new, never an emptied file.
 func (t TreeSys) put(p, content string) error {
 	d, done, err := t.Root.Tree()
 	if err != nil {
 		return err
 	}
 	defer done()
-	return d.WriteExisting(p, []byte(content))
+	return d.ReplaceExisting(p, []byte(content))
 }
 
 // TreeContent is the content a kernel file shows after value is written to

@@ -151,6 +151,108 @@ func (d *Dir) WriteExisting(p string, data []byte) error {
 	return f.Close()
 }
 
+// ReplaceExisting replaces the content of an existing regular file (never
+// creating one) the way WriteFileAtomic does, without its fsyncs: a
+// temporary file in the same directory, renamed over p. A captured tree's
+// files are written so (apply's TreeSys): a hard link's other names (a
+// tree copied with cp -al shares every file with its original) keep their
+// bytes, and a crash leaves the old content or the new one, never an
+// emptied file. The file's mode and, where permitted, its owner are kept.
+// A last component that is a symbolic link is followed (resolved inside
+// d, as OpenFile resolves it) and the file it names is replaced; a FIFO,
+// device or socket is refused (ErrNotRegular), a directory is EISDIR.
+func (d *Dir) ReplaceExisting(p string, data []byte) error {
+	target, err := d.lastLink(p)
+	if err != nil {
+		return err
+	}
+	st, err := d.Lstat(target)
+	if err != nil {
+		return withName(err, p)
+	}
+	switch {
+	case st.IsDir():
+		return &fs.PathError{Op: "write", Path: p, Err: syscall.EISDIR}
+	case !st.Mode().IsRegular():
+		return &fs.PathError{Op: "write", Path: p, Err: ErrNotRegular}
+	}
+	dir, base, err := split("write", target)
+	if err != nil {
+		return err
+	}
+	var f *os.File
+	var tmp string
+	for i := 0; ; i++ {
+		tmp = path.Join(dir, ".dbhost-"+base+"-"+randSuffix())
+		f, err = d.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, st.Mode().Perm())
+		if errors.Is(err, fs.ErrExist) && i < 100 {
+			continue
+		}
+		if err != nil {
+			return withName(err, p)
+		}
+		break
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			d.Remove(tmp)
+		}
+	}()
+	if sys, isUnix := st.Sys().(*syscall.Stat_t); isUnix {
+		_ = f.Chown(int(sys.Uid), int(sys.Gid)) // only root may give a file away: best effort
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return withName(err, p)
+	}
+	if err := f.Chmod(st.Mode().Perm()); err != nil {
+		f.Close()
+		return withName(err, p)
+	}
+	if err := f.Close(); err != nil {
+		return withName(err, p)
+	}
+	if err := d.Rename(tmp, target); err != nil {
+		return withName(err, p)
+	}
+	ok = true
+	return nil
+}
+
+// lastLink follows p's last component while it is a symbolic link (at
+// most 40 times, as the kernel does), resolving each target as d resolves
+// paths (relative to the link's directory; an absolute one from d's top),
+// and returns the path of what it names.
+func (d *Dir) lastLink(p string) (string, error) {
+	cur := path.Clean("/" + p)
+	for i := 0; i < 40; i++ {
+		st, err := d.Lstat(cur)
+		if err != nil || st.Mode()&fs.ModeSymlink == 0 {
+			return cur, nil
+		}
+		t, err := d.Readlink(cur)
+		if err != nil {
+			return "", withName(err, p)
+		}
+		if path.IsAbs(t) {
+			cur = path.Clean(t)
+		} else {
+			cur = path.Join(path.Dir(cur), t)
+		}
+	}
+	return "", &fs.PathError{Op: "write", Path: p, Err: syscall.ELOOP}
+}
+
+// withName names p (the caller's path) in a *fs.PathError.
+func withName(err error, p string) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return &fs.PathError{Op: pe.Op, Path: p, Err: pe.Err}
+	}
+	return err
+}
+
 // ReadFile reads a whole file of at most limit bytes (limit <= 0: no limit).
 // A file that is not regular is refused in an InRoot directory (a FIFO in a
 // captured tree would block, a device node would read the live host).

@@ -164,6 +164,13 @@ func OpenTree(dir string) (facts.Root, error) {
 	if !st.IsDir() {
 		return facts.Root{}, &InputError{File: dir, Msg: "--root expects a host tree directory, this is a file (a snapshot is read with --snapshot, an archive with --sosreport)"}
 	}
+	// "/", "//", "/.", a link to / or a bind mount of it: the same
+	// directory as this host's root. A tree is read and written as a
+	// capture (tree-mode writes are not the kernel's); this host is
+	// worked on without --root.
+	if top, err := os.Stat("/"); err == nil && os.SameFile(st, top) {
+		return facts.Root{}, &InputError{File: dir, Msg: "--root is this host's own root directory (/): omit --root to work on this host (--root takes a captured tree)"}
+	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return facts.Root{}, &InputError{File: dir, Msg: "--root: " + err.Error()}

@@ -99,7 +99,7 @@ func (k *Kernel) set(p, v string) {
 		return
 	}
 	defer done()
-	_ = d.WriteExisting(p, []byte(v))
+	_ = d.ReplaceExisting(p, []byte(v))
 }
 
 // nodePools lists the node pools of a hugepage size that exist in the tree,
