@@ -90,6 +90,13 @@ func TestViewsEscapeControls(t *testing.T) {
 			t.Errorf("%s: the name is not shown escaped", name)
 		}
 	}
+	prom, err := FindingsPrometheus(Audit{Report: rep, Snap: snap})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bad := rawControls(string(prom), false); len(bad) > 0 {
+		t.Errorf("prometheus: raw control characters in label values: %q", bad)
+	}
 	if s := string(FindingsText([]rules.Report{rep}, FindingsOptions{Color: true})); !strings.Contains(s, ansiBold) {
 		t.Error("colour on: the painter's own codes are gone")
 	}

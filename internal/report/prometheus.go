@@ -78,10 +78,12 @@ var (
 func (a Audit) Metrics() []prometheus.Metric {
 	var out []prometheus.Metric
 	// Label values come from the host (names, settings): invalid UTF-8 is
-	// replaced, never a reason to fail a scrape.
+	// replaced, never a reason to fail a scrape, and control characters are
+	// escaped as in every text view (the exposition format escapes only
+	// newline, quote and backslash: an ESC would reach a terminal raw).
 	add := func(d *prometheus.Desc, t prometheus.ValueType, v float64, lv ...string) {
 		for i := range lv {
-			lv[i] = strings.ToValidUTF8(lv[i], "\uFFFD")
+			lv[i] = cleanLine(strings.ToValidUTF8(lv[i], "\uFFFD"))
 		}
 		out = append(out, prometheus.MustNewConstMetric(d, t, v, lv...))
 	}
