@@ -54,7 +54,7 @@ func checkStateDir(dir string) error {
 		return err
 	}
 	if !st.IsDir() {
-		return &StateError{Path: dir, Msg: fmt.Sprintf("not a directory (%s): the state directory holds dbhost's lock and journals; give a directory as --state-dir", fileKind(st.Mode()))}
+		return &StateError{Path: dir, Msg: fmt.Sprintf("not a directory (%s): the state directory holds dbhost's lock and journals; give a directory as --state-dir", input.FileKind(st.Mode()))}
 	}
 	return nil
 }
@@ -85,31 +85,10 @@ func (s *state) close() {
 // host is an entry's host path, for messages and the fault seam.
 func (s *state) host(p string) string { return filepath.Join(s.path, filepath.FromSlash(p)) }
 
-// fileKind names a file type for messages.
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a block device"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m.IsRegular():
-		return "a regular file"
-	}
-	return "type " + m.Type().String()
-}
-
 // refuse is the StateError for entry p, found to be of mode m where
 // expected (what) is wanted.
 func (s *state) refuse(p string, m fs.FileMode, expected string) error {
-	what := fileKind(m)
+	what := input.FileKind(m)
 	if m&fs.ModeSymlink != 0 {
 		if t, err := s.d.Readlink(p); err == nil {
 			what += " (to " + t + ")"

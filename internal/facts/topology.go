@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -186,7 +188,7 @@ func readCPUs(c *Collector, t *snapshot.Topology) []cpuExtra {
 		if onlineErr != nil && !errors.Is(onlineErr, fs.ErrNotExist) {
 			why = sysCPU + "/online unreadable: " + Reason(onlineErr)
 		}
-		for _, from := range sortedKeys(by) {
+		for _, from := range slices.Sorted(maps.Keys(by)) {
 			t.Sources = append(t.Sources, snapshot.TopologySource{Fact: "cpus.online", File: from, Why: why, Items: by[from]})
 		}
 	}
@@ -348,7 +350,7 @@ func derivePackages(t *snapshot.Topology, extra []cpuExtra) {
 			derived[e.pkgUnknown+"|"+e.pkgSetFrom] = append(derived[e.pkgUnknown+"|"+e.pkgSetFrom], cp.ID)
 		}
 	}
-	for _, k := range sortedKeys(derived) {
+	for _, k := range slices.Sorted(maps.Keys(derived)) {
 		why, from, _ := strings.Cut(k, "|")
 		t.Sources = append(t.Sources, snapshot.TopologySource{Fact: "cpus.socket", File: "cpuN/topology/" + from,
 			Why: why + ": the package is the set of CPUs " + from + " names, numbered by its first CPU", Items: derived[k]})
@@ -363,7 +365,7 @@ func derivePackages(t *snapshot.Topology, extra []cpuExtra) {
 			setsOfID[id][k] = true
 		}
 	}
-	for _, k := range sortedKeys(idsOfSet) {
+	for _, k := range slices.Sorted(maps.Keys(idsOfSet)) {
 		if len(idsOfSet[k]) > 1 {
 			t.Contradictions = append(t.Contradictions, snapshot.Contradiction{Fact: "cpus.socket", Kind: "kernel",
 				Files: []string{"cpuN/topology/physical_package_id", "cpuN/topology/core_siblings"},
@@ -372,12 +374,12 @@ func derivePackages(t *snapshot.Topology, extra []cpuExtra) {
 				Believed: "cpuN/topology/physical_package_id"})
 		}
 	}
-	for _, id := range sortedIntKeys(setsOfID) {
+	for _, id := range slices.Sorted(maps.Keys(setsOfID)) {
 		if len(setsOfID[id]) > 1 {
 			t.Contradictions = append(t.Contradictions, snapshot.Contradiction{Fact: "cpus.socket", Kind: "kernel",
 				Files: []string{"cpuN/topology/physical_package_id", "cpuN/topology/core_siblings"},
 				Detail: fmt.Sprintf("physical_package_id %d is given to CPUs whose core_siblings differ (%s)",
-					id, strings.Join(sortedKeys(setsOfID[id]), " / ")),
+					id, strings.Join(slices.Sorted(maps.Keys(setsOfID[id])), " / ")),
 				Believed: "cpuN/topology/physical_package_id"})
 		}
 	}
@@ -412,24 +414,6 @@ func countCores(t *snapshot.Topology) {
 	t.Cores = len(cores)
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
-func sortedIntKeys[V any](m map[int]V) []int {
-	out := make([]int, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Ints(out)
-	return out
-}
-
 func sortedPairs(m map[[2]string][]int) [][2]string {
 	out := make([][2]string, 0, len(m))
 	for k := range m {
@@ -440,7 +424,7 @@ func sortedPairs(m map[[2]string][]int) [][2]string {
 }
 
 func intSetText(m map[int]bool) string {
-	return cpulist.Format(sortedIntKeys(m))
+	return cpulist.Format(slices.Sorted(maps.Keys(m)))
 }
 
 func readNodes(c *Collector, t *snapshot.Topology) {
@@ -576,7 +560,7 @@ func assignCPUNodes(c *Collector, t *snapshot.Topology) {
 		}
 	}
 	var overlap []int
-	for _, id := range sortedIntKeys(listedBy) {
+	for _, id := range slices.Sorted(maps.Keys(listedBy)) {
 		if len(listedBy[id]) > 1 {
 			overlap = append(overlap, id)
 		}
@@ -606,7 +590,7 @@ func assignCPUNodes(c *Collector, t *snapshot.Topology) {
 		nodesOf[k] = append(nodesOf[k], id)
 	}
 	var parts []string
-	for _, k := range sortedKeys(nodesOf) {
+	for _, k := range slices.Sorted(maps.Keys(nodesOf)) {
 		parts = append(parts, fmt.Sprintf("CPUs %s in nodes %s", cpulist.Format(nodesOf[k]),
 			cpulist.Format(listedBy[nodesOf[k][0]])))
 	}

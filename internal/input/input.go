@@ -64,20 +64,26 @@ func Open(path, what string) (*os.File, fs.FileInfo, error) {
 		return nil, nil, &Error{File: path, Msg: "is a directory; expected " + what + " file"}
 	}
 	f.Close()
-	return nil, nil, &Error{File: path, Msg: fmt.Sprintf("not a regular file (%s); expected %s file or a pipe", kind(m), what)}
+	return nil, nil, &Error{File: path, Msg: fmt.Sprintf("not a regular file (%s); expected %s file or a pipe", FileKind(m), what)}
 }
 
-// kind names a file type for messages.
-func kind(m fs.FileMode) string {
+// FileKind names a file type for messages ("a FIFO", "a symbolic link").
+func FileKind(m fs.FileMode) string {
 	switch {
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
 	case m&fs.ModeCharDevice != 0:
 		return "a character device"
 	case m&fs.ModeDevice != 0:
 		return "a block device"
 	case m&fs.ModeSocket != 0:
 		return "a socket"
-	case m&fs.ModeSymlink != 0:
-		return "a symlink"
+	case m.IsRegular():
+		return "a regular file"
 	}
 	return "type " + m.Type().String()
 }
