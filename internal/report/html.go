@@ -300,12 +300,19 @@ func hostFacts(s *snapshot.Snapshot, r rules.Report, artifacts []string) []kv {
 		if len(t.NUMADisabled) > 0 {
 			topo += " — NUMA hidden: " + strings.Join(t.NUMADisabled, "; ")
 		}
+		for _, x := range t.Contradictions {
+			topo += " — " + ContradictionText(x)
+		}
 		if s.AIX != nil {
 			topo = aixTopology(s.AIX)
 		}
 		add("Topology", topo)
 		if kb, ok := s.Memory.Meminfo["MemTotal"]; ok {
-			add("Memory", gib(kb))
+			mem := gib(kb)
+			if x := UnattributedMemory(s); x != "" && s.AIX == nil {
+				mem += " — " + x
+			}
+			add("Memory", mem)
 		}
 		if s.Host.Virt.Guest {
 			v := "guest"

@@ -23,6 +23,9 @@ type NUMAView struct {
 	// Contradictions are the kernel's topology files that disagree, and
 	// which one the view believes (snapshot topology.contradictions).
 	Contradictions []snapshot.Contradiction `json:"contradictions,omitempty"`
+	// Unattributed says how much of the host's memory no node counts
+	// (UnattributedMemory); "" when the nodes account for it.
+	Unattributed string `json:"unattributed_memory,omitempty"`
 }
 
 // NUMANodeRow is one node. Sizes are kB; nil when the kernel did not say.
@@ -66,6 +69,7 @@ func NUMANodes(s *snapshot.Snapshot) *NUMAView {
 		v.Nodes = append(v.Nodes, r)
 	}
 	v.Contradictions = s.Topology.Contradictions
+	v.Unattributed = UnattributedMemory(s)
 	for _, a := range s.Absent {
 		if strings.HasPrefix(a.Fact, "topology.nodes") || a.Fact == "cpu_load" || a.Fact == "irqs.irqs" {
 			v.Absent = append(v.Absent, a)
@@ -233,6 +237,9 @@ func (v *NUMAView) render(d doc) {
 		d.table(t)
 		if v.Sample != "" {
 			d.line(fmt.Sprintf("Busy and IRQ share (device interrupts): %s.", v.Sample))
+		}
+		if v.Unattributed != "" {
+			d.line(strings.ToUpper(v.Unattributed[:1]) + v.Unattributed[1:] + ".")
 		}
 		d.section("node distances:")
 		dt := docTable{head: []string{"node"}, right: true, pad: 1}
