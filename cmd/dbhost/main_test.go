@@ -2,7 +2,9 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -51,6 +53,9 @@ func buildInto(name string, flags ...string) (string, error) {
 // dbhostBinary returns the path of the plain binary, built as it ships.
 func dbhostBinary(t *testing.T) string {
 	t.Helper()
+	if p := os.Getenv(envPlainBin); p != "" {
+		return p // a fresh test process (inFreshProcess) uses its parent's build
+	}
 	binOnce.Do(func() { binPath, binErr = buildInto("plain") })
 	if binErr != nil {
 		t.Fatal(binErr)
@@ -66,4 +71,40 @@ func hooksBinary(t *testing.T) string {
 		t.Fatal(hooksErr)
 	}
 	return hooksPath
+}
+
+// envFresh and envPlainBin tell a test process started by inFreshProcess
+// which test it runs and where its parent built the binary.
+const (
+	envFresh    = "DBHOST_TEST_FRESH_PROCESS"
+	envPlainBin = "DBHOST_TEST_PLAIN_BIN"
+)
+
+// inFreshProcess runs the calling test again in a new test process and
+// reports true in the caller, which then returns; in that process it
+// reports false and the test runs. For measurements of the binary's peak
+// memory: a child's ru_maxrss starts at its parent's resident high-water
+// mark (the kernel records the old mm's at exec), and this package's other
+// tests grow the test process far beyond what a refused input may cost.
+func inFreshProcess(t *testing.T) bool {
+	t.Helper()
+	if os.Getenv(envFresh) == t.Name() {
+		return false
+	}
+	bin := dbhostBinary(t)
+	args := []string{"-test.run=^" + t.Name() + "$", "-test.v"}
+	for _, a := range os.Args[1:] {
+		for _, keep := range []string{"-test.gocoverdir=", "-test.timeout=", "-test.short"} {
+			if strings.HasPrefix(a, keep) {
+				args = append(args, a)
+			}
+		}
+	}
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), envFresh+"="+t.Name(), envPlainBin+"="+bin)
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS: "+t.Name()) {
+		t.Fatalf("%s in a fresh test process: %v\n%s", t.Name(), err, out)
+	}
+	return true
 }

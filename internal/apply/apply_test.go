@@ -112,20 +112,26 @@ func read(t testing.TB, root, p string) string {
 	return string(b)
 }
 
-// everyKind is a change of every kind on laptop-2s.
+// jumboRisk is the catalog's risk of network.jumbo-frames, the risky
+// change of everyKind (a plan's risk is the catalog's: apply --plan).
+const jumboRisk = "A switch port or peer left at 1500 silently drops full-size frames (connections hang after the handshake, RAC " +
+	"interconnect evictions). Change the switches first, then both ends; never only one side."
+
+// everyKind is a change of every kind on laptop-2s, each one its catalog
+// rule makes (the binary's apply --plan takes nothing else).
 func everyKind() []change.Change {
 	return []change.Change{
 		{Kind: change.Sysctl, Key: "vm.swappiness", Value: "1", Rule: "memory.swappiness", Why: "keep the SGA in RAM"},
-		{Kind: change.Sysctl, Key: "net.ipv4.tcp_rmem", Value: "4096 87380 16777216", Rule: "net.buffers"},
+		{Kind: change.Sysctl, Key: "net.ipv4.tcp_rmem", Value: "4096 87380 16777216", Rule: "network.socket-buffers"},
 		{Kind: change.Sysfs, Key: "/sys/block/nvme0n1/queue/scheduler", Value: "mq-deadline", Device: "nvme0n1", Rule: "io.scheduler"},
 		{Kind: change.Sysfs, Key: "/sys/block/nvme0n1/queue/read_ahead_kb", Value: "4096", Device: "nvme0n1", Rule: "io.read-ahead"},
-		{Kind: change.Sysfs, Key: "/sys/kernel/mm/transparent_hugepage/enabled", Value: "never", Rule: "memory.thp"},
-		{Kind: change.Sysfs, Key: "/sys/devices/system/node/node1/hugepages/hugepages-2048kB/nr_hugepages", Value: "512", Rule: "memory.hugepages"},
-		{Kind: change.Limit, Key: "mysql soft memlock", Value: "unlimited", Rule: "limits.memlock"},
-		{Kind: change.Limit, Key: "mysql hard memlock", Value: "unlimited", Rule: "limits.memlock"},
-		{Kind: change.BootArg, Key: "numa", Remove: true, Rule: "numa.off"},
-		{Kind: change.BootArg, Key: "transparent_hugepage", Value: "never", Rule: "memory.thp"},
-		{Kind: change.Sysfs, Key: "/sys/block/sda/queue/write_cache", Value: "write through", Rule: "io.cache-type-write-through", Risk: "a power loss can lose acknowledged writes"},
+		{Kind: change.Sysfs, Key: "/sys/kernel/mm/transparent_hugepage/enabled", Value: "never", Rule: "memory.thp-enabled"},
+		{Kind: change.Sysfs, Key: "/sys/devices/system/node/node1/hugepages/hugepages-2048kB/nr_hugepages", Value: "512", Rule: "memory.hugepages-too-few"},
+		{Kind: change.Limit, Key: "mysql soft memlock", Value: "unlimited", Rule: "memory.memlock-below-sga"},
+		{Kind: change.Limit, Key: "mysql hard memlock", Value: "unlimited", Rule: "memory.memlock-below-sga"},
+		{Kind: change.BootArg, Key: "numa", Remove: true, Rule: "numa.disabled-at-boot"},
+		{Kind: change.BootArg, Key: "transparent_hugepage", Value: "never", Rule: "memory.thp-enabled"},
+		{Kind: change.Sysfs, Key: "/sys/class/net/eno1/mtu", Value: "9000", Device: "eno1", Rule: "network.jumbo-frames", Risk: jumboRisk},
 		{Kind: change.TunedProfile, Key: "profile", Value: "throughput-performance", Rule: "tuned.profile"},
 	}
 }
@@ -170,14 +176,14 @@ func TestApplyRollbackEveryKind(t *testing.T) {
 		"/sys/devices/system/node/node1/hugepages/hugepages-2048kB/nr_hugepages": StatusApplied,
 		"mysql soft memlock": StatusApplied, "mysql hard memlock": StatusApplied,
 		"numa": StatusUnchanged, "transparent_hugepage": StatusPending,
-		"/sys/block/sda/queue/write_cache": StatusRefused, "profile": StatusManual,
+		"/sys/class/net/eno1/mtu": StatusRefused, "profile": StatusManual,
 	}
 	for k, st := range want {
 		if it := itemBy(t, res, k); it.Status != st {
 			t.Errorf("%s: status %s (%s), want %s", k, it.Status, it.Message, st)
 		}
 	}
-	if it := itemBy(t, res, "/sys/block/sda/queue/write_cache"); !strings.Contains(it.Message, "a power loss can lose acknowledged writes") {
+	if it := itemBy(t, res, "/sys/class/net/eno1/mtu"); !strings.Contains(it.Message, "silently drops full-size frames") {
 		t.Errorf("refusal does not quote the risk: %q", it.Message)
 	}
 	if it := itemBy(t, res, "transparent_hugepage"); it.Command != "grubby --update-kernel=ALL --args=transparent_hugepage=never" {
