@@ -28,8 +28,9 @@ func init() {
 			Kernels: "all; 003 notes it is \"not needed as much in RHEL7\" (3.10+ reclaim favours page cache already)",
 			Distros: "RHEL 7 tuned profiles; the same values on any distribution",
 		},
-		Thresholds: []string{"info from 11 to 29, warning from 30 (the sources give 10 and say nothing of the values between)"},
-		Check:      checkSwappiness,
+		Thresholds: []string{"info from 11 to 29, warning from 30 (the sources give 10 and say nothing of the values between)",
+			"on a kernel from 3.10 (RHEL 7's; 003: \"Not needed as much in RHEL7\") info at any value above 10; the warning is for older kernels and kernels whose release cannot be read"},
+		Check: checkSwappiness,
 	})
 }
 
@@ -52,9 +53,20 @@ func checkSwappiness(in *Input) Outcome {
 		}
 		ev += fmt.Sprintf("; SwapTotal %s", KB(st))
 	}
+	why = "003: the throughput-performance and latency-performance profiles set 10 (balanced keeps 60). A lower value " +
+		"reclaims unmapped page cache before swapping mapped memory, so the database's buffers stay resident."
 	sev := SevWarning
 	if v < 30 {
 		sev = SevInfo
+	}
+	// 003 says swappiness is "not needed as much in RHEL7": the RHEL 7
+	// kernel (3.10) already reclaims page cache before mapped memory, so
+	// from 3.10 the value is a profile default to align, not a hazard.
+	if maj, min, ok := Kernel(in.Snap.Host.Kernel); ok && (maj > 3 || maj == 3 && min >= 10) {
+		sev = SevInfo
+		ev += fmt.Sprintf("; kernel %d.%d", maj, min)
+		why += " 003 adds that it is not needed as much in RHEL7: from kernel 3.10 (RHEL 7's) reclaim already favours " +
+			"page cache, so on this kernel it aligns with the profiles rather than averting swapping."
 	}
 	return Found(Finding{
 		Severity:    sev,
@@ -62,10 +74,9 @@ func checkSwappiness(in *Input) Outcome {
 		Current:     fmt.Sprint(v),
 		Recommended: fmt.Sprint(wantSwappiness),
 		Evidence:    ev,
-		Why: "003: the throughput-performance and latency-performance profiles set 10 (balanced keeps 60). A lower value " +
-			"reclaims unmapped page cache before swapping mapped memory, so the database's buffers stay resident.",
-		Fix:     SysctlFix("vm.swappiness", fmt.Sprint(wantSwappiness)),
-		Changes: []change.Change{in.SysctlChange("memory.swappiness", "vm.swappiness", fmt.Sprint(wantSwappiness), swappinessWhy)},
-		Risk:    "Under real memory shortage the OOM killer may act sooner instead of swapping; size memory, not swap, for the database.",
+		Why:         why,
+		Fix:         SysctlFix("vm.swappiness", fmt.Sprint(wantSwappiness)),
+		Changes:     []change.Change{in.SysctlChange("memory.swappiness", "vm.swappiness", fmt.Sprint(wantSwappiness), swappinessWhy)},
+		Risk:        "Under real memory shortage the OOM killer may act sooner instead of swapping; size memory, not swap, for the database.",
 	})
 }

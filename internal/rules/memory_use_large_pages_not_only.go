@@ -26,7 +26,8 @@ func init() {
 		},
 		Scope: Scope{
 			DBVersions: "Oracle 11.2.0.2+ (use_large_pages; TRUE falls back per segment from 11.2.0.3); 000, 001: 12.1.0.2",
-			Note:       "warning for FALSE (the pool is never used); info for TRUE/AUTO/unset, a trade-off between a slower start and a refused one",
+			Note: "warning for FALSE (the pool is never used); info for TRUE/AUTO/unset, a trade-off between a slower start and a refused one; " +
+				"no finding for TRUE/AUTO/unset when the alert log's last startup shows the whole SGA in large pages (000: \"either TRUE or ONLY\")",
 		},
 		Pending: PendingRestart,
 		Check:   checkUseLargePagesOnly,
@@ -69,6 +70,14 @@ func checkUseLargePagesOnly(in *Input) Outcome {
 			checked = append(checked, i.SID+": AMM on (memory.oracle-amm-with-hugepages)")
 			continue
 		}
+		// 000 accepts TRUE as well as ONLY ("either TRUE or ONLY"): when the
+		// last startup put the whole SGA in large pages, TRUE did its job.
+		if val != "FALSE" {
+			if whole, ok := oraWholeSGAInLargePages(i); ok {
+				checked = append(checked, fmt.Sprintf("%s: use_large_pages = %s and the whole SGA in large pages at the last startup (%s)", i.SID, cur, whole))
+				continue
+			}
+		}
 		f := Finding{
 			Setting:     "oracle:use_large_pages",
 			Current:     fmt.Sprintf("%s for instance %s", cur, i.SID),
@@ -96,6 +105,41 @@ func checkUseLargePagesOnly(in *Input) Outcome {
 		return Found(artMerge(fs, fsSIDs)...)
 	}
 	return Passed("%s", strings.Join(checked, "; "))
+}
+
+// oraWholeSGAInLargePages says whether the instance's last startup put its
+// whole SGA in large pages, with the alert log lines that show it: the 12c+
+// SGA dump with every large page size's EXPECTED_PAGES allocated and no 4K
+// page allocated, or 11.2's "Total Shared Global Region in Large Pages" at 100 %.
+func oraWholeSGAInLargePages(i *oraInstance) (string, bool) {
+	if i.Start == nil {
+		return "", false
+	}
+	if d := i.Start.SGA; d != nil {
+		var ev []string
+		for _, r := range d.PageSizes {
+			if r.PageSizeKB <= 4 {
+				if r.Allocated != nil && *r.Allocated > 0 {
+					return "", false
+				}
+				continue
+			}
+			if r.Expected == nil || r.Allocated == nil || *r.Allocated < *r.Expected {
+				return "", false
+			}
+			if *r.Expected > 0 {
+				ev = append(ev, fmt.Sprintf("%dK pages expected %d, allocated %d", r.PageSizeKB, *r.Expected, *r.Allocated))
+			}
+		}
+		if len(ev) > 0 {
+			return fmt.Sprintf("%s:%d: SGA dump, %s", i.Alert.File, d.Line, strings.Join(ev, ", ")), true
+		}
+		return "", false
+	}
+	if lp := i.Start.LargePages; lp != nil && lp.TotalSGAPercent != nil && *lp.TotalSGAPercent >= 100 {
+		return fmt.Sprintf("%s:%d: %d %% of the SGA in large pages", i.Alert.File, lp.Line, *lp.TotalSGAPercent), true
+	}
+	return "", false
 }
 
 // oraLargePagesEvidence adds what the instance's last startup said about large pages.
