@@ -73,8 +73,18 @@ func checkDeepCstates(in *Input) Outcome {
 	noDisable := false // a kernel without per-state disable (before 3.5: RHEL 6)
 	// default_status (5.6+) tells how a deep state came to be off or on.
 	offFromBoot, offAtRunTime, onAgainstDefault := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	// The host's own exit latencies place `cpupower idle-set -D`'s cut:
+	// it disables every state whose latency is at least its value and
+	// enables every one below it, on every CPU.
+	lat01, latDeep := int64(-1), int64(-1) // slowest POLL/C1, fastest deeper state
+	objected := map[int]bool{}             // the state indexes the finding names
 	for _, c := range s.CPUPower.Cpuidle {
 		for _, st := range c.States {
+			if st.Index < 2 {
+				lat01 = max(lat01, st.LatencyUS)
+			} else if latDeep < 0 || st.LatencyUS < latDeep {
+				latDeep = st.LatencyUS
+			}
 			if st.Index >= 2 && st.DefaultDisabled != nil {
 				switch {
 				case st.OffAtRunTime():
@@ -101,6 +111,7 @@ func checkDeepCstates(in *Input) Outcome {
 				states[st.Name] = d
 			}
 			d.cpus = append(d.cpus, c.CPU)
+			objected[st.Index] = true
 		}
 	}
 	if len(states) > 0 && len(lat.unknown) > 0 {
@@ -146,7 +157,14 @@ func checkDeepCstates(in *Input) Outcome {
 	}
 	ev := fmt.Sprintf("/sys/devices/system/cpu/cpuN/cpuidle/stateM/{name,latency,disable}: %s enabled; cpuidle driver %s",
 		strings.Join(names, ", "), orUnknown(driver))
-	runtime := []string{"tuned-adm profile latency-performance   (its force_latency holds /dev/cpu_dma_latency at C1's exit latency while tuned runs; or: cpupower idle-set -D 10)"}
+	runtime := idleSetFix(lat01, latDeep, objected)
+	tunedNote := ""
+	if latDeep > lat01 {
+		runtime = append(runtime, "or: tuned-adm profile latency-performance   (its force_latency holds /dev/cpu_dma_latency at C1's exit latency while tuned runs)")
+	} else {
+		tunedNote = fmt.Sprintf("; a state deeper than C1 exits as fast as C1 (%d µs): a /dev/cpu_dma_latency hold at C1's latency "+
+			"(tuned latency-performance) does not keep the CPUs out of it, disabling it does", lat01)
+	}
 	persistent := append(KernelArgFixFor(s, arg).Persistent, "or make latency-performance / network-latency the tuned profile")
 	if noDisable {
 		// No per-state disable: only boot arguments or a /dev/cpu_dma_latency
@@ -161,6 +179,9 @@ func checkDeepCstates(in *Input) Outcome {
 		runtime = []string{"tuned-adm profile latency-performance   (RHEL 6 tuned holds /dev/cpu_dma_latency with pmqos-static.py; tuned 2.x: [cpu] force_latency=1)"}
 		persistent = append(KernelArgFixFor(s, arg).Persistent,
 			"or make latency-performance the tuned profile (tuned-adm profile latency-performance; chkconfig tuned on / systemctl enable tuned)")
+	}
+	if !noDisable {
+		ev += tunedNote
 	}
 	if len(onAgainstDefault) > 0 {
 		ev += fmt.Sprintf("; %s enabled at run time although the driver disables it from boot (stateN/default_status disabled)", strings.Join(slices.Sorted(maps.Keys(onAgainstDefault)), ", "))
@@ -186,6 +207,24 @@ func checkDeepCstates(in *Input) Outcome {
 		Risk: "Idle power and heat rise sharply (000 Table 3: 182 W → 578 W floor); turbo headroom from idle cores is lost on " +
 			"some CPUs. 000 Table 4: binding the workload to one node recovered most of the gain at under half the power.",
 	})
+}
+
+// idleSetFix is the cpupower idle-set command that disables exactly the
+// states deeper than C1 on this host, from its states' exit latencies:
+// `-D N` disables every state exiting in N µs or more and enables every
+// faster one, so N is the fastest deeper state's latency when that is above
+// the slowest of POLL and C1; otherwise no latency separates them and each
+// objected state is disabled by its index (000: cpupower idle-set -d 4, -d 3, -d 2).
+func idleSetFix(lat01, latDeep int64, objected map[int]bool) []string {
+	if latDeep > lat01 && latDeep > 0 {
+		return []string{fmt.Sprintf("cpupower idle-set -D %d   (disables every idle state exiting in %d µs or more, the states "+
+			"deeper than C1 on this host; C1 and POLL exit in at most %d µs and stay enabled)", latDeep, latDeep, max(lat01, 0))}
+	}
+	var out []string
+	for _, i := range slices.Backward(slices.Sorted(maps.Keys(objected))) {
+		out = append(out, fmt.Sprintf("cpupower idle-set -d %d", i))
+	}
+	return out
 }
 
 // howOff says how the deep states that are off came to be off, from

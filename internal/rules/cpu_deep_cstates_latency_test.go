@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -209,5 +210,88 @@ func TestDeepCstatesLatencyHolders(t *testing.T) {
 	absent(s, "cpu_power.dma_latency_holders", "permission denied for 12 process(es) (run as root to read them)")
 	if f := fires(t, id, s, WorkloadOLTP, DBNone); !strings.Contains(f.Evidence, "holders not all known") || strings.Contains(f.Evidence, "no process holds it") {
 		t.Errorf("unreadable fds: %q", f.Evidence)
+	}
+}
+
+// applyIdleSet plays the fix's `cpupower idle-set` lines on s as cpupower
+// does on every CPU: -D N disables each state exiting in N µs or more and
+// enables each faster one; -d N disables state N.
+func applyIdleSet(t *testing.T, s *snapshot.Snapshot, runtime []string) int {
+	t.Helper()
+	n := 0
+	for _, line := range runtime {
+		f := strings.Fields(line)
+		if len(f) < 4 || f[0] != "cpupower" || f[1] != "idle-set" {
+			continue
+		}
+		v, err := strconv.ParseInt(f[3], 10, 64)
+		if err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		n++
+		for i := range s.CPUPower.Cpuidle {
+			for j := range s.CPUPower.Cpuidle[i].States {
+				st := &s.CPUPower.Cpuidle[i].States[j]
+				switch f[2] {
+				case "-D":
+					st.Disabled = ptr(st.LatencyUS >= v)
+				case "-d":
+					if int64(st.Index) == v {
+						st.Disabled = ptr(true)
+					}
+				default:
+					t.Fatalf("%q: unknown option", line)
+				}
+			}
+		}
+	}
+	return n
+}
+
+// The runtime fix disables exactly the states deeper than C1, computed
+// from this host's exit latencies (issue 26): a fixed -D 10 leaves a C1E
+// that exits in 2-4 µs enabled and the rule firing after its own fix.
+func TestDeepCstatesIdleSetFromLatencies(t *testing.T) {
+	const id = "cpu.deep-cstates-latency"
+	// states builds every CPU's states: POLL, then name:latency pairs from state1 (C1) on.
+	states := func(lat ...any) *snapshot.Snapshot {
+		s := host()
+		s.CPUPower.CpuidleDriver = ptr("intel_idle")
+		for c := 0; c < 4; c++ {
+			st := []snapshot.IdleState{{Index: 0, Name: "POLL", Disabled: ptr(false)}}
+			for i := 0; i+1 < len(lat); i += 2 {
+				st = append(st, snapshot.IdleState{Index: i/2 + 1, Name: lat[i].(string), LatencyUS: int64(lat[i+1].(int)), Disabled: ptr(false)})
+			}
+			s.CPUPower.Cpuidle = append(s.CPUPower.Cpuidle, snapshot.CPUIdle{CPU: c, States: st})
+		}
+		return s
+	}
+	for _, tc := range []struct {
+		name string
+		s    *snapshot.Snapshot
+		want string
+	}{
+		// 000's Superdome X (Xeon E7-2890 v2): C-states 0, 1, 1E, 3 and 6, state4 = C6-IVB.
+		{"000 Superdome X", states("C1-IVB", 1, "C1E-IVB", 10, "C3-IVB", 59, "C6-IVB", 80), "cpupower idle-set -D 10 "},
+		// A C1E that exits in 4 µs: -D 10 would keep it.
+		{"C1E at 4 µs", states("C1", 1, "C1E", 4, "C6", 170), "cpupower idle-set -D 4 "},
+		// C1E as fast as C1: no latency separates them, 000's per-state form.
+		{"C1E as fast as C1", states("C1", 2, "C1E", 2, "C6", 133), "cpupower idle-set -d 3\ncpupower idle-set -d 2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := fires(t, id, tc.s, WorkloadOLTP, DBNone)
+			if got := strings.Join(f.Fix.Runtime, "\n"); !strings.Contains(got, tc.want) {
+				t.Fatalf("runtime fix %q, want %q", got, tc.want)
+			}
+			if applyIdleSet(t, tc.s, f.Fix.Runtime) == 0 {
+				t.Fatalf("no cpupower idle-set in %q", f.Fix.Runtime)
+			}
+			rep := quiet(t, id, tc.s, WorkloadOLTP, DBNone)
+			for _, c := range tc.s.CPUPower.Cpuidle {
+				if c.States[1].Off() {
+					t.Errorf("CPU %d: C1 disabled by the fix: %+v", c.CPU, rep)
+				}
+			}
+		})
 	}
 }

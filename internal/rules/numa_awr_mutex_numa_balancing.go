@@ -13,7 +13,9 @@ import (
 // Scenario 1 traced exactly this to automatic NUMA balancing migrating the
 // SGA's pages (processes asleep in migration_entry_wait). The report cannot
 // show the kernel; the host's kernel.numa_balancing and /proc/vmstat
-// migration counters decide.
+// migration counters decide: no page migrated since boot, no process waited
+// on one. The severity is numa.balancing-with-db-shm's on the host (info
+// with the SGA in hugepages, 003).
 func init() {
 	Register(Rule{
 		ID:           "numa.awr-mutex-numa-balancing",
@@ -29,6 +31,8 @@ func init() {
 				Quote: "we deduce the process is going to sleep waiting on a memory page migration from one NUMA node to another"},
 			{Doc: Seed000, Section: "Scenario 1: NUMA optimizations — Recommendation",
 				Quote: "Disable the Automatic NUMA Balancing feature by setting the “kernel.numa\\_balancing” parameter to 0"},
+			{Doc: Seed003, Section: "Memory Tuning – Autonuma",
+				Quote: "With hugepages, there is no performance difference with Autonuma on or off because the memory is wired down"},
 		},
 		Scope: Scope{
 			Kernels:    "3.8 and later with CONFIG_NUMA_BALANCING (RHEL 7 turned it on by default); /proc/vmstat numa_pages_migrated",
@@ -119,30 +123,64 @@ func mutexNUMAReport(in *Input, r *artifacts.AWRReport) Outcome {
 		return Passed("kernel.numa_balancing = 0 on this %d-node host: the waits are not from NUMA page migration (look at the SQL and sessions behind them)", nodes)
 	}
 	ev = append(ev, fmt.Sprintf("this host: %d NUMA nodes, %s", nodes, in.SysctlEvidence("kernel.numa_balancing", fmt.Sprint(bal))))
-	if v, ok := s.Memory.Vmstat["numa_pages_migrated"]; ok {
-		mig := fmt.Sprintf("/proc/vmstat numa_pages_migrated %d", v)
-		if up, why := SinceBoot(s); why == "" {
-			mig += fmt.Sprintf(" since boot (%s ago: %.0f pages/s on average)", Uptime(up), float64(v)/up)
-		}
-		if h, ok := s.Memory.Vmstat["numa_hint_faults"]; ok {
-			mig += fmt.Sprintf(", numa_hint_faults %d", h)
-		}
-		ev = append(ev, mig)
+	// The waits are NUMA balancing's only if it migrates pages: 000 saw the
+	// processes asleep in migration_entry_wait. The counters decide.
+	if len(s.Memory.Vmstat) == 0 {
+		return CannotCheck("%s; %s", strings.Join(ev, "; "), in.Reason("memory.vmstat", "/proc/vmstat not in the snapshot")+
+			": whether NUMA balancing migrates pages (numa_pages_migrated) decides")
 	}
+	v, ok := s.Memory.Vmstat["numa_pages_migrated"]
+	if !ok {
+		return CannotCheck("%s; /proc/vmstat has no numa_pages_migrated: whether NUMA balancing migrates pages cannot be told", strings.Join(ev, "; "))
+	}
+	mig := fmt.Sprintf("/proc/vmstat numa_pages_migrated %d", v)
+	if up, why := SinceBoot(s); why == "" {
+		mig += fmt.Sprintf(" since boot (%s ago: %.0f pages/s on average)", Uptime(up), float64(v)/up)
+	} else {
+		mig += " since boot"
+	}
+	if h, ok := s.Memory.Vmstat["numa_hint_faults"]; ok {
+		mig += fmt.Sprintf(", numa_hint_faults %d", h)
+	}
+	if v == 0 {
+		return Passed("%s = %d on this %d-node host, but %s: no page has been migrated, so no process waited on a migration "+
+			"(000's processes slept in migration_entry_wait); the waits are not NUMA balancing's (look at the SQL and sessions behind them)",
+			"kernel.numa_balancing", bal, nodes, mig)
+	}
+	ev = append(ev, mig)
+	onlyHuge := false
 	if v, _, ok := r.Param("use_large_pages"); ok && strings.EqualFold(oraUnquote(v), "ONLY") {
+		onlyHuge = true
 		ev = append(ev, "use_large_pages = ONLY: the SGA is in hugepages, which NUMA balancing does not migrate; the PGA and other private memory still are")
+	}
+	// The severity agrees with numa.balancing-with-db-shm on this host: info
+	// when the shared memory is in hugepages (003: no difference with
+	// autonuma on or off, the memory is wired down).
+	sev := SevWarning
+	if o := checkNUMABalancing(in); len(o.Findings) == 1 {
+		if o.Findings[0].Severity != "" {
+			sev = o.Findings[0].Severity
+		}
+	} else if onlyHuge {
+		sev = SevInfo
+	}
+	whyText := "000 Scenario 1: on an 8-socket host the AWR % DB time column added up to about 65 %, with library cache mutex and latch " +
+		"waits in the top events; kernel traces showed the Oracle processes asleep in migration_entry_wait, waiting for automatic " +
+		"NUMA balancing to move the pages they touched. Turning it off (with Oracle NUMA support) was part of the configuration " +
+		"that gave +27 % TPM."
+	if sev == SevInfo {
+		whyText += " Here the SGA is in hugepages, which are not migrated: 003 saw no performance difference with autonuma on or off " +
+			"with the memory in hugepages (as numa.balancing-with-db-shm rates it), so the migrations touch private memory only; expect little gain."
 	}
 	fix := SysctlFix("kernel.numa_balancing", "0")
 	return Found(Finding{
+		Severity:    sev,
 		Setting:     "kernel.numa_balancing",
 		Current:     fmt.Sprint(bal),
 		Recommended: "0",
 		Evidence:    strings.Join(ev, "; "),
-		Why: "000 Scenario 1: on an 8-socket host the AWR % DB time column added up to about 65 %, with library cache mutex and latch " +
-			"waits in the top events; kernel traces showed the Oracle processes asleep in migration_entry_wait, waiting for automatic " +
-			"NUMA balancing to move the pages they touched. Turning it off (with Oracle NUMA support) was part of the configuration " +
-			"that gave +27 % TPM.",
-		Fix: fix,
+		Why:         whyText,
+		Fix:         fix,
 		Risk: "Other workloads on the host lose automatic placement; place the database's memory explicitly instead (numactl, " +
 			"cpusets, Oracle NUMA support). numa.balancing-with-db-shm plans the sysctl for apply.",
 	})

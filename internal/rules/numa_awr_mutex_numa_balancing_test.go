@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
 func TestAWRMutexNUMABalancing(t *testing.T) {
@@ -30,6 +32,36 @@ func TestAWRMutexNUMABalancing(t *testing.T) {
 	if len(f.Fix.Runtime) == 0 || !strings.Contains(f.Fix.Runtime[0], "kernel.numa_balancing=0") {
 		t.Errorf("fix %+v", f.Fix)
 	}
+
+	if f.Severity != SevWarning {
+		t.Errorf("severity %q with no SGA seen in hugepages", f.Severity)
+	}
+
+	// The migration counters decide: balancing on, but no page migrated
+	// since boot (issue 26): no process waited on a migration.
+	h.Memory.Vmstat = map[string]int64{"numa_pages_migrated": 0, "numa_hint_faults": 0}
+	awrOutcome(t, id, "passed", "numa_pages_migrated 0 since boot (10h 0m ago", h, r)
+	h.Memory.Vmstat = nil
+	absent(h, "memory.vmstat", "permission denied")
+	awrOutcome(t, id, "cannot", "whether NUMA balancing migrates pages", h, r)
+	h.Absent = nil
+	h.Memory.Vmstat = map[string]int64{"numa_pages_migrated": 36000000}
+
+	// The SGA in hugepages: info, as numa.balancing-with-db-shm rates it (003).
+	h.Processes = []snapshot.Process{{PID: 100, Comm: "ora_pmon_ORCL", Engine: "oracle", UID: 54321}}
+	h.Memory.SysVShm = []snapshot.ShmSegment{{ShmID: 1, SizeBytes: 24 << 30, UID: 54321, CPID: 100, Huge: ptr(true)}}
+	f = awrFires(t, id, h, r)
+	if f.Severity != SevInfo || !strings.Contains(f.Why, "no performance difference") {
+		t.Errorf("SGA in hugepages: %q %s", f.Severity, f.Why)
+	}
+	if shm := fires(t, "numa.balancing-with-db-shm", h, WorkloadOLTP, DBOracle); shm.Severity != f.Severity {
+		t.Errorf("numa.balancing-with-db-shm: %q, this rule %q", shm.Severity, f.Severity)
+	}
+	h.Memory.SysVShm[0].Huge = ptr(false)
+	if f = awrFires(t, id, h, r); f.Severity != SevWarning {
+		t.Errorf("SGA in 4 kB pages: %q", f.Severity)
+	}
+	h.Processes, h.Memory.SysVShm = nil, nil
 
 	h.Sysctl["kernel.numa_balancing"] = "0"
 	awrOutcome(t, id, "passed", "kernel.numa_balancing = 0 on this 8-node host", h, r)

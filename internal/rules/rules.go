@@ -128,6 +128,10 @@ var (
 // "Scenario 2: HugePages — Confirming Oracle's use of HugePages"), and a
 // phrase quoted from that section as it is written there. A test checks
 // every seed quote against ../shared/seeds (TestSourcesQuoteTheirSeedSection).
+// The seeds are Markdown: a quote may be copied with its backslash escapes
+// ("kernel.numa\_balancing"); Register stores the text they stand for
+// (MarkdownText), so every finding, catalog and report prints the text, not
+// the markup.
 type Source struct {
 	Doc     string `json:"doc"`
 	Section string `json:"section"`
@@ -144,6 +148,28 @@ func (s Source) Cite() string {
 		c += ": “" + strings.Join(strings.Fields(s.Quote), " ") + "”"
 	}
 	return c
+}
+
+// MarkdownText is the text a Markdown phrase's backslash escapes stand for
+// (kernel.numa\_balancing → kernel.numa_balancing, \\ → \): a
+// backslash before ASCII punctuation stands for the punctuation itself
+// (CommonMark 2.4); a backslash before anything else is kept.
+func MarkdownText(s string) string {
+	if !strings.Contains(s, "\\") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == '\\' && i+1 < len(s) && asciiPunct(s[i+1]) {
+			i++
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func asciiPunct(c byte) bool {
+	return c >= '!' && c <= '/' || c >= ':' && c <= '@' || c >= '[' && c <= '`' || c >= '{' && c <= '~'
 }
 
 // Scope says where a rule's claim holds, in free text.
@@ -302,6 +328,10 @@ func Register(r Rule) {
 	}
 	if _, dup := registry[r.ID]; dup {
 		panic("rules.Register: duplicate rule id " + r.ID)
+	}
+	r.Sources = append([]Source(nil), r.Sources...)
+	for i := range r.Sources {
+		r.Sources[i].Quote = MarkdownText(r.Sources[i].Quote)
 	}
 	registry[r.ID] = r
 }
