@@ -40,8 +40,8 @@ func newPlanCmd() *cobra.Command {
 		Long: `Plan audits the host (this host, --root, --sosreport or a single --snapshot) and turns the
 findings into a desired state: sysctls, sysfs values (block queues per device class, THP,
 governor, hugepages per node), limits, boot arguments to add or remove, and the tuned base
-profile for the workload (oltp/mixed/dss: throughput-performance, latency:
-latency-performance, a virtual guest: virtual-guest). Two rules asking for one setting at
+profile for the workload (oltp and latency: latency-performance, mixed and dss:
+throughput-performance, a virtual guest: virtual-guest, a KVM host: virtual-host). Two rules asking for one setting at
 different values are resolved (the more severe finding, then the stricter value) and the
 plan says so.
 

@@ -173,6 +173,11 @@ func checkHugepagesTooFew(in *Input) Outcome {
 				pool.SizeKB, strings.Join(bootArg, ",")))
 		}
 	}
+	// The memlock line only raises: a limit already at or above the lock
+	// (or unlimited) is kept, never lowered to it.
+	if limKB, unlimited, _ := memlockLimit(in.Snap.Config.Limits, "oracle"); unlimited || limKB >= memlockKB {
+		memlockKB = 0
+	}
 	if in.DB == DBOracle && memlockKB > 0 {
 		f.Fix.Persistent = append(f.Fix.Persistent, fmt.Sprintf("/etc/security/limits.d/99-oracle.conf: oracle soft memlock %d / oracle hard memlock %d "+
 			"(kB: the largest instance's hugepages, as memory.memlock-below-sga asks)", memlockKB, memlockKB))

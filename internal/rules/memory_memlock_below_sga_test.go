@@ -85,6 +85,20 @@ func TestHugepagesAndMemlockAgree(t *testing.T) {
 		t.Fatalf("memlock: %+v", ml)
 	}
 	wantChange(t, ml, change.Limit, "oracle soft memlock", kb, "-")
+	// Issue 26 item 8: a memlock already above the lock is never lowered
+	// by the hugepages finding's persist line (nor is an unlimited one).
+	for _, v := range []string{"3355443200", "unlimited"} {
+		s2 := host()
+		s2.Memory.Hugepages = s.Memory.Hugepages
+		s2.Topology.Nodes = s.Topology.Nodes
+		s2.Config.Limits = []snapshot.LimitEntry{{File: "/etc/security/limits.conf", Line: 1, Domain: "oracle", Type: "soft", Item: "memlock", Value: v}}
+		hp := artFires(t, runArt(t, "memory.hugepages-too-few", s2, set, DBOracle))[0]
+		for _, p := range hp.Fix.Persistent {
+			if strings.Contains(p, "memlock") {
+				t.Errorf("memlock %s: the hugepages fix would set %q", v, p)
+			}
+		}
+	}
 	// With the SGA already in those pages, nothing is missing.
 	s.Memory.Hugepages[0].Total = 1077250
 	if rep := runArt(t, "memory.hugepages-too-few", s, artSet(t, strings.Replace(dump, "                0        NONE", "          1077250        NONE", 1)), DBOracle); len(rep.Findings) != 0 {

@@ -19,6 +19,9 @@ func init() {
 		Area:     AreaNetwork,
 		Severity: SevInfo,
 		Title:    "UDP memory ceiling (net.ipv4.udp_mem max) below network-throughput's 16777216 pages",
+		// 003 lists the ceiling in its throughput profiles only: not an
+		// OLTP or latency plan's setting.
+		Workloads: []string{WorkloadDSS, WorkloadMixed},
 		Sources: []Source{
 			{Doc: Seed003, Section: "Tuned: Throughput Profiles - RHEL7",
 				Quote: "udp_mem\tPages\tauto-scaling\t\tMax=16777216"},
