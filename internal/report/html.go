@@ -9,6 +9,7 @@ import (
 	"html/template"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/dbhost/dbhost/internal/cpulist"
@@ -40,9 +41,14 @@ var reportJS string
 //go:embed htmlassets/report.tmpl
 var reportTmpl string
 
-var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
-	"pct": func(f float64) string { return fmt.Sprintf("%.1f%%", f) },
-}).Parse(reportTmpl))
+// htmlTemplate is parsed on first use: only report and the exporter's
+// page need it, and parsing it at start-up cost every command (audit,
+// --version) several milliseconds (issue 32).
+var htmlTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Funcs(template.FuncMap{
+		"pct": func(f float64) string { return fmt.Sprintf("%.1f%%", f) },
+	}).Parse(reportTmpl))
+})
 
 // htmlTrailerPrefix starts the last line of every report dbhost writes:
 // the SHA-256 of everything before it. -o replaces a file only when its
@@ -56,7 +62,7 @@ const htmlTrailerPrefix = "<!-- dbhost report sha256:"
 func HTML(in HTMLInput) ([]byte, error) {
 	p := buildPage(in)
 	var b bytes.Buffer
-	if err := htmlTemplate.Execute(&b, p); err != nil {
+	if err := htmlTemplate().Execute(&b, p); err != nil {
 		return nil, err
 	}
 	// The template writes no control character of its own (newlines and

@@ -9,6 +9,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/dbhost/dbhost/internal/rules"
@@ -24,7 +25,10 @@ import (
 //go:embed htmlassets/fleet.tmpl
 var fleetTmpl string
 
-var fleetTemplate = template.Must(template.New("fleet").Parse(fleetTmpl))
+// fleetTemplate is parsed on first use (see htmlTemplate).
+var fleetTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("fleet").Parse(fleetTmpl))
+})
 
 // FleetHTMLMeta is what the fleet page says about its making.
 type FleetHTMLMeta struct {
@@ -122,13 +126,13 @@ func (f *Fleet) HTML(w io.Writer, hosts io.Reader, m FleetHTMLMeta) error {
 	h := sha256.New()
 	mw := io.MultiWriter(w, h)
 	p := f.fleetPage(m)
-	if err := fleetTemplate.ExecuteTemplate(mw, "head", p); err != nil {
+	if err := fleetTemplate().ExecuteTemplate(mw, "head", p); err != nil {
 		return err
 	}
 	if _, err := io.Copy(mw, hosts); err != nil {
 		return err
 	}
-	if err := fleetTemplate.ExecuteTemplate(mw, "tail", p); err != nil {
+	if err := fleetTemplate().ExecuteTemplate(mw, "tail", p); err != nil {
 		return err
 	}
 	_, err := fmt.Fprintf(w, "%s%s -->\n", htmlTrailerPrefix, hex.EncodeToString(h.Sum(nil)))
@@ -255,5 +259,5 @@ func FleetHostHTML(w io.Writer, r rules.Report, i int) error {
 			Anchor: ruleAnchor(x.ID), Setting: cleanLine(x.Setting), Current: clip(oneLine(cleanLine(x.Current)), 160)})
 	}
 	h.Worst = sevNames[worst]
-	return fleetTemplate.ExecuteTemplate(w, "host", h)
+	return fleetTemplate().ExecuteTemplate(w, "host", h)
 }

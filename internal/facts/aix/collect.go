@@ -2,7 +2,7 @@ package aix
 
 import (
 	"fmt"
-	"regexp"
+	"github.com/dbhost/dbhost/internal/lazyre"
 	"sort"
 	"strconv"
 	"strings"
@@ -272,7 +272,7 @@ func (c *collector) readMeta() {
 	c.snap.Source.Root = m.Bundle.User == "root"
 }
 
-var levelRe = regexp.MustCompile(`^([0-9])([0-9])00-([0-9]{2})(?:-([0-9]{2}))?`)
+var levelRe = lazyre.New(`^([0-9])([0-9])00-([0-9]{2})(?:-([0-9]{2}))?`)
 
 func (c *collector) readOSLevel() {
 	parseInto(c, "aix.oslevel", "oslevel -s", parseOSLevel, func(v string) { c.aix.OSLevel = &v })
@@ -289,7 +289,7 @@ func (c *collector) readHost() {
 		c.absent("host.hostname", "meta", "neither meta nor lparstat -i names the host")
 	}
 	if c.aix.OSLevel != nil {
-		if m := levelRe.FindStringSubmatch(*c.aix.OSLevel); m != nil {
+		if m := levelRe().FindStringSubmatch(*c.aix.OSLevel); m != nil {
 			tl, _ := strconv.Atoi(m[3])
 			h.OSVersionID = m[1] + "." + m[2]
 			h.OS = fmt.Sprintf("AIX %s.%s TL%d", m[1], m[2], tl)
@@ -392,7 +392,7 @@ func attrNum(a map[string]snapshot.AIXAttr, name string) *int64 {
 	return nil
 }
 
-var fcsRe = regexp.MustCompile(`^fcs[0-9]+$`)
+var fcsRe = lazyre.New(`^fcs[0-9]+$`)
 
 func (c *collector) readAdapters() {
 	var devs []snapshot.AIXDevice
@@ -401,7 +401,7 @@ func (c *collector) readAdapters() {
 	if haveLsdev {
 		c.aix.Adapters = devs
 		for _, d := range devs {
-			if fcsRe.MatchString(d.Name) {
+			if fcsRe().MatchString(d.Name) {
 				fcs = append(fcs, d)
 			}
 		}

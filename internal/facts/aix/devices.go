@@ -1,7 +1,7 @@
 package aix
 
 import (
-	"regexp"
+	"github.com/dbhost/dbhost/internal/lazyre"
 	"strings"
 
 	"github.com/dbhost/dbhost/internal/snapshot"
@@ -10,7 +10,7 @@ import (
 // locationRe is a logical location code of lsdev -C ("00-08-00",
 // "02-00-01", "C3-T1", "00-00-00-1,0"): two characters, then
 // hyphen-separated parts. A virtual device has none.
-var locationRe = regexp.MustCompile(`^[0-9A-Za-z]{2}(-[0-9A-Za-z,]+)+$`)
+var locationRe = lazyre.New(`^[0-9A-Za-z]{2}(-[0-9A-Za-z,]+)+$`)
 
 // deviceStatus are the states lsdev prints.
 var deviceStatus = map[string]bool{"Available": true, "Defined": true, "Stopped": true, "Unknown": true}
@@ -31,7 +31,7 @@ func parseLsdev(s string) ([]snapshot.AIXDevice, notes, error) {
 		}
 		d := snapshot.AIXDevice{Name: f[0], Status: f[1]}
 		rest := f[2:]
-		if len(rest) > 0 && locationRe.MatchString(rest[0]) {
+		if len(rest) > 0 && locationRe().MatchString(rest[0]) {
 			d.Location, rest = rest[0], rest[1:]
 		}
 		d.Description = strings.Join(rest, " ")
@@ -56,11 +56,11 @@ func sortDevices(d []snapshot.AIXDevice) {
 // genericDiskRe matches AIX's generic disk definitions ("Other SCSI Disk
 // Drive", "Other FC SCSI Disk Drive", "Other iSCSI Disk Drive", "Other SAS
 // Disk Drive"): the disk has no vendor ODM definition.
-var genericDiskRe = regexp.MustCompile(`^Other\b.*\bDisk Drive$`)
+var genericDiskRe = lazyre.New(`^Other\b.*\bDisk Drive$`)
 
 // GenericDisk reports whether an lsdev description is AIX's generic disk
 // definition.
-func GenericDisk(desc string) bool { return genericDiskRe.MatchString(strings.TrimSpace(desc)) }
+func GenericDisk(desc string) bool { return genericDiskRe().MatchString(strings.TrimSpace(desc)) }
 
 // parseLsattr reads `lsattr -El DEVICE`: "attribute value description
 // settable" in aligned columns, the last being True, False or True+ (AIX

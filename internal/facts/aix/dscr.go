@@ -1,7 +1,7 @@
 package aix
 
 import (
-	"regexp"
+	"github.com/dbhost/dbhost/internal/lazyre"
 	"strings"
 
 	"github.com/dbhost/dbhost/internal/snapshot"
@@ -15,7 +15,7 @@ import (
 //	    number_of_streams = 16
 //	    platform_default_pd = 0x5 (DPFD_DEEP)
 //	    os_default_pd = 0xd (DSCR_SSE | DPFD_DEEP)
-var dscrLineRe = regexp.MustCompile(`^\s*([A-Za-z][A-Za-z_ ]*?)\s*=\s*(\S+)\s*(?:\(([^()]*)\))?\s*$`)
+var dscrLineRe = lazyre.New(`^\s*([A-Za-z][A-Za-z_ ]*?)\s*=\s*(\S+)\s*(?:\(([^()]*)\))?\s*$`)
 
 // parseDscrctl reads `dscrctl -q` (AIX 6.1 TL6 and later; POWER7 and
 // later): the number of hardware streams and the platform's and the
@@ -29,7 +29,7 @@ func parseDscrctl(s string) (*snapshot.AIXDSCR, notes, error) {
 		if t == "" || strings.HasPrefix(t, "Current DSCR settings") {
 			continue
 		}
-		m := dscrLineRe.FindStringSubmatch(l)
+		m := dscrLineRe().FindStringSubmatch(l)
 		if m == nil {
 			n.add(i+1, "expected \"name = value\", got %q", trunc(t, 50))
 			continue

@@ -1,17 +1,17 @@
 package aix
 
 import (
-	"regexp"
+	"github.com/dbhost/dbhost/internal/lazyre"
 	"strings"
 
 	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
 var (
-	monthRe   = regexp.MustCompile(`^(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)$`)
-	dayRe     = regexp.MustCompile(`^[0-9]{1,2}$`)
-	clockRe   = regexp.MustCompile(`^[0-9]{1,2}:[0-9]{2}(:[0-9]{2})?$`)
-	dashLines = regexp.MustCompile(`^[- ]+$`)
+	monthRe   = lazyre.New(`^(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)$`)
+	dayRe     = lazyre.New(`^[0-9]{1,2}$`)
+	clockRe   = lazyre.New(`^[0-9]{1,2}:[0-9]{2}(:[0-9]{2})?$`)
+	dashLines = lazyre.New(`^[- ]+$`)
 )
 
 // parseMount reads AIX's `mount` (no arguments): a two-line header, then
@@ -26,13 +26,13 @@ func parseMount(s string) ([]snapshot.AIXMount, notes, error) {
 		if len(f) == 0 {
 			continue
 		}
-		if f[0] == "node" || dashLines.MatchString(l) {
+		if f[0] == "node" || dashLines().MatchString(l) {
 			header = true
 			continue
 		}
 		date := -1
 		for j := 3; j+2 < len(f) && j <= 4; j++ {
-			if monthRe.MatchString(f[j]) && dayRe.MatchString(f[j+1]) && clockRe.MatchString(f[j+2]) {
+			if monthRe().MatchString(f[j]) && dayRe().MatchString(f[j+1]) && clockRe().MatchString(f[j+2]) {
 				date = j
 				break
 			}

@@ -129,7 +129,7 @@ func FuzzParseLsdev(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s, name, desc string, loc bool) {
 		checkAny(t, parseLsdev, s)
 		desc = strings.Join(strings.Fields(desc), " ")
-		if !word(name, "") || desc == "" || locationRe.MatchString(strings.Fields(desc)[0]) {
+		if !word(name, "") || desc == "" || locationRe().MatchString(strings.Fields(desc)[0]) {
 			return
 		}
 		l := ""
@@ -262,7 +262,7 @@ func FuzzParseMount(f *testing.F) {
 	f.Add("         /dev/hd4         /                jfs2   Nov 10 09:12 rw,log=/dev/hd8\n", "/dev/oradatalv", "/oradata", "rw,cio,noatime", true)
 	f.Fuzz(func(t *testing.T, s, dev, path, opts string, remote bool) {
 		checkAny(t, parseMount, s)
-		if !word(dev, "") || !word(path, "") || !word(opts, "") || monthRe.MatchString(path) {
+		if !word(dev, "") || !word(path, "") || !word(opts, "") || monthRe().MatchString(path) {
 			return
 		}
 		node := "        "

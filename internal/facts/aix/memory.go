@@ -1,7 +1,7 @@
 package aix
 
 import (
-	"regexp"
+	"github.com/dbhost/dbhost/internal/lazyre"
 	"sort"
 	"strconv"
 	"strings"
@@ -39,7 +39,7 @@ func parseTunables(s string) (map[string]snapshot.AIXValue, notes, error) {
 
 // vmstatVRe is one line of `vmstat -v`: a number (a count, or a
 // percentage with decimals), then the label.
-var vmstatVRe = regexp.MustCompile(`^\s*([0-9]+(?:\.[0-9]+)?)\s+(\S.*?)\s*$`)
+var vmstatVRe = lazyre.New(`^\s*([0-9]+(?:\.[0-9]+)?)\s+(\S.*?)\s*$`)
 
 // parseVmstatV reads `vmstat -v`, keyed by the label exactly as printed
 // (runs of spaces inside it collapsed).
@@ -50,7 +50,7 @@ func parseVmstatV(s string) (map[string]float64, notes, error) {
 		if strings.TrimSpace(l) == "" {
 			continue
 		}
-		m := vmstatVRe.FindStringSubmatch(l)
+		m := vmstatVRe().FindStringSubmatch(l)
 		if m == nil {
 			n.add(i+1, "expected \"NUMBER label\", got %q", trunc(strings.TrimSpace(l), 50))
 			continue
@@ -221,7 +221,7 @@ func parseSvmonG(s string) (*svmon, notes, error) {
 
 // restrictedRe is the line `vmo -F -a` (ioo, no, schedo likewise) prints
 // between the tunables and the restricted ones: "##Restricted tunables".
-var restrictedRe = regexp.MustCompile(`(?i)^\s*#+\s*restricted tunables\s*$`)
+var restrictedRe = lazyre.New(`(?i)^\s*#+\s*restricted tunables\s*$`)
 
 // parseRestricted reads the restricted tunables of `vmo -F -a` (AIX 6.1
 // and later): the "name = value" lines after its "##Restricted tunables"
@@ -230,7 +230,7 @@ var restrictedRe = regexp.MustCompile(`(?i)^\s*#+\s*restricted tunables\s*$`)
 func parseRestricted(s string) (map[string]snapshot.AIXValue, notes, error) {
 	ls := lines(s)
 	for i, l := range ls {
-		if restrictedRe.MatchString(l) {
+		if restrictedRe().MatchString(l) {
 			out, n, err := parseTunables(strings.Join(ls[i+1:], "\n"))
 			for _, e := range n {
 				e.Line += i + 1

@@ -1,7 +1,7 @@
 package aix
 
 import (
-	"regexp"
+	"github.com/dbhost/dbhost/internal/lazyre"
 	"sort"
 	"strconv"
 	"strings"
@@ -26,7 +26,7 @@ type meta struct {
 	byCmd  map[string]snapshot.AIXCommand
 }
 
-var exitRe = regexp.MustCompile(`^(.*?)\s*\(exit ([0-9]+)\)$`)
+var exitRe = lazyre.New(`^(.*?)\s*\(exit ([0-9]+)\)$`)
 
 // parseMeta reads the bundle's meta: "key: value" lines (docs/aix.md).
 func parseMeta(s string) (*meta, notes, error) {
@@ -58,7 +58,7 @@ func parseMeta(s string) (*meta, notes, error) {
 			m.TZ = &v
 		case "ran", "missing", "failed":
 			c := snapshot.AIXCommand{Command: v, Status: map[string]string{"ran": "ok", "missing": "missing", "failed": "failed"}[k]}
-			if mm := exitRe.FindStringSubmatch(v); mm != nil {
+			if mm := exitRe().FindStringSubmatch(v); mm != nil {
 				c.Command = mm[1]
 				c.ExitCode, _ = strconv.Atoi(mm[2])
 			} else if k == "failed" {

@@ -1,7 +1,7 @@
 package aix
 
 import (
-	"regexp"
+	"github.com/dbhost/dbhost/internal/lazyre"
 	"strconv"
 	"strings"
 
@@ -9,9 +9,9 @@ import (
 )
 
 var (
-	haStateRe   = regexp.MustCompile(`^\s*Current state:\s*(\S+)`)
-	haVersionRe = regexp.MustCompile(`^\s*CLversion:\s*([0-9]+)\s*$`)
-	haVRMFRe    = regexp.MustCompile(`^\s*local node vrmf is\s+([0-9]+)\s*$`)
+	haStateRe   = lazyre.New(`^\s*Current state:\s*(\S+)`)
+	haVersionRe = lazyre.New(`^\s*CLversion:\s*([0-9]+)\s*$`)
+	haVRMFRe    = lazyre.New(`^\s*local node vrmf is\s+([0-9]+)\s*$`)
 )
 
 // parseClstrmgr reads `lssrc -ls clstrmgrES`, the PowerHA SystemMirror
@@ -41,14 +41,14 @@ func parseClstrmgr(s string) (*snapshot.AIXPowerHA, notes, error) {
 			if h.State == "" {
 				h.State = "inoperative"
 			}
-		case haStateRe.MatchString(l):
-			h.Installed, h.State, known = true, haStateRe.FindStringSubmatch(l)[1], true
-		case haVersionRe.MatchString(l):
-			if v, err := strconv.Atoi(haVersionRe.FindStringSubmatch(l)[1]); err == nil {
+		case haStateRe().MatchString(l):
+			h.Installed, h.State, known = true, haStateRe().FindStringSubmatch(l)[1], true
+		case haVersionRe().MatchString(l):
+			if v, err := strconv.Atoi(haVersionRe().FindStringSubmatch(l)[1]); err == nil {
 				h.CLVersion = &v
 			}
-		case haVRMFRe.MatchString(l):
-			h.VRMF = haVRMFRe.FindStringSubmatch(l)[1]
+		case haVRMFRe().MatchString(l):
+			h.VRMF = haVRMFRe().FindStringSubmatch(l)[1]
 		}
 	}
 	if !known {

@@ -1,7 +1,7 @@
 package aix
 
 import (
-	"regexp"
+	"github.com/dbhost/dbhost/internal/lazyre"
 	"strconv"
 	"strings"
 
@@ -10,7 +10,7 @@ import (
 
 // oslevelRe is `oslevel -s`'s answer: VVVV-TT-SS-YYWW (5300-12-04-1119,
 // 7200-05-03-2148); AIX 5.2 and early 5.3 print no build week.
-var oslevelRe = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}(-[0-9]{2})?(-[0-9]{4})?$`)
+var oslevelRe = lazyre.New(`^[0-9]{4}-[0-9]{2}(-[0-9]{2})?(-[0-9]{4})?$`)
 
 // parseOSLevel reads `oslevel -s`: the one level line (a warning such as
 // oslevel's "not all filesets" note may precede it).
@@ -21,7 +21,7 @@ func parseOSLevel(s string) (string, notes, error) {
 		if l == "" {
 			continue
 		}
-		if oslevelRe.MatchString(l) {
+		if oslevelRe().MatchString(l) {
 			return l, n, nil
 		}
 		n.add(i+1, "expected a level such as 7200-05-03-2148, got %q", trunc(l, 40))
@@ -46,7 +46,7 @@ func keyValue(l string) (key, val string, ok bool) {
 
 // smtTypeRe reads lparstat's Type: Dedicated, Shared, Dedicated-SMT,
 // Shared-SMT (POWER5/6: two threads), Shared-SMT-4, Dedicated-SMT-8.
-var smtTypeRe = regexp.MustCompile(`^(Dedicated|Shared)(-SMT(-([0-9]+))?)?$`)
+var smtTypeRe = lazyre.New(`^(Dedicated|Shared)(-SMT(-([0-9]+))?)?$`)
 
 // parseLparstat reads `lparstat -i`: "Label   : value" lines.
 func parseLparstat(s string) (*snapshot.AIXLPAR, notes, error) {
@@ -83,7 +83,7 @@ func parseLparstat(s string) (*snapshot.AIXLPAR, notes, error) {
 			}
 		case "Type":
 			lp.Type = v
-			if m := smtTypeRe.FindStringSubmatch(v); m != nil {
+			if m := smtTypeRe().FindStringSubmatch(v); m != nil {
 				lp.Shared = ptr(m[1] == "Shared")
 				smt := 1
 				switch {
@@ -209,9 +209,9 @@ func parsePrtconf(s string) (*snapshot.AIXPrtconf, notes, error) {
 }
 
 var (
-	smtProcRe = regexp.MustCompile(`^(proc[0-9]+) has ([0-9]+) SMT threads?\.?$`)
-	smtBindRe = regexp.MustCompile(`^Bind processor ([0-9]+) is bound with (proc[0-9]+)\.?$`)
-	smtMaxRe  = regexp.MustCompile(`supports up to ([0-9]+) SMT threads? per processor`)
+	smtProcRe = lazyre.New(`^(proc[0-9]+) has ([0-9]+) SMT threads?\.?$`)
+	smtBindRe = lazyre.New(`^Bind processor ([0-9]+) is bound with (proc[0-9]+)\.?$`)
+	smtMaxRe  = lazyre.New(`supports up to ([0-9]+) SMT threads? per processor`)
 )
 
 // parseSmtctl reads `smtctl`'s report.
@@ -228,8 +228,8 @@ func parseSmtctl(s string) (*snapshot.AIXSMT, notes, error) {
 			smt.Capable, known = ptr(false), true
 		case strings.Contains(t, "is SMT capable"):
 			smt.Capable, known = ptr(true), true
-		case smtMaxRe.MatchString(t):
-			x, _ := strconv.Atoi(smtMaxRe.FindStringSubmatch(t)[1])
+		case smtMaxRe().MatchString(t):
+			x, _ := strconv.Atoi(smtMaxRe().FindStringSubmatch(t)[1])
 			smt.MaxThreads, known = &x, true
 		case strings.HasPrefix(t, "SMT is currently enabled"):
 			smt.Enabled, known = ptr(true), true
@@ -237,16 +237,16 @@ func parseSmtctl(s string) (*snapshot.AIXSMT, notes, error) {
 			smt.Enabled, known = ptr(false), true
 		case strings.HasPrefix(t, "SMT boot mode is "):
 			smt.BootMode, known = strings.TrimSuffix(strings.TrimPrefix(t, "SMT boot mode is "), "."), true
-		case smtProcRe.MatchString(t):
-			m := smtProcRe.FindStringSubmatch(t)
+		case smtProcRe().MatchString(t):
+			m := smtProcRe().FindStringSubmatch(t)
 			x, _ := strconv.Atoi(m[2])
 			if _, dup := idx[m[1]]; !dup {
 				idx[m[1]] = len(smt.Procs)
 				smt.Procs = append(smt.Procs, snapshot.AIXSMTProc{Name: m[1], Threads: x, BindCPUs: []int{}})
 			}
 			known = true
-		case smtBindRe.MatchString(t):
-			m := smtBindRe.FindStringSubmatch(t)
+		case smtBindRe().MatchString(t):
+			m := smtBindRe().FindStringSubmatch(t)
 			cpu, _ := strconv.Atoi(m[1])
 			j, ok := idx[m[2]]
 			if !ok {

@@ -44,7 +44,7 @@ func parsePsEf(s string) ([]psRow, notes, error) {
 			out = append(out, r)
 			continue
 		}
-		if monthRe.MatchString(rest[0]) && len(rest) > 1 {
+		if monthRe().MatchString(rest[0]) && len(rest) > 1 {
 			r.STime, rest = rest[0]+" "+rest[1], rest[2:]
 		} else {
 			r.STime, rest = rest[0], rest[1:]
