@@ -5,6 +5,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -290,4 +291,115 @@ func TestFixpointPendingKinds(t *testing.T) {
 		t.Fatal("numa-off: numa.disabled-at-boot did not fire")
 	}
 	_ = snapshot.SchemaVersion
+}
+
+// TestFixpointIRQ: numa.cpu-irq-imbalance's IRQ fixes converge. Its runtime
+// fix writes smp_affinity_list, which no plan change carries and the tree
+// simulator cannot serve interrupts for, so the test follows it on the
+// snapshot: every IRQ the fix names is then served on the CPUs it names (as
+// after a reboot with the persistent boot unit), and the re-audit must ask
+// for no further IRQ move. Before issue 26, the hot-node finding spread a
+// NIC's queues over the nodes and the off-node finding moved them back.
+func TestFixpointIRQ(t *testing.T) {
+	const id = "numa.cpu-irq-imbalance"
+	fixLine := regexp.MustCompile(`^for q in ([0-9 ]+); do echo (\S+) > /proc/irq/\$q/smp_affinity_list; done$`)
+	const host = "interleaved-4n"
+	for _, scenario3 := range []bool{false, true} {
+		for _, w := range []string{rules.WorkloadOLTP, rules.WorkloadDSS} {
+			t.Run(fmt.Sprintf("%s/%s/scenario3=%v", host, w, scenario3), func(t *testing.T) {
+				s := facts.Collect(facts.Root{Dir: filepath.Join("..", "..", "testdata", "hosts", host)}, facts.Options{Now: epoch, Kind: "root"})
+				if scenario3 { // 000 Scenario 3: every NIC on node 0, its interrupts served there
+					var node0 []int
+					for _, n := range s.Topology.Nodes {
+						if n.ID == 0 {
+							node0 = n.CPUs
+						}
+					}
+					for i, ifc := range s.Network.Interfaces {
+						if ifc.Kind == "physical" && len(ifc.IRQs) > 0 {
+							zero := 0
+							s.Network.Interfaces[i].NUMANode = &zero
+							serveOn(s, strings.Fields(strings.Trim(fmt.Sprint(ifc.IRQs), "[]")), node0)
+						}
+					}
+				}
+				db, _ := rules.DetectDB(s, nil)
+				followed, hot := 0, false
+				for round := 0; ; round++ {
+					rep := rules.Run(&rules.Input{Snap: s, Workload: w, DB: db})
+					var moves []string
+					for _, f := range rep.Findings {
+						if f.ID != id {
+							continue
+						}
+						for _, line := range append(append([]string{}, f.Fix.Runtime...), f.Fix.Persistent...) {
+							if strings.Contains(line, "irqbalance") {
+								t.Errorf("round %d: %s offers irqbalance: %q", round, f.Setting, line)
+							}
+						}
+						if strings.Contains(f.Current, "served on node 0") {
+							hot = true
+						}
+						moves = append(moves, f.Fix.Runtime...)
+					}
+					if len(moves) == 0 {
+						break
+					}
+					if round > 0 {
+						t.Fatalf("after following %d IRQ fixes, the re-audit asks again: %q", followed, moves)
+					}
+					for _, line := range moves {
+						m := fixLine.FindStringSubmatch(line)
+						if m == nil {
+							t.Fatalf("an IRQ fix this test cannot follow: %q", line)
+						}
+						cpus, err := cpulist.Parse(m[2])
+						if err != nil {
+							t.Fatalf("%q: %v", line, err)
+						}
+						serveOn(s, strings.Fields(m[1]), cpus)
+						followed++
+					}
+				}
+				if followed == 0 && !scenario3 {
+					t.Fatalf("%s: no IRQ fix to follow: the case no longer tests anything", host)
+				}
+				if scenario3 && !hot {
+					t.Fatal("000 Scenario 3: no finding of the NIC interrupts all served on node 0: the case tests nothing")
+				}
+				if scenario3 && followed != 0 {
+					t.Errorf("000 Scenario 3: %d IRQ moves off the NICs' node 0 (000 keeps them there)", followed)
+				}
+			})
+		}
+	}
+}
+
+// serveOn makes the snapshot's interrupt counts of irqs those of a boot in
+// which they were served on cpus only.
+func serveOn(s *snapshot.Snapshot, irqs []string, cpus []int) {
+	on := map[int]bool{}
+	for _, c := range cpus {
+		on[c] = true
+	}
+	want := map[string]bool{}
+	for _, q := range irqs {
+		want[q] = true
+	}
+	for i, q := range s.IRQs.IRQs {
+		if !want[q.IRQ] {
+			continue
+		}
+		var total uint64
+		for _, c := range q.Counts {
+			total += c
+		}
+		counts := make([]uint64, len(q.Counts))
+		for j := range counts {
+			if j < len(s.IRQs.CPUs) && on[s.IRQs.CPUs[j]] {
+				counts[j] = total / uint64(len(cpus))
+			}
+		}
+		s.IRQs.IRQs[i].Counts = counts
+	}
 }

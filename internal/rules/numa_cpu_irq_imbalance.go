@@ -25,8 +25,10 @@ func init() {
 				Quote: "NUMA node 0 ends up not only processing more Oracle requests, it also processes the bulk of the system interrupts"},
 			{Doc: Seed000, Section: "Table 11. Detailed CPU usage by NUMA node.",
 				Quote: "0\t84.54%\t8.47%\t6.98%\t0.01%"},
-			{Doc: Seed000, Section: "I/O interrupts",
-				Quote: "the I/O interrupts should be processed on the same socket or blade where the I/O card is installed"},
+			{Doc: Seed000, Section: "Optimizing network performance — Test environment",
+				Quote: "each with an interrupt assigned to a CPU in the same NUMA node as the NIC"},
+			{Doc: Seed000, Section: "Scenario 3: Multiple Oracle Listener Processes",
+				Quote: "Associating each listener with a different physical network interface"},
 			{Doc: Seed000, Section: "Table 12. Oracle recommendation summary.",
 				Quote: "Multi-Listener\tON\tON\tON\t25%\t80%"},
 		},
@@ -129,7 +131,7 @@ func cpuImbalance(s *snapshot.Snapshot, nodeOf map[int]int) (Finding, bool, stri
 	return Finding{
 		Setting:     fmt.Sprintf("numa:node%d CPU load", hot),
 		Current:     fmt.Sprintf("node %d %.1f %% busy, other nodes %.1f %% on average (since boot)", hot, 100*pct[hot], 100*others),
-		Recommended: "load spread over the nodes: one listener (or connection pool) per node, IRQs spread, instances bound per node",
+		Recommended: "load spread over the nodes: one listener (or connection pool) per node, each on a NIC whose interrupts stay on its own node, instances bound per node",
 		Evidence:    "/proc/stat per-CPU time since boot, by node: " + per,
 		Why: "000 Scenario 3: a single Oracle listener on the NIC of node 0 kept node 0 at 99.84 % busy while the other seven " +
 			"nodes were near 50 %; one listener per node, each on its own NIC and subnet, added 25 % TPM (Table 12).",
@@ -169,22 +171,38 @@ func nicIRQImbalance(s *snapshot.Snapshot) (Finding, bool, string) {
 	if r := s.IRQs.IrqbalanceRunning; r != nil {
 		irqbalance = map[bool]string{true: "running", false: "not running"}[*r]
 	}
+	// 000 keeps a card's interrupts on its own socket ("each with an interrupt
+	// assigned to a CPU in the same NUMA node as the NIC") and cures the hot
+	// node with a NIC and a listener per node (Scenario 3). Moving one NIC's
+	// queues to other nodes only makes nicIRQRemote fire on the next audit,
+	// and irqbalance already keeps them on the NIC's node: neither is the fix.
+	var where []string
+	for _, ifc := range s.Network.Interfaces {
+		if ifc.Kind == "physical" && ifc.NUMANode != nil && len(ifc.IRQs) > 0 {
+			where = append(where, fmt.Sprintf("%s on node %d", ifc.Name, *ifc.NUMANode))
+		}
+	}
+	local := ""
+	if len(where) > 0 {
+		local = "; NIC nodes (device/numa_node): " + strings.Join(where, ", ")
+	}
 	return Finding{
 		Setting:     "irq:" + strings.Join(nics, ",") + " affinity",
 		Current:     fmt.Sprintf("%.0f %% of the interrupts of %s served on node %d", 100*share, strings.Join(nics, ", "), hot),
-		Recommended: "NIC queues' interrupts spread over the nodes (or one NIC per node, each with its own listener)",
-		Evidence: fmt.Sprintf("/proc/interrupts, IRQs %s of %s, by node since boot: %s; irqbalance %s",
-			List(tally.IRQs), strings.Join(nics, ", "), per, irqbalance),
+		Recommended: "a NIC on each node, each NIC's interrupts kept on its own node, and one listener per node bound to that node's NIC",
+		Evidence: fmt.Sprintf("/proc/interrupts, IRQs %s of %s, by node since boot: %s; irqbalance %s%s",
+			List(tally.IRQs), strings.Join(nics, ", "), per, irqbalance, local),
 		Why: "000 Scenario 3: with the NIC's interrupts all on node 0, node 0 spent 6.98 % of its time in interrupts (others " +
-			"about 0.6 %) and the scheduler pulled the work toward it: node 0 at 99.84 % busy, the rest near 50 %.",
+			"about 0.6 %) and the scheduler pulled the work toward it: node 0 at 99.84 % busy, the rest near 50 %. 000 kept " +
+			"each NIC's interrupts on the NIC's own node and added a NIC, an IP address and a listener per node (+25 % TPM, Table 12).",
 		Fix: Fix{
-			Runtime: []string{"systemctl start irqbalance   (or write CPU lists of each node to /proc/irq/<N>/smp_affinity_list per queue)"},
+			Runtime: []string{},
 			Persistent: []string{
-				"systemctl enable irqbalance, or a boot unit setting /proc/irq/<N>/smp_affinity_list per NIC queue",
-				"Oracle: one listener per node on an interface local to that node (000 Scenario 3)",
+				"cable and address a NIC on each NUMA node (its own IP address and subnet), leaving each NIC's queue interrupts on its own node",
+				"Oracle: one listener per node on that node's NIC, started with numactl --cpunodebind=N; clients spread over them (tnsnames ADDRESS_LIST with LOAD_BALANCE=on) (000 Scenario 3)",
 			},
 		},
-		Risk: "Spreading one NIC's queues over remote nodes makes packet data cross the interconnect; with one NIC per node, keep each NIC's IRQs on its own node instead.",
+		Risk: "Do not spread one NIC's queues over remote nodes (or let irqbalance do it): every packet's data would cross the interconnect, and this rule would then report the NIC's interrupts served off its node.",
 	}, true, ""
 }
 
@@ -245,7 +263,7 @@ func nicIRQRemote(s *snapshot.Snapshot, nodeOf map[int]int) []Finding {
 				"interrupts); serving them on another node than the NIC's adds an interconnect hop to every packet.",
 			Fix: Fix{
 				Runtime:    []string{fmt.Sprintf("for q in %s; do echo %s > /proc/irq/$q/smp_affinity_list; done", strings.Join(intStrings(ifc.IRQs), " "), sh(cpus))},
-				Persistent: []string{"irqbalance (it keeps device IRQs on the device's node), or a boot unit writing smp_affinity_list per queue"},
+				Persistent: []string{"a boot unit (or udev rule) writing the CPUs of the NIC's node to smp_affinity_list per queue"},
 			},
 			Risk: "Pinning all queues of a busy NIC to one node concentrates softirq work there; spread them over that node's CPUs.",
 		})

@@ -53,6 +53,54 @@ func TestCPUIRQImbalance(t *testing.T) {
 			t.Fatalf("%+v", rep.Findings)
 		}
 	})
+	// 000 Scenario 3: one NIC, on node 0, its interrupts served on node 0
+	// (where its driver puts them: "each with an interrupt assigned to a CPU
+	// in the same NUMA node as the NIC"). 000 kept them there and added a NIC
+	// and a listener per node; spreading eno24's queues over the nodes would
+	// make the same rule report them served off the NIC's node next time.
+	scenario3 := func() *snapshot.Snapshot {
+		s := nic(load(500, 450), 100000, 0)
+		s.Network.Interfaces[0].Name = "eno24"
+		s.Network.Interfaces[0].NUMANode = ptr(0)
+		return s
+	}
+	t.Run("000 Scenario 3: NIC on node 0, its interrupts there: a NIC and a listener per node", func(t *testing.T) {
+		rep := run(t, id, scenario3(), WorkloadOLTP, DBOracle)
+		if len(rep.Findings) != 1 {
+			t.Fatalf("%+v", rep.Findings)
+		}
+		f := rep.Findings[0]
+		if !strings.Contains(f.Recommended, "a NIC on each node") || !strings.Contains(f.Recommended, "kept on its own node") ||
+			strings.Contains(f.Recommended, "spread over the nodes") || len(f.Fix.Runtime) != 0 ||
+			!strings.Contains(f.Evidence, "eno24 on node 0") {
+			t.Fatalf("%+v", f)
+		}
+		for _, line := range f.Fix.Persistent {
+			if strings.Contains(line, "irqbalance") || strings.Contains(line, "smp_affinity") {
+				t.Errorf("moves eno24's queues (irqbalance changes nothing here): %q", line)
+			}
+		}
+	})
+	t.Run("000 Scenario 3 followed: a second NIC on node 1 with its interrupts there is quiet", func(t *testing.T) {
+		s := scenario3()
+		s.Network.Interfaces = append(s.Network.Interfaces, snapshot.Interface{Name: "eno25", Kind: "physical", NUMANode: ptr(1), IRQs: []int{50, 51}})
+		for _, q := range []string{"50", "51"} {
+			s.IRQs.IRQs = append(s.IRQs.IRQs, snapshot.IRQ{IRQ: q, Counts: []uint64{0, 0, 0, 0, 100000, 100000, 100000, 100000}})
+		}
+		quiet(t, id, s, WorkloadOLTP, DBOracle)
+	})
+	t.Run("interrupts served off the NIC's node: back on its node, never irqbalance", func(t *testing.T) {
+		s := scenario3()
+		s.Network.Interfaces[0].NUMANode = ptr(1)
+		rep := run(t, id, s, WorkloadOLTP, DBOracle)
+		for _, f := range rep.Findings {
+			for _, line := range append(f.Fix.Runtime, f.Fix.Persistent...) {
+				if strings.Contains(line, "irqbalance") {
+					t.Errorf("%s: offers irqbalance: %q", f.Setting, line)
+				}
+			}
+		}
+	})
 	t.Run("balanced passes", func(t *testing.T) {
 		quiet(t, id, nic(load(700, 650), 5000, 5000), WorkloadOLTP, DBOracle)
 		quiet(t, id, load(200, 50), WorkloadOLTP, DBOracle) // idle host: not busy enough to matter
