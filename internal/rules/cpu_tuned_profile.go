@@ -20,24 +20,7 @@ func init() {
 		Area:     AreaCPU,
 		Severity: SevWarning,
 		Title:    "The tuned profile does not fit the workload",
-		Sources: []Source{
-			{Doc: Seed000, Section: "Table 13. Summary of suggested tunable settings for best overall performance.",
-				Quote: "tuned-adm profile\tlatency-performance"},
-			{Doc: Seed000, Section: "tuned-adm",
-				Quote: "we recommend using the latency-performance profile for RHEL6 and the network-latency profile on RHEL7"},
-			{Doc: Seed000, Section: "Table 8. FIO test configurations.",
-				Quote: "tuned-adm profile\tbalanced\tlatency-performance"},
-			{Doc: Seed003, Section: "Tuned – Database workload — OLTP workload - Tuned Profile comparison",
-				Quote: "latency-performance vs throughput-performance"},
-			{Doc: Seed003, Section: "Tuned – Database workload",
-				Quote: "The latency profiles tweak the CPU power features and they will not work if the BIOS is not configured properly"},
-			{Doc: Seed003, Section: "Tuned: Throughput Profiles - RHEL7",
-				Quote: "dirty_ratio\tPercent\t20\t40"},
-			{Doc: Seed003, Section: "Tuned: Latency Profiles - RHEL7",
-				Quote: "dirty_ratio\tpercent\t20\t10"},
-			{Doc: Seed003, Section: "Tuned: Virtualization Profiles - RHEL7",
-				Quote: "Inherits From/Notes\t\t\tthroughput-performance\tthroughput-performance"},
-		},
+		Sources:  tunedSources,
 		Scope: Scope{
 			Distros: "RHEL/Oracle Linux/CentOS 6+ (tuned-adm), SLES, Debian/Ubuntu with the tuned package",
 			Note: "a custom profile fits when it includes a fitting stock profile (read from its tuned.conf files); dbhost plan exports one " +
@@ -45,6 +28,49 @@ func init() {
 		},
 		Check: checkTunedProfile,
 	})
+}
+
+// tunedSources: [0:3] 000's latency-performance (Table 13, § tuned-adm,
+// Table 8), [3] 003's OLTP comparison, [4] 003's BIOS caveat for the latency
+// profiles, [5] 003's throughput profiles, [6] 003's latency profiles, [7]
+// 003's virtualization profiles.
+var tunedSources = []Source{
+	{Doc: Seed000, Section: "Table 13. Summary of suggested tunable settings for best overall performance.",
+		Quote: "tuned-adm profile\tlatency-performance"},
+	{Doc: Seed000, Section: "tuned-adm",
+		Quote: "we recommend using the latency-performance profile for RHEL6 and the network-latency profile on RHEL7"},
+	{Doc: Seed000, Section: "Table 8. FIO test configurations.",
+		Quote: "tuned-adm profile\tbalanced\tlatency-performance"},
+	{Doc: Seed003, Section: "Tuned – Database workload — OLTP workload - Tuned Profile comparison",
+		Quote: "latency-performance vs throughput-performance"},
+	{Doc: Seed003, Section: "Tuned – Database workload",
+		Quote: "The latency profiles tweak the CPU power features and they will not work if the BIOS is not configured properly"},
+	{Doc: Seed003, Section: "Tuned: Throughput Profiles - RHEL7",
+		Quote: "dirty_ratio\tPercent\t20\t40"},
+	{Doc: Seed003, Section: "Tuned: Latency Profiles - RHEL7",
+		Quote: "dirty_ratio\tpercent\t20\t10"},
+	{Doc: Seed003, Section: "Tuned: Virtualization Profiles - RHEL7",
+		Quote: "Inherits From/Notes\t\t\tthroughput-performance\tthroughput-performance"},
+}
+
+// tunedSourcesFor: the sources that support recommending profile want, and
+// only those (000's "latency-performance for RHEL6 and network-latency on
+// RHEL7" does not support virtual-guest or throughput-performance).
+func tunedSourcesFor(want string) []Source {
+	pick := func(ix ...int) []Source {
+		out := make([]Source, 0, len(ix))
+		for _, i := range ix {
+			out = append(out, tunedSources[i])
+		}
+		return out
+	}
+	switch want {
+	case "latency-performance", "network-latency":
+		return pick(0, 1, 2, 3, 4, 6)
+	case "virtual-guest", "virtual-host":
+		return pick(7, 5)
+	}
+	return pick(5)
 }
 
 func checkTunedProfile(in *Input) Outcome {
@@ -84,6 +110,7 @@ func checkTunedProfile(in *Input) Outcome {
 			Fix: Fix{Runtime: append([]string{PkgInstall(s.Host, "tuned") + " && systemctl enable --now tuned && tuned-adm profile " + sh(want)}, fix.Runtime[1:]...),
 				Persistent: fix.Persistent},
 			Changes: tchange,
+			Sources: tunedSourcesFor(want),
 			Risk:    "A profile changes many settings at once (governor, C-states, THP, dirty ratios, read-ahead): apply it in a maintenance window and compare.",
 		}
 		return Found(f)
@@ -121,7 +148,7 @@ func checkTunedProfile(in *Input) Outcome {
 	if active == "" {
 		return Found(Finding{
 			Setting: "tuned-adm profile", Current: "no active profile (tuned-adm off)", Recommended: want,
-			Evidence: ev, Why: why, Fix: fix, Changes: tchange, Risk: risk,
+			Evidence: ev, Why: why, Fix: fix, Changes: tchange, Risk: risk, Sources: tunedSourcesFor(want),
 		})
 	}
 	// Fits: a fitting stock profile is active, or a custom one built on one.
@@ -157,6 +184,7 @@ func checkTunedProfile(in *Input) Outcome {
 				Fix:     sfix,
 				Changes: pin(base, &sfix),
 				Pending: PendingRestart,
+				Sources: tunedSourcesFor(base),
 				Risk:    risk,
 			})
 		}
@@ -182,6 +210,7 @@ func checkTunedProfile(in *Input) Outcome {
 		Why:         why,
 		Fix:         fix,
 		Changes:     tchange,
+		Sources:     tunedSourcesFor(want),
 		Risk:        risk,
 	})
 }

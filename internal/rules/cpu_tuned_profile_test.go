@@ -108,3 +108,37 @@ func TestTunedProfile(t *testing.T) {
 	// Nothing known about tuned: cannot check.
 	cannot(t, id, host(), WorkloadOLTP, DBOracle, "config.tuned")
 }
+
+// Issue 26, "Claims the seeds do not make": 000's Oracle section names no
+// tuned profile (it boots with intel_idle.max_cstate=1), and 000's "§
+// tuned-adm" recommendation (latency-performance on RHEL6, network-latency
+// on RHEL7) supports only the latency profiles: a finding recommending
+// virtual-guest or throughput-performance does not cite it.
+func TestTunedProfileCitesWhatSupportsIt(t *testing.T) {
+	const id = "cpu.tuned-profile"
+	mk := func(profile string) *snapshot.Snapshot {
+		s := host()
+		s.Config.Tuned = snapshot.Tuned{Installed: true, ActiveProfile: ptr(profile), ProfileMode: "manual", Running: ptr(true)}
+		return s
+	}
+	cites000 := func(f Finding) bool {
+		for _, src := range f.Sources {
+			if src.Doc == Seed000 {
+				return true
+			}
+		}
+		return false
+	}
+	f := fires(t, id, mk("balanced"), WorkloadOLTP, DBOracle)
+	if strings.Contains(f.Why, "Oracle OLTP") || !cites000(f) {
+		t.Fatalf("OLTP: %q %+v", f.Why, f.Sources)
+	}
+	if f = fires(t, id, mk("balanced"), WorkloadDSS, DBOracle); cites000(f) || len(f.Sources) == 0 {
+		t.Fatalf("throughput-performance cites 000's latency profiles: %+v", f.Sources)
+	}
+	g := mk("balanced")
+	g.Host.Virt.Guest, g.Host.Virt.Type = true, "kvm"
+	if f = fires(t, id, g, WorkloadOLTP, DBOracle); f.Recommended[:13] != "virtual-guest" || cites000(f) {
+		t.Fatalf("virtual-guest cites 000's latency profiles: %s %+v", f.Recommended, f.Sources)
+	}
+}

@@ -61,7 +61,8 @@ func TunedProfileFor(workload, role, db string) TunedChoice {
 			fit = append(fit, "postgresql")
 		}
 		return TunedChoice{"latency-performance", fit,
-			"OLTP: latency-performance, which 000 recommends (Table 13, § tuned-adm) and used for its Oracle OLTP, I/O and network tests; " +
+			"OLTP: latency-performance, which 000 recommends (Table 13, § tuned-adm) and set for its messaging, network and FIO tests " +
+				"(Tables 2, 5 and 8; its Oracle tests name no profile); " +
 				"003 compares it with throughput-performance for OLTP. It keeps C-states at C1 and the clock at full speed"}
 	case role == RoleHypervisor:
 		return TunedChoice{"virtual-host", []string{"virtual-host"},

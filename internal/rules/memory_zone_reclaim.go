@@ -23,7 +23,9 @@ func init() {
 		},
 		Scope: Scope{
 			Kernels: "all; the default is 0 since 3.16 (older kernels turned it on when a node distance exceeded RECLAIM_DISTANCE)",
-			Note:    "on only when each workload partition fits in one node and remote access is measured to cost more than a cache miss",
+			Note: "on only when each workload partition fits in one node and remote access is measured to cost more than a cache miss. " +
+				"Seeds 000 and 003 do not name vm.zone_reclaim_mode: 000 is cited only for the kernel's aim of keeping memory close to the CPU; " +
+				"the advice is the kernel's documentation and commit",
 		},
 		Check: checkZoneReclaim,
 	})
@@ -51,7 +53,7 @@ func checkZoneReclaim(in *Input) Outcome {
 		Why: "With zone reclaim on, an allocation that does not fit in the local node first reclaims that node's page cache " +
 			"(and with bits 2/4 writes out dirty or mapped pages) instead of using free memory on another node: a database's " +
 			"file cache is thrown away and allocations stall in reclaim. The kernel turned it off by default because it " +
-			"\"destroys performance\" for workloads that are not partitioned per node.",
+			"\"destroys performance\" for workloads that are not partitioned per node (the kernel's words; seeds 000 and 003 do not name this knob).",
 		Fix:     SysctlFix("vm.zone_reclaim_mode", "0"),
 		Changes: []change.Change{in.SysctlChange("memory.zone-reclaim", "vm.zone_reclaim_mode", "0", zoneReclaimWhy)},
 		Risk:    "None known for databases; a workload that was partitioned per node on purpose may see more remote allocations.",

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/dbhost/dbhost/internal/change"
@@ -25,4 +26,16 @@ func TestZoneReclaim(t *testing.T) {
 	bad := host()
 	bad.Sysctl["vm.zone_reclaim_mode"] = "x"
 	cannot(t, id, bad, WorkloadOLTP, DBPostgres, "not an integer")
+}
+
+// Issue 26: the seeds do not name vm.zone_reclaim_mode; the rule cites 000's
+// general NUMA sentence and must say that the knob is not the seed's.
+func TestZoneReclaimSaysTheSeedsDoNotNameIt(t *testing.T) {
+	r, _ := Lookup("memory.zone-reclaim")
+	s := host()
+	s.Sysctl["vm.zone_reclaim_mode"] = "1"
+	f := fires(t, r.ID, s, WorkloadOLTP, DBPostgres)
+	if !strings.Contains(r.Scope.Note, "do not name vm.zone_reclaim_mode") || !strings.Contains(f.Why, "do not name this knob") {
+		t.Fatalf("scope %q, why %q", r.Scope.Note, f.Why)
+	}
 }
