@@ -31,7 +31,7 @@ func findingIDs(d auditDoc, host int) string {
 }
 
 func TestCLIAuditRootJSONAndFailOn(t *testing.T) {
-	tree := cliTree(t) // vm.swappiness 60, no SwapTotal line: memory.swappiness fires
+	tree := sles11Kernel(t, cliTree(t)) // vm.swappiness 60, no SwapTotal line: memory.swappiness fires (a warning on 3.0)
 	code, out, errs := cliRun(t, "audit", "--root", tree, "--format", "json", "--workload", "oltp", "--explain")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
@@ -60,7 +60,7 @@ func TestCLIAuditRootJSONAndFailOn(t *testing.T) {
 }
 
 func TestCLIAuditFleetAndArtifacts(t *testing.T) {
-	tree := cliTree(t)
+	tree := sles11Kernel(t, cliTree(t))
 	dir := t.TempDir()
 	a := filepath.Join(dir, "a.json")
 	if code, _, errs := cliRun(t, "collect", "--root", tree, "--format", "json", "-o", a); code != 0 {

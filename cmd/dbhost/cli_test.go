@@ -57,6 +57,17 @@ func cliTree(t *testing.T) string {
 	return d
 }
 
+// sles11Kernel makes tree a SLES 11 SP4 host (3.0): there vm.swappiness 60
+// is a warning (003: "Not needed as much in RHEL7", so info from 3.10 on),
+// the one warning the --fail-on and fleet tests count on.
+func sles11Kernel(t *testing.T, tree string) string {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(tree, "proc/sys/kernel/osrelease"), []byte("3.0.101-63-default\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return tree
+}
+
 func wantContains(t *testing.T, what, got string, wants ...string) {
 	t.Helper()
 	for _, w := range wants {

@@ -121,7 +121,7 @@ func promtoolCheck(t *testing.T, what, text string) {
 }
 
 func TestCLIExporter(t *testing.T) {
-	tree := cliTree(t)
+	tree := sles11Kernel(t, cliTree(t))
 	addr := startExporter(t, "--root", tree, "--cache-interval", "1h")
 	code, body := httpGet(t, http.DefaultClient, "http://"+addr+"/metrics", "", "")
 	if code != 200 {
@@ -130,7 +130,7 @@ func TestCLIExporter(t *testing.T) {
 	wantContains(t, "exporter metrics", body,
 		`dbhost_finding{area="memory",rule="memory.swappiness",setting="vm.swappiness",severity="warning"} 1`,
 		`dbhost_findings{severity="critical"} 0`,
-		`dbhost_info{db="none",host="clihost",kernel="6.1.0-test"`,
+		`dbhost_info{db="none",host="clihost",kernel="3.0.101-63-default"`,
 		`dbhost_node_memory_bytes{node="0"} 1.6777216e+07`,
 		"dbhost_last_audit_timestamp_seconds ", "dbhost_audits_total 1\n", "dbhost_audit_success 1\n", "go_goroutines ")
 	promtoolCheck(t, "the exporter's /metrics", body)
