@@ -56,16 +56,16 @@ func (c *ApplyCase) Plan() *plan.Plan {
 	opposite := map[string]string{"0": "1", "1": "0"}
 	cs := []change.Change{
 		{Kind: change.Sysctl, Key: "kernel.numa_balancing", Value: opposite[c.NUMABalancing], Current: c.NUMABalancing,
-			Rule: "lab.numa-balancing", Why: "lab: the opposite of the boot value"},
+			Rule: "numa.balancing-with-db-shm", Why: "lab: the opposite of the boot value"},
 		{Kind: change.Sysctl, Key: "vm.swappiness", Value: c.Swappiness, Current: "60",
-			Rule: "lab.swappiness", Why: "lab: another value than the boot one"},
+			Rule: "memory.swappiness", Why: "lab: another value than the boot one"},
 		{Kind: change.Sysfs, Key: pathTHP, Value: c.THP, Current: c.BootTHP,
-			Rule: "lab.thp", Why: "lab: the kernel may change vm.min_free_kbytes with it"},
+			Rule: "memory.thp-enabled", Why: "lab: the kernel may change vm.min_free_kbytes with it"},
 	}
 	for _, n := range sortedNodes(c.Hugepages) {
 		cs = append(cs, change.Change{Kind: change.Sysfs, Key: nodeHugepagesPath(n),
 			Value: strconv.FormatInt(c.Hugepages[n], 10), Current: strconv.FormatInt(c.BootHugepages[n], 10),
-			Rule: "lab.hugepages", Why: "lab: per-node pool"})
+			Rule: "memory.hugepages-too-few", Why: "lab: per-node pool"})
 	}
 	return &plan.Plan{SchemaVersion: plan.SchemaVersion, Host: "dbhost-lab", Workload: "oltp", DB: "lab",
 		Changes: cs, PendingReboot: []change.Change{}, FindingsWithoutChanges: []plan.Advice{}}

@@ -300,3 +300,20 @@ func FuzzParseApplyTable(f *testing.F) {
 		}
 	})
 }
+
+// TestApplyCasePlansVet: the plans the lab's apply guests run are plans
+// dbhost's catalog makes (apply --plan refuses any other change: issue 24).
+func TestApplyCasePlansVet(t *testing.T) {
+	two, _ := twoNodeCase()
+	ml, _ := memorylessCase()
+	for _, c := range []*ApplyCase{two, ml} {
+		p := c.Plan()
+		b, err := p.JSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Vet(b); err != nil {
+			t.Errorf("the lab's plan is refused: %v", err)
+		}
+	}
+}
