@@ -86,7 +86,7 @@ func readTopology(c *Collector) {
 	readNodes(c, t)
 	assignCPUNodes(c, t)
 	derivePackages(t, extra)
-	countCores(t)
+	recountTopology(t)
 }
 
 // cpuExtra is what readCPU learns besides the snapshot's CPU: which files
@@ -383,13 +383,6 @@ func derivePackages(t *snapshot.Topology, extra []cpuExtra) {
 				Believed: "cpuN/topology/physical_package_id"})
 		}
 	}
-	sockets := map[int]bool{}
-	for _, cp := range t.CPUs {
-		if cp.Socket >= 0 {
-			sockets[cp.Socket] = true
-		}
-	}
-	t.Sockets = len(sockets)
 }
 
 // countCores counts physical cores and online threads. A core is a set of
