@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	buildversion "github.com/dbhost/dbhost/internal/version"
 	"io"
 	"os"
 	"time"
@@ -147,7 +148,8 @@ func runAudit(c *cobra.Command, src *sourceFlags, out *outputFlags, f *auditFlag
 		case "markdown":
 			b = report.FindingsMarkdown(reps, o)
 		case "prometheus":
-			b, err = report.FindingsPrometheus(report.Audit{Report: rep, Snap: snap, At: time.Now(), Duration: time.Since(t0), Version: version})
+			b, err = report.FindingsPrometheus(report.Audit{Report: rep, Snap: snap, At: time.Now(), Duration: time.Since(t0), Version: version,
+				Revision: buildversion.Get().Revision, GoVersion: buildversion.Get().GoVersion})
 		default:
 			b = report.FindingsText(reps, o)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	buildversion "github.com/dbhost/dbhost/internal/version"
 	"log/slog"
 	"net"
 	"net/http"
@@ -106,7 +107,8 @@ func exporterAudit(spec hostsrc.Spec, scope *scopeFlags, set *artifacts.Set) fun
 			return report.Audit{}, err
 		}
 		r := auditOne(s, "", scope, set)
-		return report.Audit{Report: r, Snap: s, At: time.Now(), Duration: time.Since(t0), Version: version}, nil
+		return report.Audit{Report: r, Snap: s, At: time.Now(), Duration: time.Since(t0), Version: version,
+			Revision: buildversion.Get().Revision, GoVersion: buildversion.Get().GoVersion}, nil
 	}
 }
 

@@ -15,12 +15,14 @@ import (
 	"github.com/dbhost/dbhost/internal/report"
 	"github.com/dbhost/dbhost/internal/snapshot"
 	"github.com/dbhost/dbhost/internal/testhooks"
+	buildversion "github.com/dbhost/dbhost/internal/version"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "0.1.0-dev"
+// version names this build (internal/version: stamped by a release build,
+// else what the Go toolchain recorded); `dbhost version` prints the rest.
+var version = buildversion.String()
 
 // Exit codes: exitCodes is the one table, printed by `dbhost --help` and
 // copied in README (TestExitCodeTableInREADME keeps them equal).
@@ -148,7 +150,7 @@ or --snapshot FILE (a saved snapshot).
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageErr("%v (see 'dbhost help %s')", err, c.Name())
 	})
-	root.AddCommand(newCollectCmd(), newAuditCmd(), newAWRCmd(), newRulesCmd(), newPlaceCmd(), newNumaCmd(), newPlanCmd(), newApplyCmd(), newVerifyCmd(), newRollbackCmd(), newBenchCmd(), newCompareCmd(), newExperimentCmd(), newReportCmd(), newExporterCmd(), newDiffCmd())
+	root.AddCommand(newCollectCmd(), newAuditCmd(), newAWRCmd(), newRulesCmd(), newPlaceCmd(), newNumaCmd(), newPlanCmd(), newApplyCmd(), newVerifyCmd(), newRollbackCmd(), newBenchCmd(), newCompareCmd(), newExperimentCmd(), newReportCmd(), newExporterCmd(), newDiffCmd(), newVersionCmd())
 	usageArgs(root)
 	checkValues(root)
 	return root

@@ -24,6 +24,8 @@ type Audit struct {
 	Duration time.Duration
 	Prev     *snapshot.Snapshot
 	Version  string // dbhost's
+	// The build behind Version (internal/version), for dbhost_build_info.
+	Revision, GoVersion string
 }
 
 func desc(name, help string, labels ...string) *prometheus.Desc {
@@ -36,6 +38,7 @@ var (
 	descFindings  = desc("findings", "Findings of the last audit by severity.", "severity")
 	descRules     = desc("rules", "Rules of the last audit by result: failing, passed, could_not_check, not_applicable, skipped.", "result")
 	descInfo      = desc("info", "The audited host and the audit's scope (value 1).", "host", "kernel", "workload", "db", "version")
+	descBuild     = desc("build_info", "The dbhost build that ran the audit (value 1): its version, VCS commit (empty when not recorded) and Go toolchain.", "version", "revision", "goversion")
 	descLastAudit = desc("last_audit_timestamp_seconds", "When the last audit ran (Unix time).")
 	descAuditTime = desc("audit_duration_seconds", "How long the last audit took (facts read and rules run).")
 	descNodeMem   = desc("node_memory_bytes", "Memory of a NUMA node (node meminfo MemTotal).", "node")
@@ -125,6 +128,7 @@ func (a Audit) Metrics() []prometheus.Metric {
 		kernel = "AIX " + *s.AIX.OSLevel // an AIX host's kernel is its level (oslevel -s)
 	}
 	gauge(descInfo, 1, r.Host, kernel, r.Workload, r.DB, a.Version)
+	gauge(descBuild, 1, a.Version, a.Revision, a.GoVersion)
 	gauge(descLastAudit, float64(a.At.UnixNano())/1e9)
 	gauge(descAuditTime, a.Duration.Seconds())
 	gauge(descAbsent, float64(len(s.Absent)))
