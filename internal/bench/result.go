@@ -209,6 +209,9 @@ func ParseResult(name string, data []byte) (*Result, error) {
 		}
 		return nil, fmt.Errorf("%s: %v: expected a dbhost bench result (JSON)", name, err)
 	}
+	if r.Bench == "" && isHostSnapshot(data) {
+		return nil, fmt.Errorf("%s: a host snapshot (dbhost collect --format json), not a bench result: compare takes two results of dbhost bench ... --format json; two snapshots of a host are compared by dbhost diff A.json B.json", name)
+	}
 	switch {
 	case r.SchemaVersion == 0:
 		return nil, fmt.Errorf("%s: no schema_version: expected a dbhost bench result (dbhost bench X --format json)", name)
@@ -270,4 +273,16 @@ func (r *Result) Finish() {
 // Note adds a line said in the text output and kept in the JSON.
 func (r *Result) Note(format string, a ...any) {
 	r.Notes = append(r.Notes, fmt.Sprintf(format, a...))
+}
+
+// isHostSnapshot: the document has a snapshot's top-level keys (source,
+// topology, collected_at), the file a user most often hands compare by
+// mistake.
+func isHostSnapshot(data []byte) bool {
+	var head struct {
+		Source      json.RawMessage `json:"source"`
+		Topology    json.RawMessage `json:"topology"`
+		CollectedAt json.RawMessage `json:"collected_at"`
+	}
+	return json.Unmarshal(data, &head) == nil && head.Source != nil && head.Topology != nil && head.CollectedAt != nil
 }

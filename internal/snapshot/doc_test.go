@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"fmt"
 	"os"
 	"reflect"
 	"strings"
@@ -47,7 +48,38 @@ func TestSchemaDocumented(t *testing.T) {
 	}
 }
 
-// An unknown field is reported with its line, like syntax errors.
+// A snapshot of the current schema version with fields a newer dbhost
+// added (adding a field keeps the version) is read, with a note naming the
+// fields and the dbhost that wrote them: a fleet mid-upgrade still audits.
+func TestParseNewerFieldsReadWithNote(t *testing.T) {
+	in := fmt.Sprintf(`{"schema_version": %d, "source": {"kind": "live", "collector": "v9.0.0", "root": true, "tier": 2},
+	  "host": {"hostname": "db1", "kernel": "6.1", "os": "", "cmdline": "", "cmdline_args": null, "virt": {"hypervisor": false, "guest": false}, "new_fact": {"a": 1}},
+	  "sysctl": {"vm.swappiness": "10"},
+	  "topology": {"nodes": [{"id": 0, "future_kind": "dram"}, {"id": 1, "future_kind": "cxl"}]},
+	  "quantum": [1, 2]}`, SchemaVersion)
+	s, err := Parse("new.json", []byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Host.Hostname != "db1" || s.Sysctl["vm.swappiness"] != "10" {
+		t.Errorf("known fields not read: %+v %v", s.Host, s.Sysctl)
+	}
+	if len(s.Absent) != 1 {
+		t.Fatalf("absent = %+v, want one note", s.Absent)
+	}
+	a := s.Absent[0]
+	want := "written by dbhost v9.0.0: 4 field(s) this dbhost does not know were not read (host.new_fact, quantum, source.tier, topology.nodes[].future_kind)"
+	if a.Fact != "snapshot.fields" || a.Path != "new.json" || !strings.HasPrefix(a.Reason, want) {
+		t.Errorf("note = %+v\nwant reason %q", a, want)
+	}
+	// A field of the wrong type is still an error, not a note.
+	if _, err := Parse("x.json", []byte(fmt.Sprintf(`{"schema_version": %d, "host": {"hostname": 7}, "extra": 1}`, SchemaVersion))); err == nil {
+		t.Error("a retyped field was read")
+	}
+}
+
+// An unknown field in an older version's snapshot (no newer dbhost writes
+// one) is reported with its line, like syntax errors.
 func TestParseUnknownFieldLine(t *testing.T) {
 	_, err := Parse("x.json", []byte("{\n  \"schema_version\": 1,\n  \"bogus\": 2\n}\n"))
 	if err == nil || !strings.Contains(err.Error(), "x.json: invalid snapshot: line 3:") || !strings.Contains(err.Error(), "bogus") {
@@ -82,6 +114,9 @@ func TestParseUpgradesVersion1(t *testing.T) {
 	}
 	if _, err := Parse("v4.json", []byte(`{"schema_version": 4}`)); err == nil || !strings.Contains(err.Error(), "reads versions 1 to 3") {
 		t.Errorf("v4: %v", err)
+	}
+	if _, err := Parse("v4.json", []byte(`{"schema_version": 4, "source": {"collector": "v2.0.0"}}`)); err == nil || !strings.Contains(err.Error(), "written by dbhost v2.0.0, a newer format") {
+		t.Errorf("v4 with its collector: %v", err)
 	}
 	// A version 2 snapshot has no databases[]; it is read and upgraded.
 	s, err = Parse("v2.json", []byte(`{"schema_version": 2, "host": {"hostname": "db1", "kernel": "", "os": "", "cmdline": "", "cmdline_args": null, "virt": {"hypervisor": false, "guest": false}}}`))

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
+	"strings"
 
 	"github.com/dbhost/dbhost/internal/input"
 	"github.com/dbhost/dbhost/internal/jsonfmt"
@@ -53,6 +55,9 @@ func Read(path string) ([]byte, error) {
 func Parse(name string, b []byte) (*Snapshot, error) {
 	var head struct {
 		SchemaVersion *int `json:"schema_version"`
+		Source        struct {
+			Collector any `json:"collector"`
+		} `json:"source"`
 	}
 	if err := json.Unmarshal(b, &head); err != nil {
 		return nil, &InputError{File: name, Msg: "not a dbhost snapshot: " + jsonfmt.DecodeError(b, err)}
@@ -61,12 +66,28 @@ func Parse(name string, b []byte) (*Snapshot, error) {
 		return nil, &InputError{File: name, Msg: "not a dbhost snapshot: no schema_version field"}
 	}
 	if v := *head.SchemaVersion; v < oldestReadable || v > SchemaVersion {
-		return nil, &InputError{File: name, Msg: fmt.Sprintf("snapshot schema_version %d; this dbhost reads versions %d to %d", v, oldestReadable, SchemaVersion)}
+		msg := fmt.Sprintf("snapshot schema_version %d; this dbhost reads versions %d to %d", v, oldestReadable, SchemaVersion)
+		if c, ok := head.Source.Collector.(string); ok && c != "" && v > SchemaVersion {
+			msg += fmt.Sprintf(" (it was written by dbhost %s, a newer format: read it with that dbhost or a later one)", clip(c, 80))
+		}
+		return nil, &InputError{File: name, Msg: msg}
 	}
 	var s Snapshot
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&s); err != nil {
+	err := dec.Decode(&s)
+	var unknown []string
+	if err != nil && *head.SchemaVersion == SchemaVersion && strings.HasPrefix(err.Error(), "json: unknown field ") {
+		// Fields a newer dbhost added (adding a field keeps the schema
+		// version): read what this dbhost knows, and say what it skipped,
+		// so that a fleet mid-upgrade still audits.
+		if unknown = unknownFields(b, reflect.TypeFor[Snapshot]()); len(unknown) > 0 {
+			s = Snapshot{}
+			dec = json.NewDecoder(bytes.NewReader(b))
+			err = dec.Decode(&s)
+		}
+	}
+	if err != nil {
 		return nil, &InputError{File: name, Msg: "invalid snapshot: " + jsonfmt.DecodeError(b, err)}
 	}
 	if _, err := dec.Token(); err != io.EOF {
@@ -83,5 +104,36 @@ func Parse(name string, b []byte) (*Snapshot, error) {
 	// version 2 is version 3 without databases[]: the same fields decode
 	// unchanged, so the snapshot is upgraded in place.
 	s.SchemaVersion = SchemaVersion
+	if len(unknown) > 0 {
+		s.Absent = append(s.Absent, unknownAbsence(name, s.Source.Collector, unknown))
+	}
 	return &s, nil
+}
+
+// unknownAbsence is the note a snapshot with fields this dbhost does not
+// know carries: which fields were skipped and which dbhost wrote them.
+func unknownAbsence(name, collector string, fields []string) Absence {
+	const show, long = 8, 80 // the keys and the collector are the file's text: bounded
+	list := make([]string, 0, show)
+	for _, f := range fields[:min(len(fields), show)] {
+		list = append(list, clip(f, long))
+	}
+	more := ""
+	if n := len(fields) - len(list); n > 0 {
+		more = fmt.Sprintf(" and %d more", n)
+	}
+	by := "a newer dbhost"
+	if collector != "" {
+		by = "dbhost " + clip(collector, long)
+	}
+	return Absence{Fact: "snapshot.fields", Path: name, Reason: fmt.Sprintf(
+		"written by %s: %d field(s) this dbhost does not know were not read (%s%s); upgrade dbhost to judge them",
+		by, len(fields), strings.Join(list, ", "), more)}
+}
+
+func clip(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
 }
