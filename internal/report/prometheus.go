@@ -50,6 +50,7 @@ var (
 	descNumaMiss  = desc("numa_miss_total", "Pages allocated on a node other than the one asked for (vmstat numa_miss).")
 	descNumaFrgn  = desc("numa_foreign_total", "Pages meant for a node but allocated elsewhere (vmstat numa_foreign).")
 	descNumaHit   = desc("numa_hit_total", "Pages allocated on the node asked for (vmstat numa_hit).")
+	descNodeIRQ   = desc("node_interrupts_total", "Device interrupts served by a NUMA node's CPUs since boot (/proc/interrupts, numbered rows: a node's share of the host's is where its devices' IRQs land).", "node")
 	descNumaMigr  = desc("numa_pages_migrated_total", "Pages moved by automatic NUMA balancing (vmstat numa_pages_migrated).")
 	descPgMigrate = desc("pages_migrated_total", "Pages migrated successfully, by any cause (vmstat pgmigrate_success).")
 	descAbsent    = desc("facts_absent", "Facts the last audit could not read (not present, permission denied, malformed).")
@@ -163,6 +164,10 @@ func (a Audit) Metrics() []prometheus.Metric {
 			gauge(descNodeBusy, float64(busy[node]-prevBusy[node])/float64(total[node]-pt), id)
 		}
 	}
+	irqs := nodeInterrupts(s)
+	for _, node := range sortedKeys(irqs) {
+		counter(descNodeIRQ, float64(irqs[node]), strconv.Itoa(node))
+	}
 	for _, c := range []struct {
 		d   *prometheus.Desc
 		key string
@@ -264,6 +269,37 @@ func nodeTicks(s *snapshot.Snapshot) (busy, total map[int]uint64) {
 		total[node] += b + t.Idle + t.IOWait
 	}
 	return busy, total
+}
+
+// nodeInterrupts sums /proc/interrupts' numbered (device) rows per node of
+// the CPU columns; a node with CPUs but no interrupts counts 0, a host whose
+// interrupts were not read has no series.
+func nodeInterrupts(s *snapshot.Snapshot) map[int]uint64 {
+	out := map[int]uint64{}
+	if len(s.IRQs.CPUs) == 0 {
+		return out
+	}
+	nodeOf := map[int]int{}
+	for _, c := range s.Topology.CPUs {
+		if c.Node >= 0 {
+			nodeOf[c.ID] = c.Node
+			out[c.Node] += 0
+		}
+	}
+	for _, q := range s.IRQs.IRQs {
+		if _, err := strconv.Atoi(q.IRQ); err != nil {
+			continue
+		}
+		for k, n := range q.Counts {
+			if k >= len(s.IRQs.CPUs) {
+				break
+			}
+			if node, ok := nodeOf[s.IRQs.CPUs[k]]; ok {
+				out[node] += n
+			}
+		}
+	}
+	return out
 }
 
 func sortedKeys(m map[int]uint64) []int {

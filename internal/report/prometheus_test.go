@@ -198,3 +198,30 @@ func TestPrometheusAIXMetrics(t *testing.T) {
 		t.Errorf("a Linux host has AIX series: %v", g)
 	}
 }
+
+// dbhost_node_interrupts_total: numbered rows only (LOC is the local timer,
+// not a device), columns by their CPU id (an offline CPU leaves a gap), a
+// node with CPUs and no device interrupts at 0; no series when
+// /proc/interrupts was not read.
+func TestPrometheusNodeInterrupts(t *testing.T) {
+	s := &snapshot.Snapshot{}
+	s.Topology.CPUs = []snapshot.CPU{{ID: 0, Node: 0}, {ID: 1, Node: 0}, {ID: 2, Node: 1}, {ID: 3, Node: 1}, {ID: 4, Node: 2}, {ID: 5, Node: -1}}
+	if got := nodeInterrupts(s); len(got) != 0 {
+		t.Errorf("no /proc/interrupts: %v", got)
+	}
+	s.IRQs = snapshot.IRQs{CPUs: []int{0, 1, 3, 4}, IRQs: []snapshot.IRQ{
+		{IRQ: "24", Counts: []uint64{10, 5, 100, 0}},
+		{IRQ: "25", Counts: []uint64{1, 0, 0}}, // fewer columns
+		{IRQ: "LOC", Counts: []uint64{1000, 1000, 1000, 1000}},
+	}}
+	got := nodeInterrupts(s)
+	want := map[int]uint64{0: 16, 1: 100, 2: 0}
+	if len(got) != len(want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("node %d: %d, want %d (all %v)", k, got[k], v, got)
+		}
+	}
+}
