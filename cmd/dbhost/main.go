@@ -150,7 +150,7 @@ or --snapshot FILE (a saved snapshot).
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageErr("%v (see 'dbhost help %s')", err, c.Name())
 	})
-	root.AddCommand(newCollectCmd(), newAuditCmd(), newAWRCmd(), newRulesCmd(), newPlaceCmd(), newNumaCmd(), newPlanCmd(), newApplyCmd(), newVerifyCmd(), newRollbackCmd(), newBenchCmd(), newCompareCmd(), newExperimentCmd(), newReportCmd(), newExporterCmd(), newDiffCmd(), newVersionCmd())
+	root.AddCommand(newCollectCmd(), newAuditCmd(), newAWRCmd(), newRulesCmd(), newPlaceCmd(), newNumaCmd(), newPlanCmd(), newApplyCmd(), newVerifyCmd(), newRollbackCmd(), newBenchCmd(), newCompareCmd(), newExperimentCmd(), newReportCmd(), newExporterCmd(), newDiffCmd(), newVersionCmd(), newReleaseFilesCmd())
 	usageArgs(root)
 	checkValues(root)
 	return root
