@@ -426,3 +426,38 @@ func TestNeverBindsToDeviceMemory(t *testing.T) {
 		})
 	}
 }
+
+// Issue 25, on the fixture hosts' snapshots: binding and caging on a
+// POWER9 with GPU memory nodes, a PMEM host, a CXL-tiered guest and an
+// HBM flat-mode host put every instance's memory on DRAM nodes only.
+func TestFixtureHostsBindDRAMOnly(t *testing.T) {
+	for host, dram := range map[string][]int{"power9-gpu": {0, 8}, "pmem-kmem": {0, 1}, "cxl-guest": {0, 1}, "hbm-flat": {0, 1}} {
+		s, err := snapshot.Load("../../testdata/golden/" + host + ".json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, strategy := range []string{"binding", "caging"} {
+			spec := &Spec{Strategy: strategy, Instances: []Instance{
+				{Name: "a", Engine: "oracle", CPUs: 2, MemoryGB: 1, Class: "guaranteed"},
+				{Name: "b", Engine: "postgres", CPUs: 2, MemoryGB: 1, Class: "guaranteed"},
+			}}
+			r := Plan(s, spec)
+			if !r.Feasible {
+				t.Errorf("%s %s: infeasible: %v", host, strategy, r.Errors)
+				continue
+			}
+			for _, ip := range r.Instances {
+				for _, m := range ip.Mems {
+					if !slices.Contains(dram, m) {
+						t.Errorf("%s %s: %s mems %v: node %d is not DRAM", host, strategy, ip.Name, ip.Mems, m)
+					}
+				}
+				for _, hp := range ip.Hugepages {
+					if !slices.Contains(dram, hp.Node) {
+						t.Errorf("%s %s: %s hugepages on node %d", host, strategy, ip.Name, hp.Node)
+					}
+				}
+			}
+		}
+	}
+}
