@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -357,19 +358,20 @@ func classifyNode(c *Collector, t *snapshot.Topology, n snapshot.Node, d *snapsh
 	}
 	if !n.HasMemory {
 		if len(n.CPUs) > 0 {
-			return snapshot.NodeKindCPUOnly, []string{sysNode + "/has_memory does not list it; " + dir + "/cpulist: CPUs " + cpulist.Format(n.CPUs)}
+			return snapshot.NodeKindCPUOnly, []string{sysNode + "/has_memory does not list it; " + cpuListFile(c, t, n.ID) + ": CPUs " + cpulist.Format(n.CPUs)}
 		}
 		return snapshot.NodeKindEmpty, []string{sysNode + "/has_memory does not list it and it has no CPUs"}
 	}
+	cpuFile := cpuListFile(c, t, n.ID)
 	var ev []string
 	for _, m := range d.MemorySideCache {
 		ev = append(ev, fmt.Sprintf("%s/memory_side_cache/index%d/size: a %s memory-side cache in front of its memory", dir, m.Level, sizeText(m.SizeBytes)))
 	}
 	if len(n.CPUs) > 0 {
-		ev = append([]string{fmt.Sprintf("%s/cpulist: CPUs %s, with memory", dir, cpulist.Format(n.CPUs))}, ev...)
+		ev = append([]string{fmt.Sprintf("%s: CPUs %s, with memory", cpuFile, cpulist.Format(n.CPUs))}, ev...)
 		return snapshot.NodeKindDRAM, ev
 	}
-	ev = append(ev, dir+"/cpulist: no CPUs")
+	ev = append(ev, cpuFile+": no CPUs")
 	switch f.provider[n.ID] {
 	case "nvdimm":
 		return snapshot.NodeKindPMEM, append(ev, "its memory is an NVDIMM's: "+strings.Join(d.Devices, ", ")+" targets it")
@@ -404,6 +406,22 @@ func classifyNode(c *Collector, t *snapshot.Topology, n snapshot.Node, d *snapsh
 		return snapshot.NodeKindMovable, append(ev, sysNode+"/has_memory lists it, has_normal_memory does not (ZONE_MOVABLE only: device memory a driver onlined, or hot-plugged)")
 	}
 	return snapshot.NodeKindUnknown, append(ev, "no file says what its memory is")
+}
+
+// cpuListFile is the file a node's CPU list came from: nodeN/cpulist,
+// nodeN/cpumap (the topology reader's fallback), or a sosreport's numactl
+// --hardware when the node directories are not there.
+func cpuListFile(c *Collector, t *snapshot.Topology, id int) string {
+	dir := fmt.Sprintf("%s/node%d", sysNode, id)
+	for _, x := range t.Sources {
+		if x.Fact == "nodes.cpus" && slices.Contains(x.Items, id) {
+			return dir + "/" + path.Base(x.File)
+		}
+	}
+	if !c.Root.Exists(dir) {
+		return "numactl --hardware"
+	}
+	return dir + "/cpulist"
 }
 
 func access(d *snapshot.NodeMemDetail, class int) *snapshot.NodeAccess {

@@ -50,6 +50,9 @@ func TestMemoryKinds(t *testing.T) {
 		{host: "hbm-flat", kinds: map[int]string{0: "dram", 1: "dram", 2: "hbm", 3: "hbm"},
 			evidence: map[int]string{3: "read_bandwidth: 800000 MB/s, node0's own 250000 MB/s"}},
 		{host: "memoryless", kinds: map[int]string{0: "dram", 1: "cpu-only", 2: "unknown"}},
+		// The evidence names the file the CPU list came from.
+		{host: "mask-only", kinds: map[int]string{0: "dram", 1: "dram"}, evidence: map[int]string{1: "node1/cpumap: CPUs 6-11,18-23"}},
+		{host: "sosreport-db1", kinds: map[int]string{0: "dram", 1: "dram"}, evidence: map[int]string{0: "numactl --hardware: CPUs 0-3,8-11"}},
 		{host: "rhel6", kinds: map[int]string{0: "dram", 1: "dram"},
 			check: func(t *testing.T, s *snapshot.Snapshot) {
 				z := nodeByID(t, s, 1).MemDetail.Zones
