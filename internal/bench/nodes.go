@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -15,6 +16,24 @@ type Node struct {
 	CPUs      []int
 	Distances []int // the SLIT row: one per online node, in id order
 	MemKB     int64
+	// NoNormal: node/has_normal_memory omits the node although it has
+	// memory: its memory is in ZONE_MOVABLE only (device memory a driver
+	// onlined, such as a GPU's, or hot-plugged).
+	NoNormal bool
+}
+
+// MemKind labels a memory node for bench numa's rows: "dram" (the node
+// has CPUs), "cpu-less" (memory without CPUs: NVM, CXL, HBM or a far
+// tier, not a database's local memory), "cpu-less-movable" (and in
+// ZONE_MOVABLE only: device memory such as a GPU's, or hot-plugged).
+func (n Node) MemKind() string {
+	switch {
+	case len(n.CPUs) > 0:
+		return "dram"
+	case n.NoNormal:
+		return "cpu-less-movable"
+	}
+	return "cpu-less"
 }
 
 const nodeDir = "/sys/devices/system/node"
@@ -37,6 +56,12 @@ func OnlineNodes() ([]Node, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s/online: %v", nodeDir, err)
 	}
+	var normal []int
+	haveNormal := false
+	if b, err := os.ReadFile(nodeDir + "/has_normal_memory"); err == nil {
+		normal, err = cpulist.Parse(strings.TrimSpace(string(b)))
+		haveNormal = err == nil
+	}
 	var out []Node
 	for _, id := range ids {
 		n := Node{ID: id}
@@ -50,6 +75,7 @@ func OnlineNodes() ([]Node, error) {
 		if b, err := os.ReadFile(d + "/meminfo"); err == nil {
 			n.MemKB = nodeMemTotal(string(b))
 		}
+		n.NoNormal = haveNormal && n.MemKB > 0 && !slices.Contains(normal, id)
 		out = append(out, n)
 	}
 	return out, nil

@@ -34,6 +34,11 @@ func RunNuma(ctx context.Context, o NumaOptions) (*Result, error) {
 	if len(nodes) == 1 {
 		res.Note("one NUMA node: only local memory can be measured (no remote pair exists on this host)")
 	}
+	for _, m := range memNodes {
+		if mn, _ := NodeByID(nodes, m); mn.MemKind() != "dram" {
+			res.Note("memory node %d has no CPUs (%s): measured for what it is (NVM, CXL, HBM, a far tier or device memory), not a database's local memory", m, mn.MemKind())
+		}
+	}
 	minFree := int64(0)
 	for _, m := range memNodes {
 		if f := nodeMemFree(m); f > 0 && (minFree == 0 || f < minFree) {
@@ -77,7 +82,8 @@ func RunNuma(ctx context.Context, o NumaOptions) (*Result, error) {
 				nsLoads = append(nsLoads, *s.NsPerLoad)
 				gbps = append(gbps, *s.ThroughputGbps)
 			}
-			row := Row{Case: cas, Labels: map[string]string{"cpu_node": strconv.Itoa(c), "mem_node": strconv.Itoa(m), "pages": placed},
+			mn, _ := NodeByID(nodes, m)
+			row := Row{Case: cas, Labels: map[string]string{"cpu_node": strconv.Itoa(c), "mem_node": strconv.Itoa(m), "mem_kind": mn.MemKind(), "pages": placed},
 				NsPerLoad: F(Median(nsLoads)), ThroughputGbps: F(Median(gbps)),
 				Extra: map[string]float64{"slit_distance": float64(Distance(nodes, c, m))}}
 			res.Results = append(res.Results, row)

@@ -100,3 +100,22 @@ func TestRunNumaShort(t *testing.T) {
 		t.Errorf("node 99: %v", err)
 	}
 }
+
+// Issue 25: bench numa labels each memory node by what the kernel says of
+// it: a node with CPUs is the CPUs' DRAM; a CPU-less node is not a
+// database's local memory, and in ZONE_MOVABLE only it is device (GPU) or
+// hot-plugged memory.
+func TestNodeMemKind(t *testing.T) {
+	for _, c := range []struct {
+		n    Node
+		want string
+	}{
+		{Node{ID: 0, CPUs: []int{0, 1}, MemKB: 1 << 20}, "dram"},
+		{Node{ID: 2, MemKB: 1 << 20}, "cpu-less"},
+		{Node{ID: 252, MemKB: 16 << 20, NoNormal: true}, "cpu-less-movable"},
+	} {
+		if got := c.n.MemKind(); got != c.want {
+			t.Errorf("node %+v: %q, want %q", c.n, got, c.want)
+		}
+	}
+}

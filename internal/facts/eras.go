@@ -33,6 +33,9 @@ var eraHints = map[string]string{
 	"sysctl.net.core.busy_read":                 "busy polling came in Linux 3.11",
 	"sysctl.net.core.busy_poll":                 "busy polling came in Linux 3.11",
 	"sysctl.net.ipv4.tcp_fastopen":              "TCP Fast Open came in Linux 3.7",
+	"topology.nodes.mem_detail.memory_tier":     "memory tiers came in Linux 6.1 (/sys/devices/virtual/memory_tiering)",
+	"topology.nodes.mem_detail.devices": "no device DAX bus (no dax driver loaded): no NVDIMM, CXL or soft-reserved memory is onlined " +
+		"as a node by dax kmem (Linux 5.1+)",
 }
 
 var eraIndex = regexp.MustCompile(`\[[^\]]*\]`)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io/fs"
+	"strings"
 	"syscall"
 
 	"github.com/dbhost/dbhost/internal/confine"
@@ -194,9 +195,11 @@ func (r Root) ReadAttr(p string) (string, error) {
 
 // trimAttr trims an attribute's surrounding white space and any NUL bytes
 // after its value: some kernels' list files end in "\n\x00" (seen on a 5.15
-// arm64 server's sysfs), and a capture may pad a file with NULs.
+// arm64 server's sysfs), and a capture may pad a file with NULs. Bytes
+// that are not UTF-8 become U+FFFD here, as JSON would write them: a
+// snapshot then reads back as it was written.
 func trimAttr(b []byte) string {
-	return string(bytes.TrimSpace(bytes.TrimRight(b, "\x00 \t\n\r")))
+	return strings.ToValidUTF8(string(bytes.TrimSpace(bytes.TrimRight(b, "\x00 \t\n\r"))), "\uFFFD")
 }
 
 // sysReader reads many attribute files with one reusable buffer. Between

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math/rand"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -377,5 +378,86 @@ func TestNoNUMAHostIsOneNode(t *testing.T) {
 	s2.Memory.Hugepages, s2.Memory.Meminfo = nil, nil
 	if r := Plan(s2, spec); r.Feasible || !strings.Contains(r.Errors[0].Message, "hugepage size is unknown") {
 		t.Errorf("%+v", r.Errors)
+	}
+}
+
+// Issue 25: a CPU-less node of GPU, NVM, HBM or far-tier memory is never a
+// database's memory, even when it is the nearest to a memoryless CPU node
+// (POWER9: coherent GPU memory at 15) or caging interleaves over every
+// memory node; a snapshot without kinds (Kind "") keeps the old meaning.
+func TestNeverBindsToDeviceMemory(t *testing.T) {
+	d := [][]int{{10, 20, 30}, {20, 10, 15}, {30, 15, 10}}
+	for _, kind := range []string{snapshot.NodeKindMovable, snapshot.NodeKindPMEM, snapshot.NodeKindHBM, snapshot.NodeKindFar, snapshot.NodeKindCXL, snapshot.NodeKindUnknown} {
+		t.Run(kind, func(t *testing.T) {
+			s := mkHost(hostSpec{ids: []int{0, 1, 252}, cores: []int{2, 4, 0}, memGB: []int64{64, 0, 16}, dist: d})
+			s.Topology.Nodes[0].Kind, s.Topology.Nodes[1].Kind, s.Topology.Nodes[2].Kind = snapshot.NodeKindDRAM, snapshot.NodeKindCPUOnly, kind
+			s.Topology.Nodes[2].KindEvidence = []string{"a file"}
+			spec := &Spec{Strategy: "binding", Instances: []Instance{
+				{Name: "a", Engine: "oracle", CPUs: 2, MemoryGB: 1, Class: "guaranteed"},
+				{Name: "b", Engine: "oracle", CPUs: 4, MemoryGB: 1, Class: "guaranteed"},
+			}}
+			r := Plan(s, spec)
+			if !r.Feasible {
+				t.Fatalf("infeasible: %v", r.Errors)
+			}
+			for _, ip := range r.Instances {
+				if slices.Contains(ip.Mems, 252) {
+					t.Errorf("%s: mems %v include node 252 (%s)", ip.Name, ip.Mems, kind)
+				}
+			}
+			if b := r.Instances[1]; !reflect.DeepEqual(b.Mems, []int{0}) {
+				t.Errorf("b: mems %v, want [0], the nearest DRAM", b.Mems)
+			}
+			if !slices.ContainsFunc(r.Warnings, func(w Problem) bool { return strings.Contains(w.Message, "node 252: its memory is") }) {
+				t.Errorf("warnings %v do not say why node 252 is not used", r.Warnings)
+			}
+			spec.Strategy = "caging"
+			r = Plan(s, spec)
+			for _, ip := range r.Instances {
+				if slices.Contains(ip.Mems, 252) {
+					t.Errorf("caging %s: mems %v include node 252", ip.Name, ip.Mems)
+				}
+				for _, hp := range ip.Hugepages {
+					if hp.Node == 252 {
+						t.Errorf("caging %s: hugepages on node 252: %+v", ip.Name, ip.Hugepages)
+					}
+				}
+			}
+		})
+	}
+}
+
+// Issue 25, on the fixture hosts' snapshots: binding and caging on a
+// POWER9 with GPU memory nodes, a PMEM host, a CXL-tiered guest and an
+// HBM flat-mode host put every instance's memory on DRAM nodes only.
+func TestFixtureHostsBindDRAMOnly(t *testing.T) {
+	for host, dram := range map[string][]int{"power9-gpu": {0, 8}, "pmem-kmem": {0, 1}, "cxl-guest": {0, 1}, "hbm-flat": {0, 1}} {
+		s, err := snapshot.Load("../../testdata/golden/" + host + ".json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, strategy := range []string{"binding", "caging"} {
+			spec := &Spec{Strategy: strategy, Instances: []Instance{
+				{Name: "a", Engine: "oracle", CPUs: 2, MemoryGB: 1, Class: "guaranteed"},
+				{Name: "b", Engine: "postgres", CPUs: 2, MemoryGB: 1, Class: "guaranteed"},
+			}}
+			r := Plan(s, spec)
+			if !r.Feasible {
+				t.Errorf("%s %s: infeasible: %v", host, strategy, r.Errors)
+				continue
+			}
+			for _, ip := range r.Instances {
+				for _, m := range ip.Mems {
+					if !slices.Contains(dram, m) {
+						t.Errorf("%s %s: %s mems %v: node %d is not DRAM", host, strategy, ip.Name, ip.Mems, m)
+					}
+				}
+				for _, hp := range ip.Hugepages {
+					if !slices.Contains(dram, hp.Node) {
+						t.Errorf("%s %s: %s hugepages on node %d", host, strategy, ip.Name, hp.Node)
+					}
+				}
+			}
+		}
 	}
 }

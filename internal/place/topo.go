@@ -3,6 +3,7 @@ package place
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/dbhost/dbhost/internal/snapshot"
 )
@@ -108,6 +109,13 @@ func newTopo(snap *snapshot.Snapshot, sizeKB int64, needPages bool) (*topo, erro
 		n := &tnode{id: sn.ID, hasMem: sn.HasMemory}
 		if sn.MemTotalKB != nil && *sn.MemTotalKB == 0 {
 			n.hasMem = false
+		}
+		if n.hasMem && !sn.DatabaseLocal() {
+			// GPU, NVM, HBM or far-tier memory, or memory no file names:
+			// never bound to, interleaved over or counted for a database.
+			n.hasMem = false
+			t.notes = append(t.notes, fmt.Sprintf("node %d: its memory is %s, not a database's (%s): no instance is bound to it",
+				sn.ID, nodeKindText(sn.Kind), strings.Join(sn.KindEvidence, "; ")))
 		}
 		in := map[int]bool{}
 		for _, id := range sn.CPUs {
@@ -266,4 +274,23 @@ func (t *topo) discountReserved(snap *snapshot.Snapshot, needPages bool) {
 		n.avail -= d
 	}
 	t.notes = append(t.notes, fmt.Sprintf("%d pages of %d kB are reserved host-wide (HugePages_Rsvd) by mappings not yet touched; the kernel does not say on which node, so each node's free pages are counted minus up to %d", rsvd, t.sizeKB, rsvd))
+}
+
+// nodeKindText says what a node's kind of memory is (snapshot.NodeKind*).
+func nodeKindText(kind string) string {
+	switch kind {
+	case snapshot.NodeKindPMEM:
+		return "persistent memory (NVDIMM onlined as system RAM)"
+	case snapshot.NodeKindCXL:
+		return "CXL memory"
+	case snapshot.NodeKindHBM:
+		return "high-bandwidth memory (HBM) without CPUs"
+	case snapshot.NodeKindFar:
+		return "a slower memory tier"
+	case snapshot.NodeKindMovable:
+		return "ZONE_MOVABLE-only memory without CPUs (device memory such as a GPU's, or hot-plugged)"
+	case snapshot.NodeKindUnknown:
+		return "of a kind no kernel file tells"
+	}
+	return kind + " memory"
 }

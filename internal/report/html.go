@@ -386,6 +386,7 @@ type htmlNode struct {
 	NICs, Disks, DBs       []string
 	Shmem, FilePages       string
 	HasBusy, HasIRQ, NoCPU bool
+	Kind, KindWhy          string // NodeKindLabel and its evidence; "" for DRAM
 }
 
 type barSeg struct {
@@ -427,7 +428,8 @@ func buildNUMA(s *snapshot.Snapshot, v *NUMAView) *htmlNUMA {
 	pos := map[int]int{}
 	for i, row := range v.Nodes {
 		pos[row.Node] = i
-		hn := &htmlNode{ID: row.Node, CPUs: cpulist.Format(row.CPUs), NCPU: len(row.CPUs), NoCPU: len(row.CPUs) == 0}
+		hn := &htmlNode{ID: row.Node, CPUs: cpulist.Format(row.CPUs), NCPU: len(row.CPUs), NoCPU: len(row.CPUs) == 0,
+			Kind: NodeKindLabel(row.Kind), KindWhy: strings.Join(row.KindEvidence, "; ")}
 		var hugeKB int64
 		for _, h := range row.Hugepages {
 			hugeKB += h.SizeKB * h.Total

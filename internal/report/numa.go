@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -41,6 +42,11 @@ type NUMANodeRow struct {
 	Distances   []int                    `json:"distances"`
 	BusyPct     *float64                 `json:"busy_pct,omitempty"`
 	IRQSharePct *float64                 `json:"irq_share_pct,omitempty"`
+	// Kind is what the node's memory is (snapshot topology.nodes[].kind:
+	// dram, pmem, cxl, hbm, far, movable, cpu-only, empty, unknown) and
+	// KindEvidence the files that say so; "" from a snapshot without it.
+	Kind         string   `json:"kind,omitempty"`
+	KindEvidence []string `json:"kind_evidence,omitempty"`
 }
 
 func meminfoKB(n snapshot.Node, key string) *int64 {
@@ -55,7 +61,8 @@ func NUMANodes(s *snapshot.Snapshot) *NUMAView {
 	v := &NUMAView{Host: s.Host.Hostname, Nodes: []NUMANodeRow{}}
 	for _, n := range s.Topology.Nodes {
 		r := NUMANodeRow{Node: n.ID, CPUs: n.CPUs, MemTotalKB: n.MemTotalKB, MemFreeKB: n.MemFreeKB, MemUsedKB: n.MemUsedKB,
-			ShmemKB: meminfoKB(n, "Shmem"), FilePagesKB: meminfoKB(n, "FilePages"), Hugepages: n.Hugepages, Distances: n.Distances}
+			ShmemKB: meminfoKB(n, "Shmem"), FilePagesKB: meminfoKB(n, "FilePages"), Hugepages: n.Hugepages, Distances: n.Distances,
+			Kind: n.Kind, KindEvidence: n.KindEvidence}
 		if r.CPUs == nil {
 			r.CPUs = []int{}
 		}
@@ -70,12 +77,39 @@ func NUMANodes(s *snapshot.Snapshot) *NUMAView {
 	}
 	v.Contradictions = s.Topology.Contradictions
 	v.Unattributed = UnattributedMemory(s)
+	// The host-wide absences of the files that name a node's kind of
+	// memory matter where a node has memory and no CPUs.
+	cpuless := slices.ContainsFunc(s.Topology.Nodes, func(n snapshot.Node) bool { return n.HasMemory && len(n.CPUs) == 0 })
 	for _, a := range s.Absent {
+		if strings.HasPrefix(a.Fact, "topology.nodes.mem_detail") && !cpuless {
+			continue
+		}
 		if strings.HasPrefix(a.Fact, "topology.nodes") || a.Fact == "cpu_load" || a.Fact == "irqs.irqs" {
 			v.Absent = append(v.Absent, a)
 		}
 	}
 	return v
+}
+
+// NodeKindLabel is how a node's kind of memory is shown ("" for DRAM,
+// a memoryless node's or none: those need no word beyond the CPU and
+// memory columns).
+func NodeKindLabel(kind string) string {
+	switch kind {
+	case "", snapshot.NodeKindDRAM, snapshot.NodeKindCPUOnly, snapshot.NodeKindEmpty:
+		return ""
+	case snapshot.NodeKindPMEM:
+		return "persistent memory"
+	case snapshot.NodeKindCXL:
+		return "CXL memory"
+	case snapshot.NodeKindHBM:
+		return "HBM"
+	case snapshot.NodeKindFar:
+		return "slower tier"
+	case snapshot.NodeKindMovable:
+		return "movable-only (device or hot-plugged)"
+	}
+	return "kind unknown"
 }
 
 // AddSample sets busy % and interrupt share per node from two readings of
@@ -206,8 +240,12 @@ func (v *NUMAView) render(d doc) {
 		sz = append(sz, s)
 	}
 	sort.Slice(sz, func(i, j int) bool { return sz[i] < sz[j] })
+	kinds := slices.ContainsFunc(v.Nodes, func(n NUMANodeRow) bool { return n.Kind != "" })
 	if len(v.Nodes) > 0 {
 		t := docTable{head: []string{"", "CPUs", "MemTotal", "MemFree", "MemUsed", "Shmem", "FilePages"}, right: true, pad: 2}
+		if kinds {
+			t.head = append(t.head[:2], append([]string{"Kind"}, t.head[2:]...)...)
+		}
 		for _, s := range sz {
 			t.head = append(t.head, fmt.Sprintf("HugePages_Total/Free/Surp(%dkB)", s))
 		}
@@ -220,6 +258,9 @@ func (v *NUMAView) render(d doc) {
 				cpus = "(none)"
 			}
 			row := []string{fmt.Sprintf("Node_%d", n.Node), cpus, kbCell(n.MemTotalKB), kbCell(n.MemFreeKB), kbCell(n.MemUsedKB), kbCell(n.ShmemKB), kbCell(n.FilePagesKB)}
+			if kinds {
+				row = append(row[:2], append([]string{orDash(n.Kind)}, row[2:]...)...)
+			}
 			for _, s := range sz {
 				cell := "-"
 				for _, h := range n.Hugepages {
@@ -240,6 +281,11 @@ func (v *NUMAView) render(d doc) {
 		}
 		if v.Unattributed != "" {
 			d.line(strings.ToUpper(v.Unattributed[:1]) + v.Unattributed[1:] + ".")
+		}
+		for _, n := range v.Nodes {
+			if l := NodeKindLabel(n.Kind); l != "" {
+				d.line(fmt.Sprintf("Node_%d is %s, not a database's local memory: %s.", n.Node, l, strings.Join(n.KindEvidence, "; ")))
+			}
 		}
 		d.section("node distances:")
 		dt := docTable{head: []string{"node"}, right: true, pad: 1}

@@ -85,3 +85,37 @@ func TestProcVerdicts(t *testing.T) {
 		t.Errorf("no pages: %s", p.Line)
 	}
 }
+
+// Issue 25: `numa` (text, Markdown, JSON), `collect`'s summary, the HTML
+// picture and the exporter say what each node's memory is, with the files
+// that say so; a snapshot without kinds shows no Kind column.
+func TestNUMAShowsNodeKinds(t *testing.T) {
+	s, err := snapshot.Load("../../testdata/golden/power9-gpu.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := NUMANodes(s)
+	txt, md := string(v.Text()), string(v.Markdown())
+	for _, out := range []string{txt, md} {
+		for _, w := range []string{"Kind", "movable", "Node_252 is movable-only (device or hot-plugged), not a database's local memory", "zone Movable only"} {
+			if !strings.Contains(out, w) {
+				t.Errorf("numa lacks %q:\n%s", w, out)
+			}
+		}
+	}
+	js, err := JSON(v)
+	if err != nil || !strings.Contains(string(js), `"kind": "movable"`) || !strings.Contains(string(js), `"kind": "dram"`) {
+		t.Errorf("numa JSON lacks the kinds (%v):\n%s", err, js)
+	}
+	sum := string(Summary(s))
+	if !strings.Contains(sum, "252 (no CPUs) [movable-only (device or hot-plugged)]") || !strings.Contains(sum, "node 252 is movable-only") {
+		t.Errorf("collect summary lacks node 252's kind:\n%s", sum)
+	}
+	h := buildNUMA(s, nil)
+	if h.Nodes[2].Kind == "" || !strings.Contains(h.Nodes[2].KindWhy, "zone Movable only") || h.Nodes[0].Kind != "" {
+		t.Errorf("HTML nodes %+v %+v", h.Nodes[0], h.Nodes[2])
+	}
+	if strings.Contains(string(NUMANodes(numaSnap()).Text()), "Kind") {
+		t.Error("a Kind column for a snapshot without kinds")
+	}
+}

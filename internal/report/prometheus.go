@@ -42,6 +42,7 @@ var (
 	descLastAudit = desc("last_audit_timestamp_seconds", "When the last audit ran (Unix time).")
 	descAuditTime = desc("audit_duration_seconds", "How long the last audit took (facts read and rules run).")
 	descNodeMem   = desc("node_memory_bytes", "Memory of a NUMA node (node meminfo MemTotal).", "node")
+	descNodeKind  = desc("node_memory_kind", "Always 1: what a NUMA node's memory is (dram, pmem, cxl, hbm, far, movable, cpu-only, empty, unknown), from the kernel files the snapshot quotes.", "node", "kind")
 	descNodeFree  = desc("node_memory_free_bytes", "Free memory of a NUMA node (node meminfo MemFree).", "node")
 	descNodeHuge  = desc("node_hugepages", "Hugepages of one size allocated on a NUMA node (nr_hugepages).", "node", "size_bytes")
 	descNodeHFree = desc("node_hugepages_free", "Free hugepages of one size on a NUMA node (free_hugepages).", "node", "size_bytes")
@@ -140,6 +141,9 @@ func (a Audit) Metrics() []prometheus.Metric {
 		}
 		if n.MemFreeKB != nil {
 			gauge(descNodeFree, float64(*n.MemFreeKB)*1024, node)
+		}
+		if n.Kind != "" {
+			gauge(descNodeKind, 1, node, n.Kind)
 		}
 		for _, h := range n.Hugepages {
 			size := strconv.FormatInt(h.SizeKB*1024, 10)

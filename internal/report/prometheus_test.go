@@ -225,3 +225,21 @@ func TestPrometheusNodeInterrupts(t *testing.T) {
 		}
 	}
 }
+
+// Issue 25: the exporter labels each node's kind of memory.
+func TestPrometheusNodeKinds(t *testing.T) {
+	s, err := snapshot.Load("../../testdata/golden/power9-gpu.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := rules.Run(&rules.Input{Snap: s, Workload: rules.WorkloadMixed, DB: "none"})
+	b, err := FindingsPrometheus(Audit{Report: rep, Snap: s, At: time.Unix(1_800_000_000, 0), Version: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{`dbhost_node_memory_kind{kind="dram",node="8"} 1`, `dbhost_node_memory_kind{kind="movable",node="252"} 1`} {
+		if !strings.Contains(string(b), w) {
+			t.Errorf("metrics lack %s", w)
+		}
+	}
+}

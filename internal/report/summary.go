@@ -106,10 +106,18 @@ func summary(d doc, s *snapshot.Snapshot) {
 			if !n.HasCPU {
 				flags += " (no CPUs)"
 			}
+			if l := NodeKindLabel(n.Kind); l != "" {
+				flags += " [" + l + "]"
+			}
 			tb.rows = append(tb.rows, []string{fmt.Sprintf("%d%s", n.ID, flags), orDash(cpulist.Format(n.CPUs)), optKB(n.MemTotalKB), optKB(n.MemFreeKB),
 				orDash(strings.Join(hp, ", ")), ints(n.Distances)})
 		}
 		d.table(tb)
+		for _, n := range t.Nodes {
+			if l := NodeKindLabel(n.Kind); l != "" {
+				d.item(fmt.Sprintf("node %d is %s (%s)", n.ID, l, strings.Join(n.KindEvidence, "; ")))
+			}
+		}
 	}
 	m := s.Memory
 	if v, ok := m.Meminfo["MemTotal"]; ok {

@@ -132,6 +132,30 @@ func Distance(s *snapshot.Snapshot, a, b int) (int, bool) {
 	return 0, false
 }
 
+// DatabaseLocalNodes keeps the nodes whose memory counts as a database's
+// local memory (snapshot.Node.DatabaseLocal: DRAM of a node with CPUs; any
+// node in a snapshot without node kinds); ids the snapshot does not know
+// are kept. When none is left it returns ids unchanged: no file then says
+// which nodes are DRAM, and the caller's old reading stands.
+func DatabaseLocalNodes(s *snapshot.Snapshot, ids []int) []int {
+	var out []int
+	for _, id := range ids {
+		keep := true
+		for _, n := range s.Topology.Nodes {
+			if n.ID == id {
+				keep = n.DatabaseLocal()
+			}
+		}
+		if keep {
+			out = append(out, id)
+		}
+	}
+	if len(out) == 0 {
+		return ids
+	}
+	return out
+}
+
 // NodeCount is the number of NUMA nodes that have CPUs or memory.
 func NodeCount(s *snapshot.Snapshot) int {
 	n := 0

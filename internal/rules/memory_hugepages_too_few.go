@@ -245,6 +245,9 @@ func dbNodes(in *Input) []int {
 			all = append(all, n.ID)
 		}
 	}
+	// Hugepages of a database go on its DRAM nodes only: GPU, NVM, HBM or
+	// far-tier memory is never sized for an SGA or a buffer pool.
+	out, all = DatabaseLocalNodes(in.Snap, out), DatabaseLocalNodes(in.Snap, all)
 	if len(out) == 0 || len(out) > len(all) {
 		if len(all) == 0 {
 			return []int{0}

@@ -119,3 +119,32 @@ func TestHugepagesTooFew(t *testing.T) {
 		cannot(t, id, s, WorkloadOLTP, DBOracle, "memory.hugepages")
 	})
 }
+
+// Issue 25: a database whose Mems_allowed includes coherent GPU memory
+// (POWER9, node 252) or an NVDIMM onlined as RAM gets hugepages sized on
+// its DRAM nodes only: no per-node pool is proposed on node 252.
+func TestHugepagesTooFewNeverOnDeviceMemory(t *testing.T) {
+	for _, kind := range []string{snapshot.NodeKindMovable, snapshot.NodeKindPMEM} {
+		t.Run(kind, func(t *testing.T) {
+			s := host()
+			s.Topology.Nodes[0].Kind, s.Topology.Nodes[1].Kind = snapshot.NodeKindDRAM, snapshot.NodeKindDRAM
+			s.Topology.Nodes = append(s.Topology.Nodes, snapshot.Node{ID: 252, Online: true, HasMemory: true, CPUs: []int{}, Kind: kind,
+				KindEvidence: []string{"a file"}, MemTotalKB: ptr(int64(16 << 20)), MemFreeKB: ptr(int64(16 << 20))})
+			s.Processes = []snapshot.Process{{PID: 100, Comm: "ora_pmon_ORCL", Engine: "oracle", UID: 54321, MemsAllowed: []int{0, 1, 252}}}
+			s.Memory.SysVShm = []snapshot.ShmSegment{{ShmID: 1, SizeBytes: 24 << 30, UID: 54321, CPID: 100, Huge: ptr(false)}}
+			s.Memory.Hugepages = []snapshot.Hugepages{{SizeKB: 2048, Total: 0, Free: 0, Default: true}, {SizeKB: 1 << 20}}
+			for i := range s.Topology.Nodes {
+				s.Topology.Nodes[i].Hugepages = []snapshot.NodeHugepages{{SizeKB: 2048}}
+			}
+			f := fires(t, "memory.hugepages-too-few", s, WorkloadOLTP, DBOracle)
+			if !strings.HasSuffix(f.Recommended, "per node: node0 6144, node1 6144") {
+				t.Errorf("recommended %q: the SGA's pages on DRAM nodes 0 and 1 only", f.Recommended)
+			}
+			for _, c := range f.Changes {
+				if strings.Contains(c.Key, "node252") {
+					t.Errorf("change %+v sizes hugepages on node 252 (%s)", c, kind)
+				}
+			}
+		})
+	}
+}

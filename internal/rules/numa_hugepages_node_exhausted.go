@@ -73,6 +73,9 @@ func checkHugepagesNodeExhausted(in *Input) Outcome {
 	var fs []Finding
 	checked := 0
 	for _, m := range sets {
+		// Only the set's DRAM nodes hold a database's hugepages: a GPU's
+		// or an NVDIMM's node in Mems_allowed is not one of its pools.
+		m.nodes = DatabaseLocalNodes(s, m.nodes)
 		if len(m.nodes) < 2 {
 			continue
 		}

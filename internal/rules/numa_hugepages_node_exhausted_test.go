@@ -80,3 +80,20 @@ func TestHugepagesNodeExhausted(t *testing.T) {
 	absent(nohp, "memory.hugepages", "not present on this host")
 	cannot(t, id, nohp, WorkloadOLTP, DBOracle, "memory.hugepages")
 }
+
+// Issue 25: a GPU memory node in the database's Mems_allowed (POWER9's
+// coherent GPU memory, node 252, no hugepage pool) is not one of its
+// pools: the two DRAM nodes, each holding an even share, are not uneven.
+func TestHugepagesNodeExhaustedSkipsDeviceMemory(t *testing.T) {
+	s := host()
+	s.Topology.Nodes[0].Kind, s.Topology.Nodes[1].Kind = snapshot.NodeKindDRAM, snapshot.NodeKindDRAM
+	s.Topology.Nodes = append(s.Topology.Nodes, snapshot.Node{ID: 252, Online: true, HasMemory: true, CPUs: []int{},
+		Kind: snapshot.NodeKindMovable, KindEvidence: []string{"/proc/zoneinfo: Movable only"}, MemTotalKB: ptr(int64(16 << 20))})
+	s.Memory.Hugepages = []snapshot.Hugepages{{SizeKB: 2048, Total: 12400, Free: 112, Default: true}}
+	s.Topology.Nodes[0].Hugepages = []snapshot.NodeHugepages{{SizeKB: 2048, Total: 6200, Free: 56}}
+	s.Topology.Nodes[1].Hugepages = []snapshot.NodeHugepages{{SizeKB: 2048, Total: 6200, Free: 56}}
+	s.Topology.Nodes[2].Hugepages = []snapshot.NodeHugepages{{SizeKB: 2048}}
+	s.Processes = []snapshot.Process{{PID: 100, Comm: "ora_pmon_ORCL", Engine: "oracle", Role: "pmon", UID: 54321, MemsAllowed: []int{0, 1, 252}}}
+	s.Memory.SysVShm = []snapshot.ShmSegment{{ShmID: 1, SizeBytes: 24 << 30, UID: 54321, CPID: 100, Huge: ptr(true)}}
+	quiet(t, "numa.hugepages-node-exhausted", s, WorkloadOLTP, DBOracle)
+}

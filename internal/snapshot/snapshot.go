@@ -204,6 +204,11 @@ type Node struct {
 	// Meminfo is the node's full meminfo (Node N X: values), kB or pages as the kernel prints.
 	Meminfo   map[string]int64 `json:"meminfo,omitempty"`
 	Hugepages []NodeHugepages  `json:"hugepages"`
+	// Kind is what the node's memory is (NodeKind* in memkind.go), named
+	// from the files KindEvidence quotes; "unknown" when none tells.
+	Kind         string         `json:"kind,omitempty"`
+	KindEvidence []string       `json:"kind_evidence,omitempty"`
+	MemDetail    *NodeMemDetail `json:"mem_detail,omitempty"`
 }
 
 // NodeHugepages is one hugepage size's pool on one node.
