@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbhost/dbhost/internal/place"
 	"github.com/dbhost/dbhost/internal/rules"
 	"github.com/dbhost/dbhost/internal/snapshot"
 )
@@ -54,5 +55,21 @@ func TestCoreTypesShown(t *testing.T) {
 	}
 	if got := CoreTypesText(load("rhel9").Topology.CoreTypes); !strings.HasPrefix(got, "Core types: one core type (the core PMU is /sys/devices/cpu") {
 		t.Errorf("rhel9: %q", got)
+	}
+}
+
+// TestPlaceSaysCoreTypes: the placement's text and Markdown say that the
+// performance cores were given first.
+func TestPlaceSaysCoreTypes(t *testing.T) {
+	s, err := snapshot.Load(filepath.Join("..", "..", "testdata", "golden", "arm-biglittle.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := place.Plan(s, &place.Spec{Strategy: "binding", Instances: []place.Instance{{Name: "erp", Engine: "postgres", CPUs: 2, MemoryGB: 0.5, Class: "guaranteed"}}})
+	want := "Core types: hybrid CPU: the instances are given the performance cores (CPUs 4-5) first"
+	for name, b := range map[string][]byte{"text": PlaceText(r), "markdown": PlaceMarkdown(r)} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("%s lacks %q:\n%s", name, want, b)
+		}
 	}
 }
