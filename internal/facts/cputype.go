@@ -187,11 +187,18 @@ const hybridPMUKernel = "5.13"
 func readCoreTypes(c *Collector) {
 	t := &c.Snap.Topology
 	ct := readCoreTypesFrom(c, t)
+	if c.Snap.Host.Virt.Guest {
+		switch ct.Kind {
+		case snapshot.CoreKindUniform:
+			// vCPUs of one type say nothing of the host cores they run on.
+			ct = snapshot.CoreTypes{Kind: snapshot.CoreKindUnknown,
+				Evidence: "inside a guest: the vCPUs show one core type (" + ct.Evidence + "), but they run on host cores the guest cannot see"}
+		case snapshot.CoreKindHybrid:
+			ct.Evidence += " (inside a guest: the vCPUs as the hypervisor presents them)"
+		}
+	}
 	if ct.Kind == snapshot.CoreKindUnknown {
 		c.AbsentReason("topology.core_types", "/sys/devices/cpu_core/cpus", ct.Evidence)
-	}
-	if c.Snap.Host.Virt.Guest && ct.Kind != snapshot.CoreKindUnknown {
-		ct.Evidence += " (inside a guest: the vCPUs as the hypervisor presents them, not the host's cores they run on)"
 	}
 	t.CoreTypes = &ct
 }

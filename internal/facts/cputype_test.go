@@ -117,6 +117,26 @@ func TestCoreTypes(t *testing.T) {
 	}
 }
 
+// In a guest, vCPUs of one type are no evidence of the host's cores: the
+// kind is unknown; a hybrid layout the hypervisor presents is kept.
+func TestCoreTypesGuest(t *testing.T) {
+	guest := func(files map[string]string) *snapshot.CoreTypes {
+		cpusOnline(files, 4)
+		files["/proc/cpuinfo"] = "processor\t: 0\nflags\t\t: fpu hypervisor\n\n"
+		s := coreTypesCollect(t, files)
+		if !s.Host.Virt.Guest {
+			t.Fatal("not a guest")
+		}
+		return s.Topology.CoreTypes
+	}
+	if ct := guest(map[string]string{"/sys/devices/cpu/type": "4\n"}); ct.Kind != snapshot.CoreKindUnknown || !strings.Contains(ct.Evidence, "inside a guest") {
+		t.Errorf("guest with a core PMU: %+v", ct)
+	}
+	if ct := guest(map[string]string{"/sys/devices/cpu_core/cpus": "0-1\n", "/sys/devices/cpu_atom/cpus": "2-3\n"}); ct.Kind != snapshot.CoreKindHybrid {
+		t.Errorf("guest with hybrid PMUs: %+v", ct)
+	}
+}
+
 func TestCoreTypesContradictionRecorded(t *testing.T) {
 	files := map[string]string{"/sys/devices/cpu_core/cpus": "0-2\n", "/sys/devices/cpu_atom/cpus": "2-3\n"}
 	cpusOnline(files, 4)
@@ -255,6 +275,7 @@ func TestCoreTypesFixtures(t *testing.T) {
 		"arm-biglittle":  "hybrid performance:capacity 1024=4-5 efficiency:capacity 485=0-3",
 		"arm-kunpeng":    "uniform",
 		"rhel9":          "uniform",
+		"cgroup-v2":      "unknown", // a guest
 		"rhel8":          "unknown", // 4.18: a hybrid part shows one "cpu" PMU too
 		"rhel6":          "unknown", // no PMU directory at all
 		"power9-lpar":    "unknown",
