@@ -456,53 +456,63 @@ func TestGoldenAbsencesAreTheStory(t *testing.T) {
 	newKernel := []string{"sysctl.kernel.sched_migration_cost_ns", "sysctl.kernel.sched_min_granularity_ns", "sysctl.kernel.sched_wakeup_granularity_ns"}
 	// No cpufreq driver: P-states left to the firmware or a VM.
 	noCpufreq := []string{"cpu_power.cpufreq", "cpu_power.energy_perf_bias", "cpu_power.intel_pstate"}
+	// Core types unknown (cputype.go): before Linux 5.13 an x86 core PMU
+	// (/sys/devices/cpu) does not tell a hybrid part from another; POWER
+	// has neither a hybrid PMU nor cpu_capacity; a guest's vCPUs of one
+	// type say nothing of the host's cores.
+	oldPMU := "topology.core_types"
 	allowed := map[string][]string{
 		"laptop-2s":      newKernel,
-		"interleaved-4n": {"cpu_power.intel_pstate"}, // acpi-cpufreq
+		"interleaved-4n": {oldPMU, "cpu_power.intel_pstate"}, // acpi-cpufreq
 		"odd-8n":         append(append([]string{"config.tuned.active_profile"}, noCpufreq...), newKernel...),
 		"memoryless":     newKernel,
 		"numa-off":       append([]string{"config.tuned.active_profile"}, newKernel...),
 		"nosmt":          append([]string{"config.tuned.active_profile"}, newKernel...),
-		"cgroup-v1":      noCpufreq,
-		"cgroup-v2":      append(append([]string{}, noCpufreq...), newKernel...),
+		"cgroup-v1":      append([]string{oldPMU}, noCpufreq...),
+		"cgroup-v2":      append(append([]string{oldPMU}, noCpufreq...), newKernel...), // a guest: core types unknown
 		// A sosreport has no /proc/PID (processes come from ps) and no node
 		// directories (NUMA from numactl --hardware: no per-node meminfo or
 		// hugepages); it copies /etc/tuned but not the packaged profiles.
-		"sosreport-db1": {"topology.nodes.mem_detail.normal_memory", "processes.*", "cpu_power.dma_latency_holders", "topology.nodes[*].hugepages", "topology.nodes[*].meminfo", "sysctl.*", "network.*", "cgroups.*",
+		"sosreport-db1": {"topology.nodes.mem_detail.normal_memory", oldPMU, "processes.*", "cpu_power.dma_latency_holders", "topology.nodes[*].hugepages", "topology.nodes[*].meminfo", "sysctl.*", "network.*", "cgroups.*",
 			"config.tuned.profile"},
 		// Hosts of every era: what each kernel does not have yet (docs/snapshot.md, "Kernel eras").
-		"rhel6": {"cpu_power.cpuidle.states.disabled", "cpu_power.cpuidle.states.residency_us", "cpu_power.cpuidle.states.default_disabled", "cpu_power.energy_perf_bias",
+		"rhel6": {oldPMU, "cpu_power.cpuidle.states.disabled", "cpu_power.cpuidle.states.residency_us", "cpu_power.cpuidle.states.default_disabled", "cpu_power.energy_perf_bias",
 			"cpu_power.intel_pstate", "memory.thp.shmem_enabled", "storage.devices[*].write_cache", "sysctl.kernel.numa_balancing*",
 			"sysctl.kernel.sched_migration_cost_ns", "sysctl.kernel.sched_autogroup_enabled", "sysctl.net.core.busy_*", "sysctl.net.ipv4.tcp_fastopen",
 			"config.tuned.profile"}, // tuned 0.2's profiles are not tuned 2.x's
-		"rhel7": {"cpu_power.cpuidle.states.residency_us", "cpu_power.cpuidle.states.default_disabled", "cpu_power.energy_perf_bias", "cpu_power.intel_pstate.status",
+		"rhel7": {oldPMU, "cpu_power.cpuidle.states.residency_us", "cpu_power.cpuidle.states.default_disabled", "cpu_power.energy_perf_bias", "cpu_power.intel_pstate.status",
 			"memory.thp.shmem_enabled", "storage.devices[*].write_cache"},
-		"rhel8":      {"cpu_power.energy_perf_bias", "cpu_power.cpuidle.states.default_disabled"},
+		"rhel8":      {oldPMU, "cpu_power.energy_perf_bias", "cpu_power.cpuidle.states.default_disabled"},
 		"rhel9":      newKernel,
-		"sles12":     {"cpu_power.energy_perf_bias", "cpu_power.cpuidle.states.default_disabled", "cpu_power.intel_pstate.status", "memory.thp.shmem_enabled", "storage.devices[*].write_cache", "config.tuned.active_profile"},
+		"sles12":     {oldPMU, "cpu_power.energy_perf_bias", "cpu_power.cpuidle.states.default_disabled", "cpu_power.intel_pstate.status", "memory.thp.shmem_enabled", "storage.devices[*].write_cache", "config.tuned.active_profile"},
 		"ubuntu2204": append([]string{"config.tuned.active_profile"}, newKernel...),
 		// Issue 25's topology variants: what their kernels and firmware lack,
 		// never a topology fact (each is read from the files the host has).
-		"el7-hascpu-blank": {"cpu_power.cpuidle.states.residency_us", "cpu_power.cpuidle.states.default_disabled", "cpu_power.energy_perf_bias",
+		"el7-hascpu-blank": {oldPMU, "cpu_power.cpuidle.states.residency_us", "cpu_power.cpuidle.states.default_disabled", "cpu_power.energy_perf_bias",
 			"cpu_power.intel_pstate.status", "memory.thp.shmem_enabled", "storage.devices[*].write_cache"},
-		"mask-only": {"cpu_power.cpuidle.states.disabled", "cpu_power.cpuidle.states.residency_us", "cpu_power.cpuidle.states.default_disabled", "cpu_power.energy_perf_bias",
+		"mask-only": {oldPMU, "cpu_power.cpuidle.states.disabled", "cpu_power.cpuidle.states.residency_us", "cpu_power.cpuidle.states.default_disabled", "cpu_power.energy_perf_bias",
 			"cpu_power.intel_pstate", "memory.thp.shmem_enabled", "storage.devices[*].write_cache", "sysctl.kernel.numa_balancing*",
 			"sysctl.kernel.sched_migration_cost_ns", "sysctl.kernel.sched_autogroup_enabled", "sysctl.net.core.busy_*", "sysctl.net.ipv4.tcp_fastopen",
 			"config.tuned.profile"},
-		"magny-cours": {"config.tuned.active_profile", "cpu_power.cpuidle.states.disabled", "cpu_power.cpuidle.states.residency_us", "cpu_power.cpuidle.states.default_disabled",
+		"magny-cours": {oldPMU, "config.tuned.active_profile", "cpu_power.cpuidle.states.disabled", "cpu_power.cpuidle.states.residency_us", "cpu_power.cpuidle.states.default_disabled",
 			"cpu_power.energy_perf_bias", "cpu_power.intel_pstate", "memory.thp.shmem_enabled", "storage.devices[*].write_cache", "sysctl.kernel.numa_balancing*",
 			"sysctl.kernel.sched_migration_cost_ns", "sysctl.kernel.sched_autogroup_enabled", "sysctl.net.core.busy_*", "sysctl.net.ipv4.tcp_fastopen"},
-		"power9-lpar":  append([]string{"config.tuned.active_profile", "cpu_power.cpuidle.states.default_disabled"}, noCpufreq...),
+		"power9-lpar":  append([]string{oldPMU}, append([]string{"config.tuned.active_profile", "cpu_power.cpuidle.states.default_disabled"}, noCpufreq...)...),
 		"arm-kunpeng":  append(append([]string{"config.tuned.active_profile", "cpu_power.cpuidle"}, noCpufreq...), newKernel...),
-		"guest-noids":  append(append([]string{"config.tuned.active_profile"}, noCpufreq...), newKernel...),
+		"guest-noids":  append(append([]string{oldPMU, "config.tuned.active_profile"}, noCpufreq...), newKernel...),
 		"bios-overlap": newKernel,
+		// Hybrid CPUs: Ubuntu 24.04, OL9 UEK 7 and Debian 12 without tuned.
+		"adl-desktop":   append([]string{"config.tuned.active_profile"}, newKernel...),
+		"ecore-pinned":  append([]string{"config.tuned.active_profile"}, newKernel...),
+		"hybrid-server": append([]string{"config.tuned.active_profile"}, newKernel...),
+		"arm-biglittle": append(append([]string{"config.tuned.active_profile", "cpu_power.cpuidle"}, noCpufreq...), newKernel...),
 		// Issue 25's kinds of memory node: each host has the files of its
 		// kind (memhosts.go), and lacks the others'.
-		"power9-gpu": append([]string{"config.tuned.active_profile", "cpu_power.cpuidle.states.default_disabled", "topology.nodes.mem_detail.access",
+		"power9-gpu": append([]string{oldPMU, "config.tuned.active_profile", "cpu_power.cpuidle.states.default_disabled", "topology.nodes.mem_detail.access",
 			"topology.nodes.mem_detail.devices", "topology.nodes.mem_detail.memory_tier"}, noCpufreq...),
 		"pmem-kmem": append(append([]string{"config.tuned.active_profile", "cpu_power.cpuidle", "topology.nodes.mem_detail.access",
 			"topology.nodes.mem_detail.memory_tier"}, noCpufreq...), newKernel...),
-		"cxl-guest": append(append([]string{"config.tuned.active_profile", "cpu_power.cpuidle"}, noCpufreq...), newKernel...),
+		"cxl-guest": append(append([]string{oldPMU, "config.tuned.active_profile", "cpu_power.cpuidle"}, noCpufreq...), newKernel...),
 		"twolm": append(append([]string{"config.tuned.active_profile", "cpu_power.cpuidle", "topology.nodes.mem_detail.devices",
 			"topology.nodes.mem_detail.memory_tier"}, noCpufreq...), newKernel...),
 		"hbm-flat": append(append([]string{"config.tuned.active_profile", "cpu_power.cpuidle", "topology.nodes.mem_detail.devices",
@@ -512,7 +522,7 @@ func TestGoldenAbsencesAreTheStory(t *testing.T) {
 	// (Linux 6.1+): what a plain DRAM host's kernel shows.
 	plainMemory := []string{"topology.nodes.mem_detail.access", "topology.nodes.mem_detail.devices", "topology.nodes.mem_detail.memory_tier"}
 	for _, name := range []string{"laptop-2s", "interleaved-4n", "odd-8n", "memoryless", "numa-off", "nosmt", "cgroup-v1", "cgroup-v2", "sosreport-db1",
-		"rhel6", "rhel7", "rhel8", "rhel9", "sles12", "ubuntu2204", "el7-hascpu-blank", "mask-only", "magny-cours", "power9-lpar", "arm-kunpeng", "guest-noids", "bios-overlap"} {
+		"rhel6", "rhel7", "rhel8", "rhel9", "sles12", "ubuntu2204", "el7-hascpu-blank", "mask-only", "magny-cours", "power9-lpar", "arm-kunpeng", "guest-noids", "bios-overlap", "adl-desktop", "ecore-pinned", "hybrid-server", "arm-biglittle"} {
 		allowed[name] = append(append([]string{}, allowed[name]...), plainMemory...)
 	}
 	match := func(pattern, fact string) bool {

@@ -41,7 +41,7 @@ func Indent(in []byte) []byte {
 		switch c {
 		case '"':
 			j := skipString(in, i)
-			out = append(out, in[i:j]...)
+			out = appendString(out, in[i:j])
 			i = j - 1
 		case '{', '[':
 			if c == '[' {
@@ -53,7 +53,7 @@ func Indent(in []byte) []byte {
 							out = append(out, ' ')
 						} else if in[k] == '"' {
 							j := skipString(in, k)
-							out = append(out, in[k+1:j]...)
+							out = appendString(out[:len(out)-1], in[k:j])
 							k = j - 1
 						}
 					}
@@ -81,6 +81,28 @@ func Indent(in []byte) []byte {
 		default:
 			out = append(out, c)
 		}
+	}
+	return out
+}
+
+// appendString appends the JSON string str (its quotes included) with the
+// escape \ufffd written as the character U+FFFD itself: encoding/json
+// escapes the replacement of an invalid UTF-8 byte but writes a valid
+// U+FFFD raw, so without this a snapshot read back and written again would
+// differ from the first (a sysctl value with a byte 0xff).
+func appendString(out, str []byte) []byte {
+	for k := 0; k < len(str); k++ {
+		if str[k] != '\\' || k+1 >= len(str) {
+			out = append(out, str[k])
+			continue
+		}
+		if bytes.HasPrefix(str[k+1:], []byte("ufffd")) {
+			out = append(out, "\uFFFD"...)
+			k += 5
+			continue
+		}
+		out = append(out, str[k], str[k+1])
+		k++
 	}
 	return out
 }

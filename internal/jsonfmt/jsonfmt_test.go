@@ -74,3 +74,28 @@ func TestDecodeError(t *testing.T) {
 		}
 	}
 }
+
+// An invalid UTF-8 byte (a sysctl value "\x00\xff") is written as U+FFFD;
+// read back and written again, the document is the same bytes, flat
+// arrays' strings included; an escaped backslash before "ufffd" is text.
+func TestMarshalInvalidUTF8Idempotent(t *testing.T) {
+	v := map[string]any{"a": "\x00\xff", "l": []string{"x\xfey", "\\ufffd"}, "n": map[string]string{"k": `\ufffd`}}
+	b, err := Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back map[string]any
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatalf("%s: %v", b, err)
+	}
+	again, err := Marshal(back)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(again) != string(b) {
+		t.Errorf("not idempotent:\n%s\n%s", b, again)
+	}
+	if back["a"] != "\x00\uFFFD" || back["n"].(map[string]any)["k"] != `\ufffd` || back["l"].([]any)[1] != `\ufffd` {
+		t.Errorf("read back %q", back)
+	}
+}

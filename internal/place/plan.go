@@ -28,6 +28,10 @@ type Result struct {
 	NUMAHidden []string `json:"numa_hidden,omitempty"`
 	// Emulator are the cores kept for the kvm-guests' emulator threads.
 	Emulator []EmulatorCore `json:"emulator_cores,omitempty"`
+	// CoreTypes says, on a hybrid CPU, that the instances are given the
+	// performance cores first (hybrid.go); "" on a host of one core type
+	// or whose core types are unknown.
+	CoreTypes string `json:"core_types,omitempty"`
 
 	spec *Spec
 	topo *topo
@@ -128,6 +132,7 @@ func Plan(snap *snapshot.Snapshot, spec *Spec) *Result {
 	if r.Feasible {
 		r.finishGuests()
 		r.warnPoolGrowth()
+		r.noteCoreTypes(snap)
 	}
 	if !r.Feasible {
 		// An infeasible plan places nothing: half a plan would be applied by mistake.

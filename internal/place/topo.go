@@ -146,7 +146,15 @@ func newTopo(snap *snapshot.Snapshot, sizeKB int64, needPages bool) (*topo, erro
 			sort.Ints(k.cpus)
 			n.cores = append(n.cores, k)
 		}
-		sort.Slice(n.cores, func(i, j int) bool { return n.cores[i].cpus[0] < n.cores[j].cpus[0] })
+		// Performance cores first on a hybrid CPU (hybrid.go): take
+		// gives the instances the cores in this order.
+		sort.Slice(n.cores, func(i, j int) bool {
+			ri, rj := coreRank(snap, n.cores[i]), coreRank(snap, n.cores[j])
+			if ri != rj {
+				return ri < rj
+			}
+			return n.cores[i].cpus[0] < n.cores[j].cpus[0]
+		})
 		if n.hasMem {
 			for _, h := range sn.Hugepages {
 				if h.SizeKB == size {

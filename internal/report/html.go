@@ -313,6 +313,9 @@ func hostFacts(s *snapshot.Snapshot, r rules.Report, artifacts []string) []kv {
 			topo = aixTopology(s.AIX)
 		}
 		add("Topology", topo)
+		if s.AIX == nil {
+			add("Core types", strings.TrimPrefix(CoreTypesText(t.CoreTypes), "Core types: "))
+		}
 		if kb, ok := s.Memory.Meminfo["MemTotal"]; ok {
 			mem := gib(kb)
 			if x := UnattributedMemory(s); x != "" && s.AIX == nil {

@@ -27,6 +27,9 @@ type NUMAView struct {
 	// Unattributed says how much of the host's memory no node counts
 	// (UnattributedMemory); "" when the nodes account for it.
 	Unattributed string `json:"unattributed_memory,omitempty"`
+	// CoreTypes are the CPUs' core types (snapshot topology.core_types:
+	// hybrid CPUs' performance and efficiency cores).
+	CoreTypes *snapshot.CoreTypes `json:"core_types,omitempty"`
 }
 
 // NUMANodeRow is one node. Sizes are kB; nil when the kernel did not say.
@@ -76,6 +79,7 @@ func NUMANodes(s *snapshot.Snapshot) *NUMAView {
 		v.Nodes = append(v.Nodes, r)
 	}
 	v.Contradictions = s.Topology.Contradictions
+	v.CoreTypes = s.Topology.CoreTypes
 	v.Unattributed = UnattributedMemory(s)
 	// The host-wide absences of the files that name a node's kind of
 	// memory matter where a node has memory and no CPUs.
@@ -228,6 +232,9 @@ func (v *NUMAView) render(d doc) {
 	}
 	for _, x := range v.Contradictions {
 		d.line(ContradictionText(x))
+	}
+	if x := CoreTypesText(v.CoreTypes); x != "" {
+		d.line(x)
 	}
 	sizes := map[int64]bool{}
 	for _, n := range v.Nodes {

@@ -46,6 +46,9 @@ func placement(d doc, r *place.Result) {
 	} else {
 		d.line(fmt.Sprintf("Placement (%s): INFEASIBLE", r.Strategy))
 	}
+	if r.CoreTypes != "" {
+		d.line("Core types: " + r.CoreTypes)
+	}
 	if r.Feasible {
 		t := docTable{head: []string{"INSTANCE", "ENGINE", "CLASS", "CPU_COUNT", "CPUS", "MEMS", "HUGEPAGES (node:pages)"}, textRow: placeRow}
 		for _, ip := range r.Instances {

@@ -82,6 +82,9 @@ func summary(d doc, s *snapshot.Snapshot) {
 	for _, x := range t.Contradictions {
 		d.item("! " + ContradictionText(x))
 	}
+	if x := CoreTypesText(t.CoreTypes); x != "" {
+		d.item(x)
+	}
 	for _, x := range t.Sources {
 		noun := "CPU"
 		if strings.HasPrefix(x.Fact, "nodes.") {

@@ -39,6 +39,12 @@ func TestGoldenFixtures(t *testing.T) {
 		{"cxl-guest", WorkloadOLTP, []string{"virt.guest:info"}, []string{"numa.disabled-at-boot", "numa.topology-contradiction"}},
 		{"twolm", WorkloadOLTP, nil, []string{"numa.disabled-at-boot", "numa.topology-contradiction"}},
 		{"hbm-flat", WorkloadOLTP, nil, []string{"numa.disabled-at-boot", "numa.topology-contradiction"}},
+		// Hybrid CPUs: a database confined to the efficiency cores is a
+		// finding; one that may use the performance cores is not.
+		{"ecore-pinned", WorkloadOLTP, []string{"cpu.db-efficiency-cores-only:warning"}, []string{"numa.disabled-at-boot"}},
+		{"adl-desktop", WorkloadOLTP, nil, []string{"cpu.db-efficiency-cores-only", "numa.disabled-at-boot"}},
+		{"hybrid-server", WorkloadOLTP, nil, []string{"cpu.db-efficiency-cores-only", "numa.disabled-at-boot"}},
+		{"arm-biglittle", WorkloadOLTP, nil, []string{"cpu.db-efficiency-cores-only", "numa.disabled-at-boot"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

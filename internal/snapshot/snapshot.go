@@ -136,6 +136,60 @@ type Topology struct {
 	// Contradictions lists kernel files that disagree, which one dbhost
 	// believed, and why; the facts above hold the believed values.
 	Contradictions []Contradiction `json:"contradictions,omitempty"`
+	// CoreTypes is the kind of core each CPU is (hybrid CPUs: Intel's
+	// cpu_core/cpu_atom PMUs, ARM's cpu_capacity); nil in a snapshot of a
+	// dbhost that did not read it, which is "unknown".
+	CoreTypes *CoreTypes `json:"core_types,omitempty"`
+}
+
+// Core type kinds and classes (CoreTypes.Kind, CoreType.Class).
+const (
+	CoreKindHybrid  = "hybrid"  // CPUs of two or more core types
+	CoreKindUniform = "uniform" // one core type, by the evidence named
+	CoreKindUnknown = "unknown" // no file tells
+
+	CoreClassPerformance  = "performance"  // Intel cpu_core, the highest cpu_capacity
+	CoreClassIntermediate = "intermediate" // a cpu_capacity between the highest and the lowest (DynamIQ's middle cores)
+	CoreClassEfficiency   = "efficiency"   // Intel cpu_atom and cpu_lowpower, the lowest cpu_capacity
+)
+
+// CoreTypes says which CPUs are performance and which efficiency cores.
+type CoreTypes struct {
+	Kind string `json:"kind"` // hybrid | uniform | unknown
+	// Evidence names the files that decided Kind (or why none could).
+	Evidence string `json:"evidence"`
+	// Types are the core types, fastest first (empty unless hybrid or
+	// one hybrid PMU lists every CPU).
+	Types []CoreType `json:"types,omitempty"`
+	// Unlisted are online CPUs no type's file names (left unclassified).
+	Unlisted []int `json:"unlisted,omitempty"`
+	// Contradiction: CPUs two type files both name (left unclassified).
+	Contradiction string `json:"contradiction,omitempty"`
+}
+
+// CoreType is one core type and its CPUs.
+type CoreType struct {
+	Class string `json:"class"` // performance | intermediate | efficiency
+	// Name is the kernel's: the PMU ("cpu_core", "cpu_atom",
+	// "cpu_lowpower") or "capacity N".
+	Name     string `json:"name"`
+	Source   string `json:"source"`             // the file(s) read: /sys/devices/cpu_core/cpus, /sys/devices/system/cpu/cpuN/cpu_capacity
+	Capacity int    `json:"capacity,omitempty"` // cpu_capacity (1..1024), ARM
+	CPUs     []int  `json:"cpus"`
+}
+
+// CoreClass is a CPU's core class ("performance", "intermediate",
+// "efficiency"); ok is false when the snapshot does not know it.
+func (t *Topology) CoreClass(cpu int) (class string, ok bool) {
+	if t.CoreTypes == nil || t.CoreTypes.Kind != CoreKindHybrid {
+		return "", false
+	}
+	for _, ty := range t.CoreTypes.Types {
+		if slices.Contains(ty.CPUs, cpu) {
+			return ty.Class, true
+		}
+	}
+	return "", false
 }
 
 // NodeSpanningPackages is the positive evidence of one NUMA node for
