@@ -50,7 +50,7 @@ func checkDeepCstates(in *Input) Outcome {
 		return NotApplicable("guest (%s): the hypervisor host's C-states decide wake-up latency; audit the host", s.Host.Virt.Type)
 	}
 	if why := bootCstateBound(s.CPUPower.CmdlineLimits); why != "" {
-		return Passed("%s", why)
+		return Passed("%s", why).Reading("/proc/cmdline: " + why)
 	}
 	if len(s.CPUPower.Cpuidle) == 0 {
 		if why := AbsentReason(s, "cpu_power.cpuidle"); why != "" {
@@ -129,9 +129,10 @@ func checkDeepCstates(in *Input) Outcome {
 			}
 		}
 		if len(skipped) > 0 {
-			return Passed("%s; the deeper states %s exit more slowly, so the idle governor does not enter them", heldWhy, strings.Join(skipped, ", ")).Holding(holds...)
+			return Passed("%s; the deeper states %s exit more slowly, so the idle governor does not enter them", heldWhy, strings.Join(skipped, ", ")).Holding(holds...).
+				Reading(heldWhy, cstatesRead(s))
 		}
-		return Passed("no idle state deeper than C1 is enabled%s", howOff(offFromBoot, offAtRunTime)).Holding(holds...)
+		return Passed("no idle state deeper than C1 is enabled%s", howOff(offFromBoot, offAtRunTime)).Holding(holds...).Reading(cstatesRead(s))
 	}
 	names := make([]string, 0, len(states))
 	for n := range states {
@@ -379,4 +380,22 @@ func pmqosRequest(cmdline string) (int64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// cstatesRead names the idle states read: the first CPU's, with each
+// state's exit latency and whether it is disabled, and how many CPUs.
+func cstatesRead(s *snapshot.Snapshot) string {
+	if len(s.CPUPower.Cpuidle) == 0 {
+		return ""
+	}
+	c := s.CPUPower.Cpuidle[0]
+	var st []string
+	for _, x := range c.States {
+		t := fmt.Sprintf("%s %d µs", x.Name, x.LatencyUS)
+		if x.Off() {
+			t += " (disabled)"
+		}
+		st = append(st, t)
+	}
+	return fmt.Sprintf("/sys/devices/system/cpu/cpu%d/cpuidle: %s (%d CPU(s) read)", c.CPU, strings.Join(st, ", "), len(s.CPUPower.Cpuidle))
 }

@@ -67,7 +67,7 @@ func redoReport(in *Input, r *artifacts.AWRReport) Outcome {
 		if len(r.TopEvents) == 0 {
 			return CannotCheck("the report has no top events")
 		}
-		return Passed("neither log file sync nor log file parallel write among the report's events")
+		return Passed("neither log file sync nor log file parallel write among the report's events").Reading(awrEventsRead(r))
 	}
 	syncMS, syncAvg := awrAvgMS(sync)
 	writeMS, writeAvg := awrAvgMS(write)
@@ -80,11 +80,18 @@ func redoReport(in *Input, r *artifacts.AWRReport) Outcome {
 	}
 	slowWrite := writeAvg && writeMS > redoWriteMS
 	slowSync := syncAvg && syncMS > redoSyncMS
+	var read []string
+	if haveSync {
+		read = append(read, awrEventRead(r, sync))
+	}
+	if haveWrite {
+		read = append(read, awrEventRead(r, write))
+	}
 	if !slowWrite && !slowSync {
-		return Passed("log file sync %s ms, log file parallel write %s ms on average", avgText(syncAvg, syncMS), avgText(writeAvg, writeMS))
+		return Passed("log file sync %s ms, log file parallel write %s ms on average", avgText(syncAvg, syncMS), avgText(writeAvg, writeMS)).Reading(read...)
 	}
 	if syncPctOK && syncPct < redoPctMin {
-		return Passed("log file sync %s ms on average but %s %% of DB time", awrNum(syncMS), awrNum(syncPct))
+		return Passed("log file sync %s ms on average but %s %% of DB time", awrNum(syncMS), awrNum(syncPct)).Reading(read...)
 	}
 	var ev []string
 	if haveSync {
