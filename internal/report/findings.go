@@ -296,6 +296,10 @@ func resultsText(b *bytes.Buffer, title string, rs []rules.Result, p painter) {
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	for _, r := range rs {
 		fmt.Fprintf(tw, "  %s\t%s\n", r.ID, cleanLine(r.Reason))
+		if r.Evidence != "" {
+			// What a pass read (issue 26), under its reason.
+			fmt.Fprintf(tw, "  \t  read: %s\n", cleanLine(r.Evidence))
+		}
 	}
 	tw.Flush()
 }
@@ -394,6 +398,9 @@ func mdResults(b *bytes.Buffer, title string, rs []rules.Result) {
 	fmt.Fprintf(b, "**%s**\n\n", title)
 	for _, r := range rs {
 		fmt.Fprintf(b, "- `%s`: %s\n", r.ID, mdCell(r.Reason))
+		if r.Evidence != "" {
+			fmt.Fprintf(b, "  - read: %s\n", mdCell(r.Evidence))
+		}
 	}
 	b.WriteString("\n")
 }

@@ -19,7 +19,7 @@ func sampleReports() []rules.Report {
 			Current: "60", Recommended: "10", Fix: rules.Fix{Runtime: []string{"sysctl -w vm.swappiness=10"}}, Sources: src},
 		{ID: "memory.dirty-ratios", Severity: "info", Area: "memory", Title: "dirty", Setting: "vm.dirty_ratio", Current: "20", Recommended: "40", Sources: src},
 	},
-		Passed:      []rules.Result{{ID: "memory.zone-reclaim", Reason: "vm.zone_reclaim_mode = 0"}},
+		Passed:      []rules.Result{{ID: "memory.zone-reclaim", Reason: "vm.zone_reclaim_mode = 0", Evidence: "vm.zone_reclaim_mode = 0 (/proc/sys/vm/zone_reclaim_mode)"}},
 		CannotCheck: []rules.Result{{ID: "numa.db-memory-remote", Reason: "processes.numa: permission denied"}},
 	}
 	b := rules.Report{Host: "db2", Workload: "oltp", DB: "none", Findings: []rules.Finding{
@@ -94,6 +94,25 @@ func TestFindingsTextOneHost(t *testing.T) {
 	col := string(FindingsText(sampleReports()[:1], FindingsOptions{Color: true, Explain: true}))
 	if !strings.Contains(col, ansiRed+"[CRITICAL]") || !strings.Contains(col, "Could not check") || !strings.Contains(col, "permission denied") {
 		t.Fatalf("colour/explain:\n%s", col)
+	}
+}
+
+// TestPassShowsWhatItRead: under --explain a pass shows the evidence it
+// read (issue 26) in text, Markdown, JSON and HTML; the default text does not.
+func TestPassShowsWhatItRead(t *testing.T) {
+	const ev = "vm.zone_reclaim_mode = 0 (/proc/sys/vm/zone_reclaim_mode)"
+	reps := sampleReports()[:1]
+	if out := string(FindingsText(reps, FindingsOptions{})); strings.Contains(out, ev) {
+		t.Fatalf("evidence of a pass without --explain:\n%s", out)
+	}
+	if out := string(FindingsText(reps, FindingsOptions{Explain: true})); !strings.Contains(out, "read: "+ev) {
+		t.Fatalf("text --explain lacks the pass's evidence:\n%s", out)
+	}
+	if out := string(FindingsMarkdown(reps, FindingsOptions{Explain: true})); !strings.Contains(out, "  - read: "+ev) {
+		t.Fatalf("markdown --explain lacks the pass's evidence:\n%s", out)
+	}
+	if b, _ := FindingsJSON(reps, FindingsOptions{Explain: true}); !strings.Contains(string(b), `"evidence": "`+ev+`"`) {
+		t.Fatalf("JSON --explain lacks the pass's evidence:\n%s", b)
 	}
 }
 

@@ -108,7 +108,9 @@ func checkCpusetMems(in *Input) Outcome {
 		if why := AbsentReason(s, "cgroups"); why != "" {
 			return CannotCheck("%s", why)
 		}
-		return Passed("no cpuset cgroup restricts cpus and mems (live hierarchy and cgconfig.conf)")
+		return Passed("no cpuset cgroup restricts cpus and mems (live hierarchy and cgconfig.conf)").
+			Reading(fmt.Sprintf("%d cgroup(s) of the live hierarchy read, none but the root with cpuset.cpus and cpuset.mems; %d cgconfig.conf line(s), none setting cpuset.cpus or cpuset.mems",
+				len(s.Cgroups.Groups), len(s.Config.Cgconfig)))
 	}
 	var fs []Finding
 	var wants []change.Change // the desired state: every group's mems local, persisted by the plan
@@ -120,7 +122,11 @@ func checkCpusetMems(in *Input) Outcome {
 		}
 	}
 	if len(fs) == 0 {
-		return Passed("%d cpuset(s): mems are the nodes of their cpus", len(sets)).Wanting(wants...)
+		var read []string
+		for _, c := range sets {
+			read = append(read, fmt.Sprintf("%s: cpus %s, mems %s", c.where, c.cpus, c.mems))
+		}
+		return Passed("%d cpuset(s): mems are the nodes of their cpus", len(sets)).Wanting(wants...).Reading(strings.Join(read, "; "))
 	}
 	return Found(fs...).Wanting(wants...)
 }

@@ -77,7 +77,7 @@ func checkAIXHWPrefetch(in *Input) Outcome {
 	if d := a.DSCR; d != nil && d.PrefetchOff != nil {
 		dscr := aixDSCRText(d)
 		if *d.PrefetchOff {
-			return Passed("hardware prefetch off (%s) on a big SMP system (%s)", dscr, strings.Join(what, "; "))
+			return Passed("hardware prefetch off (%s) on a big SMP system (%s)", dscr, strings.Join(what, "; ")).Reading(strings.Join(what, "; "), "dscrctl -q: "+dscr)
 		}
 		current = fmt.Sprintf("hardware prefetch on, depth %d (%s)", *d.PrefetchDepth, dscr)
 		what = append(what, "dscrctl -q: "+dscr)

@@ -89,13 +89,13 @@ func checkAIXSMTMode(in *Input) Outcome {
 		return CannotCheck("%s; %s", aixWhy(s, "aix.smt", "smtctl"), aixWhy(s, "aix.lpar", "lparstat -i"))
 	}
 	if threads >= 4 {
-		return Passed("%s on POWER%d", from, gen)
+		return Passed("%s on POWER%d", from, gen).Reading(from)
 	}
 	maxT := 4
 	if a.SMT != nil && a.SMT.MaxThreads != nil {
 		maxT = *a.SMT.MaxThreads
 		if maxT < 4 {
-			return Passed("%s; this LPAR supports at most %d (smtctl)", from, maxT)
+			return Passed("%s; this LPAR supports at most %d (smtctl)", from, maxT).Reading(from, fmt.Sprintf("smtctl: at most %d threads", maxT))
 		}
 	}
 	sev := SevWarning

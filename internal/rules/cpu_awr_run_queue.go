@@ -59,7 +59,7 @@ func runQueueReport(in *Input, r *artifacts.AWRReport) Outcome {
 		return NotApplicable("the report's percentages are of %s, not DB time (10g, Statspack): they always add up", awrPctOf(r))
 	}
 	if un < runQueuePct {
-		return Passed("%s: %s %% unaccounted", how, awrNum(un))
+		return Passed("%s: %s %% unaccounted", how, awrNum(un)).Reading(how)
 	}
 	ev := []string{fmt.Sprintf("%s: %s %% of DB time is in no wait event", how, awrNum(un))}
 	if e, ok := r.CPUEvent(); ok {
@@ -114,7 +114,7 @@ func runQueueReport(in *Input, r *artifacts.AWRReport) Outcome {
 			awrNum(un), none, awrNum(aas))
 	case haveSat && !bound:
 		return Passed("%s %% of DB time unaccounted, but the host was not CPU-saturated (%s): not run-queue time (on a multi-node host see numa.awr-mutex-numa-balancing)",
-			awrNum(un), satEv)
+			awrNum(un), satEv).Reading(how, satEv)
 	case !given:
 		return CannotCheck("%s %% of DB time is in no wait event, and the report shows no host load: %s the instance's cpuset against its %s active sessions",
 			awrNum(un), none, awrNum(aas))

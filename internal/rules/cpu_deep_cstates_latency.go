@@ -50,7 +50,7 @@ func checkDeepCstates(in *Input) Outcome {
 		return NotApplicable("guest (%s): the hypervisor host's C-states decide wake-up latency; audit the host", s.Host.Virt.Type)
 	}
 	if why := bootCstateBound(s.CPUPower.CmdlineLimits); why != "" {
-		return Passed("%s", why)
+		return Passed("%s", why).Reading("/proc/cmdline: " + why)
 	}
 	if len(s.CPUPower.Cpuidle) == 0 {
 		if why := AbsentReason(s, "cpu_power.cpuidle"); why != "" {
@@ -76,15 +76,10 @@ func checkDeepCstates(in *Input) Outcome {
 	// The host's own exit latencies place `cpupower idle-set -D`'s cut:
 	// it disables every state whose latency is at least its value and
 	// enables every one below it, on every CPU.
-	lat01, latDeep := int64(-1), int64(-1) // slowest POLL/C1, fastest deeper state
-	objected := map[int]bool{}             // the state indexes the finding names
+	lat01, latDeep := idleLatencies(s) // slowest POLL/C1, fastest deeper state
+	objected := map[int]bool{}         // the state indexes the finding names
 	for _, c := range s.CPUPower.Cpuidle {
 		for _, st := range c.States {
-			if st.Index < 2 {
-				lat01 = max(lat01, st.LatencyUS)
-			} else if latDeep < 0 || st.LatencyUS < latDeep {
-				latDeep = st.LatencyUS
-			}
 			if st.Index >= 2 && st.DefaultDisabled != nil {
 				switch {
 				case st.OffAtRunTime():
@@ -129,9 +124,10 @@ func checkDeepCstates(in *Input) Outcome {
 			}
 		}
 		if len(skipped) > 0 {
-			return Passed("%s; the deeper states %s exit more slowly, so the idle governor does not enter them", heldWhy, strings.Join(skipped, ", ")).Holding(holds...)
+			return Passed("%s; the deeper states %s exit more slowly, so the idle governor does not enter them", heldWhy, strings.Join(skipped, ", ")).Holding(holds...).
+				Reading(heldWhy, cstatesRead(s))
 		}
-		return Passed("no idle state deeper than C1 is enabled%s", howOff(offFromBoot, offAtRunTime)).Holding(holds...)
+		return Passed("no idle state deeper than C1 is enabled%s", howOff(offFromBoot, offAtRunTime)).Holding(holds...).Reading(cstatesRead(s))
 	}
 	names := make([]string, 0, len(states))
 	for n := range states {
@@ -176,7 +172,7 @@ func checkDeepCstates(in *Input) Outcome {
 		if driver != "acpi_idle" {
 			arg = "intel_idle.max_cstate=1 processor.max_cstate=1" // intel_idle.max_cstate alone hands idle to acpi_idle's ACPI C-states
 		}
-		runtime = []string{"tuned-adm profile latency-performance   (RHEL 6 tuned holds /dev/cpu_dma_latency with pmqos-static.py; tuned 2.x: [cpu] force_latency=1)"}
+		runtime = []string{noDisableFix}
 		persistent = append(KernelArgFixFor(s, arg).Persistent,
 			"or make latency-performance the tuned profile (tuned-adm profile latency-performance; chkconfig tuned on / systemctl enable tuned)")
 	}
@@ -208,6 +204,50 @@ func checkDeepCstates(in *Input) Outcome {
 			"some CPUs. 000 Table 4: binding the workload to one node recovered most of the gain at under half the power.",
 	})
 }
+
+// idleLatencies are the host's exit latencies that place `cpupower
+// idle-set -D`'s cut: the slowest of POLL and C1 (state0, state1) and the
+// fastest state deeper than C1, over every CPU (-1 when there is none).
+func idleLatencies(s *snapshot.Snapshot) (lat01, latDeep int64) {
+	lat01, latDeep = -1, -1
+	for _, c := range s.CPUPower.Cpuidle {
+		for _, st := range c.States {
+			if st.Index < 2 {
+				lat01 = max(lat01, st.LatencyUS)
+			} else if latDeep < 0 || st.LatencyUS < latDeep {
+				latDeep = st.LatencyUS
+			}
+		}
+	}
+	return lat01, latDeep
+}
+
+// hostIdleSetFix is this rule's cpupower idle-set command for the host's
+// idle states, for another rule that advises limiting C-states
+// (io.awr-redo-latency): every enabled state deeper than C1 is the one to
+// disable. Nil when the snapshot has no idle states.
+func hostIdleSetFix(s *snapshot.Snapshot) []string {
+	if len(s.CPUPower.Cpuidle) == 0 {
+		return nil
+	}
+	lat01, latDeep := idleLatencies(s)
+	objected := map[int]bool{}
+	for _, c := range s.CPUPower.Cpuidle {
+		for _, st := range c.States {
+			if st.Index >= 2 && st.Disabled == nil {
+				return []string{noDisableFix} // no stateN/disable: cpupower idle-set cannot
+			}
+			if st.Index >= 2 && !st.Off() {
+				objected[st.Index] = true
+			}
+		}
+	}
+	return idleSetFix(lat01, latDeep, objected)
+}
+
+// noDisableFix keeps the CPUs out of deep C-states on a kernel without
+// stateN/disable (before 3.5: RHEL 6), where cpupower idle-set cannot.
+const noDisableFix = "tuned-adm profile latency-performance   (RHEL 6 tuned holds /dev/cpu_dma_latency with pmqos-static.py; tuned 2.x: [cpu] force_latency=1)"
 
 // idleSetFix is the cpupower idle-set command that disables exactly the
 // states deeper than C1 on this host, from its states' exit latencies:
@@ -379,4 +419,22 @@ func pmqosRequest(cmdline string) (int64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// cstatesRead names the idle states read: the first CPU's, with each
+// state's exit latency and whether it is disabled, and how many CPUs.
+func cstatesRead(s *snapshot.Snapshot) string {
+	if len(s.CPUPower.Cpuidle) == 0 {
+		return ""
+	}
+	c := s.CPUPower.Cpuidle[0]
+	var st []string
+	for _, x := range c.States {
+		t := fmt.Sprintf("%s %d µs", x.Name, x.LatencyUS)
+		if x.Off() {
+			t += " (disabled)"
+		}
+		st = append(st, t)
+	}
+	return fmt.Sprintf("/sys/devices/system/cpu/cpu%d/cpuidle: %s (%d CPU(s) read)", c.CPU, strings.Join(st, ", "), len(s.CPUPower.Cpuidle))
 }

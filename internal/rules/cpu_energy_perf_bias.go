@@ -79,7 +79,8 @@ func checkEnergyPerfBias(in *Input) Outcome {
 		}
 	}
 	if !bad {
-		return Passed("energy_perf_bias 0 (performance) on every online CPU").Wanting(wants...)
+		return Passed("energy_perf_bias 0 (performance) on every online CPU").Wanting(wants...).
+			Reading("/sys/devices/system/cpu/cpuN/power/energy_perf_bias: " + strings.Join(cur, "; "))
 	}
 	ev := "/sys/devices/system/cpu/cpuN/power/energy_perf_bias: " + strings.Join(cur, "; ")
 	if t := s.Config.Tuned.ActiveProfile; t != nil {

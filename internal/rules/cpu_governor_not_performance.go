@@ -78,7 +78,8 @@ func checkGovernor(in *Input) Outcome {
 			"performance", c.Governor, governorWhy))
 	}
 	if len(bad) == 0 {
-		return Passed("governor performance on all %d CPUs with cpufreq", len(s.CPUPower.Cpufreq)).Wanting(wants...)
+		return Passed("governor performance on all %d CPUs with cpufreq", len(s.CPUPower.Cpufreq)).Wanting(wants...).
+			Reading(fmt.Sprintf("/sys/devices/system/cpu/cpuN/cpufreq/scaling_governor: performance on CPUs %s (driver %s)", List(byGov["performance"]), driver))
 	}
 	ev := fmt.Sprintf("/sys/devices/system/cpu/cpuN/cpufreq/scaling_governor: %s (driver %s)", strings.Join(bad, "; "), driver)
 	if p := s.CPUPower.IntelPstate; p != nil && p.MinPerfPct != nil {

@@ -61,7 +61,7 @@ func checkIntelPstateMinPerf(in *Input) Outcome {
 	}
 	min := *p.MinPerfPct
 	if min >= 100 {
-		return Passed("intel_pstate active, min_perf_pct = %d", min).Wanting(SysfsChange("cpu.intel-pstate-min-perf", sysIntelPstate+"/min_perf_pct", "100", fmt.Sprint(min),
+		return Passed("intel_pstate active, min_perf_pct = %d", min).Reading(fmt.Sprintf("%s/min_perf_pct = %d, status %q", sysIntelPstate, min, status)).Wanting(SysfsChange("cpu.intel-pstate-min-perf", sysIntelPstate+"/min_perf_pct", "100", fmt.Sprint(min),
 			"keep intel_pstate from lowering the clock between bursts (003 tuned performance profiles)"))
 	}
 	st := status

@@ -112,7 +112,8 @@ func checkSchedTunables(in *Input) Outcome {
 	case len(fs) > 0:
 		return Found(fs...).Wanting(wants...)
 	case len(ok) > 0:
-		return Passed("%s (tuned %s)", strings.Join(append(append(ok, cannot...), moved...), "; "), c.Want).Wanting(wants...)
+		return Passed("%s (tuned %s)", strings.Join(append(append(ok, cannot...), moved...), "; "), c.Want).Wanting(wants...).
+			Reading(strings.Join(ok, "; ")+" (/proc/sys/kernel)", "kernel "+in.Snap.Host.Kernel)
 	case len(cannot) > 0:
 		return CannotCheck("%s", strings.Join(cannot, "; "))
 	}

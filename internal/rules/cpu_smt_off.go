@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/dbhost/dbhost/internal/change"
+	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
 // cpu.smt-off: simultaneous multithreading (Hyper-Threading) is off, or some
@@ -74,9 +75,9 @@ func checkSMTOff(in *Input) Outcome {
 	smtOff := s.Topology.SMTActive != nil && !*s.Topology.SMTActive
 	if !smtOff && len(offline) == 0 && nosmt == "" {
 		if s.Topology.SMTActive != nil {
-			return Passed("SMT active (/sys/devices/system/cpu/smt/active = 1), no offline sibling thread")
+			return Passed("SMT active (/sys/devices/system/cpu/smt/active = 1), no offline sibling thread").Reading(smtRead(s))
 		}
-		return Passed("no offline sibling thread in the CPUs' thread_siblings_list (smt/active not in the snapshot)")
+		return Passed("no offline sibling thread in the CPUs' thread_siblings_list (smt/active not in the snapshot)").Reading(smtRead(s))
 	}
 	var ev []string
 	if s.Topology.SMTActive != nil {
@@ -89,7 +90,8 @@ func checkSMTOff(in *Input) Outcome {
 		ev = append(ev, "/proc/cmdline: "+nosmt)
 	}
 	if smtOff && len(offline) == 0 && nosmt == "" && (s.Host.Arch == "aarch64" || s.Host.Arch == "arm64") {
-		return Passed("smt/active = 0 on %s: most Arm server CPUs have no SMT, and nothing (nosmt, offline siblings) shows it was turned off", s.Host.Arch)
+		return Passed("smt/active = 0 on %s: most Arm server CPUs have no SMT, and nothing (nosmt, offline siblings) shows it was turned off", s.Host.Arch).
+			Reading(strings.Join(ev, "; "), smtRead(s), "uname -m "+s.Host.Arch)
 	}
 	ev = append(ev, fmt.Sprintf("%d online logical CPUs on %d cores", s.Topology.Threads, s.Topology.Cores))
 	f := Finding{
@@ -125,4 +127,13 @@ func checkSMTOff(in *Input) Outcome {
 		f.Fix.Persistent = []string{"enable Hyper-Threading / SMT in the firmware setup if the CPU supports it"}
 	}
 	return Found(f)
+}
+
+// smtRead names what the SMT check read: smt/active and the CPUs' sibling lists.
+func smtRead(s *snapshot.Snapshot) string {
+	ev := fmt.Sprintf("%d online logical CPUs on %d cores (cpuN/topology/thread_siblings_list, cpuN/online)", s.Topology.Threads, s.Topology.Cores)
+	if s.Topology.SMTActive != nil {
+		ev = fmt.Sprintf("/sys/devices/system/cpu/smt/active = %d; ", smtInt(*s.Topology.SMTActive)) + ev
+	}
+	return ev
 }

@@ -190,9 +190,9 @@ func checkTunedProfile(in *Input) Outcome {
 		}
 		// dbhost's pins over the profile stay wanted while it runs.
 		if base != active {
-			return Passed("tuned profile %s is built on %s, which fits workload %s", active, base, in.Workload).Wanting(tchange[1:]...)
+			return Passed("tuned profile %s is built on %s, which fits workload %s", active, base, in.Workload).Wanting(tchange[1:]...).Reading(ev)
 		}
-		return Passed("tuned profile %s fits workload %s", active, in.Workload).Wanting(tchange[1:]...)
+		return Passed("tuned profile %s fits workload %s", active, in.Workload).Wanting(tchange[1:]...).Reading(ev)
 	}
 	fix.Runtime = append(fix.Runtime, "tuned-adm verify   (then check /var/log/tuned/tuned.log for what differs)")
 	rec := want

@@ -72,7 +72,7 @@ func checkAIOMaxNr(in *Input) Outcome {
 		} else {
 			msg += "; fs.aio-nr unknown: " + usedWhy
 		}
-		out := Passed("%s", msg)
+		out := Passed("%s", msg).Reading(in.SysctlEvidence("fs.aio-max-nr", fmt.Sprint(max)), aioNrRead(used, usedWhy))
 		if minimum > 0 {
 			out = out.Wanting(in.SysctlChange("db.aio-max-nr", "fs.aio-max-nr", fmt.Sprint(minimum), aioWhy))
 		}
@@ -173,4 +173,12 @@ func (in *Input) aioDiskFormula() aioFormula {
 	f := (4*sum/4096 + 1) * 4096 // above 4 × the sum: "should be >"
 	return aioFormula{n: f, ok: true,
 		how: fmt.Sprintf("004's 4 × disks × queue_depth: 4 × %d (the queue depths of %d disks) = %d; the next multiple of 4096 above it is %d", sum, n, 4*sum, f)}
+}
+
+// aioNrRead names fs.aio-nr as read, or why it is unknown.
+func aioNrRead(used int64, why string) string {
+	if why != "" {
+		return "fs.aio-nr unknown: " + why
+	}
+	return fmt.Sprintf("fs.aio-nr = %d (/proc/sys/fs/aio-nr)", used)
 }

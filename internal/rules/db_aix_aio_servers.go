@@ -212,5 +212,5 @@ func checkAIXAIOServers(in *Input) Outcome {
 	if fast {
 		msg += "; aio_fsfastpath 1 (CIO I/Os bypass the servers)"
 	}
-	return Passed("%s", msg)
+	return Passed("%s", msg).Reading(msg)
 }

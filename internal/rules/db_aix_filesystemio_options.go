@@ -119,5 +119,5 @@ func checkAIXFilesystemioOptions(in *Input) Outcome {
 	if len(fs) > 0 {
 		return Found(fs...)
 	}
-	return Passed("%s", strings.Join(ok, "; "))
+	return Passed("%s", strings.Join(ok, "; ")).Reading(strings.Join(ok, "; "))
 }

@@ -72,10 +72,10 @@ func checkAIXOlsonTZ(in *Input) Outcome {
 	}
 	tz := strings.TrimSpace(*s.AIX.TZ)
 	if tz == "" {
-		return Passed("/etc/environment sets no TZ (the system default, UTC)")
+		return Passed("/etc/environment sets no TZ (the system default, UTC)").Reading("/etc/environment: no TZ value")
 	}
 	if rePosixTZ().MatchString(tz) || !reOlsonTZ().MatchString(tz) {
-		return Passed("TZ=%s is in POSIX form", tz)
+		return Passed("TZ=%s is in POSIX form", tz).Reading("/etc/environment: TZ=" + tz)
 	}
 	level, levelWhy := aixLevel(s)
 	sev := SevWarning
@@ -84,7 +84,7 @@ func checkAIXOlsonTZ(in *Input) Outcome {
 		lvl = level.String()
 		switch {
 		case !level.AtLeast(6, 1):
-			return Passed("TZ=%s on %s: Olson names came with AIX 6.1", tz, lvl)
+			return Passed("TZ=%s on %s: Olson names came with AIX 6.1", tz, lvl).Reading("/etc/environment: TZ="+tz, "oslevel -s: "+lvl)
 		case level.Version == 6 && level.Release == 1:
 		default:
 			sev = SevInfo

@@ -54,11 +54,11 @@ func lobHWReport(in *Input, r *artifacts.AWRReport) Outcome {
 	}
 	e, ok := r.Event("enq: HW - contention")
 	if !ok {
-		return Passed("enq: HW - contention not among the report's events")
+		return Passed("enq: HW - contention not among the report's events").Reading(awrEventsRead(r))
 	}
 	pct, okPct := awrPct(r, e)
 	if !okPct || pct < hwPct {
-		return Passed("enq: HW - contention %s %% of DB time", awrNum(pct))
+		return Passed("enq: HW - contention %s %% of DB time", awrNum(pct)).Reading(awrEventRead(r, e))
 	}
 	ev := []string{awrEv(r, e)}
 	lob := false

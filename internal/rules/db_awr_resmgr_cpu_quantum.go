@@ -73,7 +73,7 @@ func resmgrReport(in *Input, r *artifacts.AWRReport) Outcome {
 		return CannotCheck("the report has no top events and no Instance CPU section")
 	}
 	if pct < resmgrPct {
-		return Passed("resmgr:cpu quantum below %d %% of DB time", resmgrPct)
+		return Passed("resmgr:cpu quantum below %d %% of DB time", resmgrPct).Reading(strings.Join(ev, "; "), awrEventsRead(r))
 	}
 
 	cpuCount, cpuEv, caged := awrParam(r, "cpu_count")

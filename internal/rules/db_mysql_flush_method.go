@@ -42,7 +42,7 @@ func checkMyFlushMethod(d *snapshot.Database) Outcome {
 	}
 	switch strings.ToUpper(v) {
 	case "O_DIRECT", "O_DIRECT_NO_FSYNC", "ALL_O_DIRECT":
-		return Passed("innodb_flush_method = %s", v)
+		return Passed("innodb_flush_method = %s", v).Reading(fmt.Sprintf("%s: innodb_flush_method = %s", serverName(d), v))
 	}
 	return Found(Finding{
 		Setting: "mysql:innodb_flush_method", Current: v, Recommended: "O_DIRECT",

@@ -57,6 +57,8 @@ func checkMyIOCapacity(in *Input, d *snapshot.Database) Outcome {
 			Fix:      Fix{Runtime: []string{"SET GLOBAL innodb_io_capacity = 200;"}, Persistent: []string{"my.cnf [mysqld]: innodb_io_capacity = 200"}},
 			Risk:     "Less background flushing: watch the checkpoint age under load.",
 		})
+	case mediaUnknown(class) && (ioc <= 200 || ioc > 1000):
+		return CannotCheck("innodb_io_capacity = %d; %s: whether that storage is flash is not visible to the host", ioc, how)
 	}
-	return Passed("innodb_io_capacity = %d; %s", ioc, how)
+	return Passed("innodb_io_capacity = %d: no finding for %s (flash wants more than 200, a rotating disk at most 1000)", ioc, how).Reading(ev)
 }

@@ -44,10 +44,12 @@ func checkMyLargePages(in *Input, d *snapshot.Database) Outcome {
 	bp, _ := dbBytes(d, "innodb_buffer_pool_size")
 	on := dbOn(lp)
 	if !on && bp <= pgHugeThreshold {
-		return Passed("large_pages OFF with a buffer pool of %s (not above 2 GiB)", KB(bp/1024))
+		return Passed("large_pages OFF with a buffer pool of %s (not above 2 GiB)", KB(bp/1024)).
+			Reading(fmt.Sprintf("%s: large_pages = %s, innodb_buffer_pool_size %s", serverName(d), lp, KB(bp/1024)))
 	}
 	if on && h.inUse {
-		return Passed("large_pages ON and %s %d has %s in hugepages (numa_maps)", h.main.Comm, h.main.PID, KB(h.usesKB))
+		return Passed("large_pages ON and %s %d has %s in hugepages (numa_maps)", h.main.Comm, h.main.PID, KB(h.usesKB)).
+			Reading(fmt.Sprintf("%s: large_pages = %s; /proc/%d/numa_maps: %s in hugepages", serverName(d), lp, h.main.PID, KB(h.usesKB)))
 	}
 	if !d.Local {
 		return CannotCheck("large_pages %s; the server is not on this host (%s)", lp, d.Connection)
@@ -59,7 +61,7 @@ func checkMyLargePages(in *Input, d *snapshot.Database) Outcome {
 	short, missing := r.short(h)
 	ev := fmt.Sprintf("%s: large_pages = %s, innodb_buffer_pool_size %s, needs %s; %s", serverName(d), lp, KB(bp/1024), h.how, r.evidence)
 	if on && !short {
-		return Passed("large_pages ON and the pool has room for %s; %s", h.how, r.evidence)
+		return Passed("large_pages ON and the pool has room for %s; %s", h.how, r.evidence).Reading(ev)
 	}
 	chg, runtime := in.poolChanges("db.mysql-large-pages", h, r, missing)
 	if !short {

@@ -57,7 +57,7 @@ func checkOracleCagingSums(in *Input) Outcome {
 	var order []string
 	var fs []Finding
 	var fsSIDs []string
-	var checked []string
+	var checked, read []string
 	for _, i := range insts {
 		v, where, ok := i.Param("cpu_count")
 		if !ok {
@@ -76,6 +76,7 @@ func checkOracleCagingSums(in *Input) Outcome {
 		plan, planWhere, planSet := i.Param("resource_manager_plan")
 		plan = oraUnquote(plan)
 		c := cagedInst{sid: i.SID, where: where, cpus: n, plan: plan, planKnown: planSet || i.Complete(), planWhere: planWhere}
+		read = append(read, fmt.Sprintf("%s: cpu_count = %s, resource_manager_plan %q", where, v, plan))
 		if n < 2 {
 			fsSIDs = append(fsSIDs, i.SID)
 			fs = append(fs, Finding{
@@ -179,5 +180,5 @@ func checkOracleCagingSums(in *Input) Outcome {
 	if len(checked) == 0 {
 		checked = append(checked, "every caged instance has cpu_count ≥ 2 and a resource plan")
 	}
-	return Passed("%s", strings.Join(checked, "; "))
+	return Passed("%s", strings.Join(checked, "; ")).Reading(strings.Join(read, "; "), strings.Join(checked, "; "))
 }

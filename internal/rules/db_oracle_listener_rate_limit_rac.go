@@ -88,9 +88,10 @@ func checkListenerRateLimitRAC(in *Input) Outcome {
 		return Found(fs...)
 	}
 	if len(checked) == 0 {
-		return Passed("no listener with an ADDRESS in the listener.ora files given")
+		// Nothing to judge is no pass (issue 26).
+		return CannotCheck("no listener with an ADDRESS in the listener.ora files given")
 	}
-	return Passed("%s", strings.Join(checked, "; "))
+	return Passed("%s", strings.Join(checked, "; ")).Reading(strings.Join(checked, "; "))
 }
 
 // oraListenerNames are the listeners of a listener.ora: entries with an

@@ -38,6 +38,7 @@ func checkOracleNUMASupport(in *Input) Outcome {
 		return NotApplicable("no Oracle alert log given (--artifact alert_SID.log)")
 	}
 	var fs []Finding
+	var read []string
 	seen := 0
 	for _, a := range in.Artifacts.AlertLogs {
 		st := a.Last()
@@ -45,6 +46,7 @@ func checkOracleNUMASupport(in *Input) Outcome {
 			continue
 		}
 		seen++
+		read = append(read, fmt.Sprintf("%s:%d: %s", a.File, st.NUMA.Line, strings.Join(st.NUMA.Lines, " / ")))
 		nodes := NodeCount(in.Snap)
 		if st.NUMA.Nodes != nil && *st.NUMA.Nodes > nodes {
 			nodes = *st.NUMA.Nodes
@@ -83,7 +85,8 @@ func checkOracleNUMASupport(in *Input) Outcome {
 	case seen == 0:
 		return CannotCheck("the alert log's last startup has no NUMA lines (\"NUMA system with N nodes detected\" / \"Oracle NUMA support ...\")")
 	}
-	return Passed("alert log: Oracle NUMA support enabled, or a single NUMA node")
+	return Passed("alert log: Oracle NUMA support enabled, or a single NUMA node").
+		Reading(strings.Join(read, "; "), fmt.Sprintf("this host: %d NUMA node(s)", NodeCount(in.Snap)))
 }
 
 func sidOrStar(sid string) string {

@@ -113,7 +113,8 @@ func checkOracleRedoSectorSize(in *Input) Outcome {
 	case len(fs) > 0:
 		return Found(fs...)
 	case len(ok) > 0:
-		return Passed("redo members on devices whose physical sectors match the 512-byte writes or that are 4K native: %s", strings.Join(append(ok, cannot...), "; "))
+		return Passed("redo members on devices whose physical sectors match the 512-byte writes or that are 4K native: %s", strings.Join(append(ok, cannot...), "; ")).
+			Reading(strings.Join(ok, "; "))
 	}
 	return CannotCheck("%s", strings.Join(cannot, "; "))
 }

@@ -76,15 +76,19 @@ func checkSingleListenerMultinode(in *Input) Outcome {
 			}
 		}
 	}
+	var read []string // the TCP listeners read
+	for _, l := range tcp {
+		read = append(read, fmt.Sprintf("%s:%d: listener %s on %s", l.file, l.line, l.name, strings.Join(l.hosts, ", ")))
+	}
 	if len(tcp) == 0 {
-		return Passed("no TCP listener in the listener.ora files given")
+		return NotApplicable("no TCP listener in the listener.ora files given")
 	}
 	if len(tcp) >= nodes {
 		var n []string
 		for _, l := range tcp {
 			n = append(n, l.name)
 		}
-		return Passed("%d TCP listeners (%s) for %d NUMA nodes", len(tcp), strings.Join(n, ", "), nodes)
+		return Passed("%d TCP listeners (%s) for %d NUMA nodes", len(tcp), strings.Join(n, ", "), nodes).Reading(strings.Join(read, "; "), fmt.Sprintf("%d NUMA node(s) (/sys/devices/system/node)", nodes))
 	}
 	tally := NICIRQsPerNode(s)
 	perNode, total, nics := tally.PerNode, tally.Total, tally.NICs
@@ -92,7 +96,7 @@ func checkSingleListenerMultinode(in *Input) Outcome {
 		return CannotCheck("%s", in.Reason("network.interfaces", "no physical NIC with interrupts in the snapshot (needs /proc/interrupts and the NICs' IRQs)"))
 	}
 	if total < nicIRQMinEvents {
-		return Passed("%d NIC interrupts since boot: too few to judge where the listener's traffic is served", total)
+		return CannotCheck("%d NIC interrupts since boot: too few to judge where the listener's traffic is served", total)
 	}
 	hot := -1
 	var keys []int
@@ -109,7 +113,8 @@ func checkSingleListenerMultinode(in *Input) Outcome {
 	}
 	share := float64(perNode[hot]) / float64(total)
 	if share < nicIRQShare {
-		return Passed("%s on a %d-node host, NIC interrupts spread (%s)", artPlural(len(tcp), "TCP listener"), nodes, strings.Join(parts, ", "))
+		return Passed("%s on a %d-node host, NIC interrupts spread (%s)", artPlural(len(tcp), "TCP listener"), nodes, strings.Join(parts, ", ")).
+			Reading(strings.Join(read, "; "), "/proc/interrupts, NIC interrupts per node: "+strings.Join(parts, ", "))
 	}
 	var lines []string
 	for _, l := range tcp {

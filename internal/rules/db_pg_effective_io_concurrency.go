@@ -39,8 +39,16 @@ func checkPGEIO(in *Input, d *snapshot.Database) Outcome {
 	if why != "" {
 		return CannotCheck("%s", why)
 	}
-	if !(flashClass(class) || class == "multipath") || eio > 2 {
-		return Passed("effective_io_concurrency = %d; %s", eio, how)
+	ev := fmt.Sprintf("%s: effective_io_concurrency = %d; %s", serverName(d), eio, how)
+	switch {
+	case eio > 2:
+		return Passed("effective_io_concurrency = %d (above 2: no device class asks for more here); %s", eio, how).Reading(ev)
+	case class == "multipath":
+		// an array of drives behind the LUN, flash or not: many requests at once
+	case mediaUnknown(class):
+		return CannotCheck("effective_io_concurrency = %d; %s: whether that storage is flash is not visible to the host", eio, how)
+	case !flashClass(class):
+		return Passed("effective_io_concurrency = %d suits %s", eio, how).Reading(ev)
 	}
 	rec := "200"
 	if class == "multipath" {
@@ -48,7 +56,7 @@ func checkPGEIO(in *Input, d *snapshot.Database) Outcome {
 	}
 	return Found(Finding{
 		Setting: "postgres:effective_io_concurrency", Current: fmt.Sprintf("%d on %s", eio, class), Recommended: rec,
-		Evidence: fmt.Sprintf("%s: effective_io_concurrency = %d; %s", serverName(d), eio, how),
+		Evidence: ev,
 		Why: "PostgreSQL's docs: storage that serves many requests at once (flash, arrays of drives) wants many prefetches in flight, " +
 			"often in the hundreds; at 1 each bitmap heap scan waits for one read at a time.",
 		Fix:  Fix{Runtime: []string{"ALTER SYSTEM SET effective_io_concurrency = 200; SELECT pg_reload_conf();"}, Persistent: []string{"postgresql.conf: effective_io_concurrency = 200"}},

@@ -85,7 +85,7 @@ func checkPGHugePagesOnShort(in *Input, d *snapshot.Database) Outcome {
 			})
 		}
 	}
-	return Passed("huge_pages = on and the pool holds %s; %s", h.how, r.evidence)
+	return Passed("huge_pages = on and the pool holds %s; %s", h.how, r.evidence).Reading(serverName(d)+": huge_pages = on", r.evidence)
 }
 
 // bootHugepages says whether the kernel command line sizes a hugepage pool.

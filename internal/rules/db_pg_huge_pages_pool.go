@@ -52,10 +52,12 @@ func checkPGHugePagesPool(in *Input, d *snapshot.Database) Outcome {
 	}
 	sb, _ := dbBytes(d, "shared_buffers")
 	if hp == "try" && h.inUse {
-		return Passed("huge_pages = try and postmaster %d has %s in hugepages (numa_maps)", h.main.PID, KB(h.usesKB))
+		return Passed("huge_pages = try and postmaster %d has %s in hugepages (numa_maps)", h.main.PID, KB(h.usesKB)).
+			Reading(fmt.Sprintf("%s: huge_pages = try; /proc/%d/numa_maps: %s in hugepages", serverName(d), h.main.PID, KB(h.usesKB)))
 	}
 	if hp == "off" && sb <= pgHugeThreshold {
-		return Passed("huge_pages = off with shared_buffers %s (not above 2 GiB)", KB(sb/1024))
+		return Passed("huge_pages = off with shared_buffers %s (not above 2 GiB)", KB(sb/1024)).
+			Reading(fmt.Sprintf("%s: huge_pages = off, shared_buffers %s", serverName(d), KB(sb/1024)))
 	}
 	if !d.Local {
 		return CannotCheck("huge_pages = %s; the server is not on this host (%s): its host's hugepage pool is not in this snapshot", hp, d.Connection)
@@ -70,7 +72,7 @@ func checkPGHugePagesPool(in *Input, d *snapshot.Database) Outcome {
 		ev += "; its postmaster is not in the snapshot's processes, so whether it holds hugepages now is unknown"
 	}
 	if hp == "try" && !short {
-		return Passed("huge_pages = try and the pool has room for %s (set on to make a shortfall an error); %s", h.how, r.evidence)
+		return Passed("huge_pages = try and the pool has room for %s (set on to make a shortfall an error); %s", h.how, r.evidence).Reading(ev)
 	}
 	chg, runtime := in.poolChanges("db.pg-huge-pages-pool", h, r, max(missing, 0))
 	if !short {

@@ -49,7 +49,7 @@ func checkPGOvercommit(in *Input, d *snapshot.Database) Outcome {
 		limit, ok1 := in.Snap.Memory.Meminfo["CommitLimit"]
 		used, ok2 := in.Snap.Memory.Meminfo["Committed_AS"]
 		if !ok1 || !ok2 || limit <= 0 {
-			return Passed("vm.overcommit_memory = 2 (CommitLimit/Committed_AS not in the snapshot)")
+			return Passed("vm.overcommit_memory = 2 (CommitLimit/Committed_AS not in the snapshot)").Reading(ev)
 		}
 		if used*10 > limit*9 {
 			ratio, _ := in.Sysctl("vm.overcommit_ratio")
@@ -71,7 +71,8 @@ func checkPGOvercommit(in *Input, d *snapshot.Database) Outcome {
 				Risk:        "A higher ratio lets more be committed than RAM and swap can hold: the OOM killer again.",
 			})
 		}
-		return Passed("vm.overcommit_memory = 2, Committed_AS %s of CommitLimit %s", KB(used), KB(limit))
+		return Passed("vm.overcommit_memory = 2, Committed_AS %s of CommitLimit %s", KB(used), KB(limit)).
+			Reading(ev, fmt.Sprintf("/proc/meminfo CommitLimit %s, Committed_AS %s", KB(limit), KB(used)))
 	}
 	pgWhy := "PostgreSQL's docs: under memory pressure the OOM killer may kill the postmaster, which ends every connection; " +
 		"with overcommit_memory = 2 an allocation fails in one backend instead."

@@ -61,8 +61,8 @@ func checkPGRandomPageCost(in *Input, d *snapshot.Database) Outcome {
 			Fix:      Fix{Runtime: []string{"ALTER SYSTEM RESET random_page_cost; SELECT pg_reload_conf();"}, Persistent: []string{"postgresql.conf: random_page_cost = 4"}},
 			Risk:     "Plans change: test the heaviest queries (a low value may be deliberate when the data fits in memory).",
 		})
-	case class == "multipath" || class == "mixed" || class == "other" || class == "virtio" || class == "dm" || class == "md":
+	case mediaUnknown(class):
 		return CannotCheck("random_page_cost = %g; %s: whether that storage is flash is not visible to the host", rpc, how)
 	}
-	return Passed("random_page_cost = %g suits %s", rpc, how)
+	return Passed("random_page_cost = %g suits %s", rpc, how).Reading(ev)
 }

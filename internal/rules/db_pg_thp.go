@@ -43,7 +43,8 @@ func checkPGTHP(in *Input, d *snapshot.Database) Outcome {
 		return CannotCheck("%s", in.Reason("memory.thp.enabled", "not in the snapshot"))
 	}
 	if *thp.Enabled != "always" {
-		return Passed("transparent hugepages %s (PostgreSQL never madvises: its backends get no THP)", *thp.Enabled)
+		return Passed("transparent hugepages %s (PostgreSQL never madvises: its backends get no THP)", *thp.Enabled).
+			Reading("/sys/kernel/mm/transparent_hugepage/enabled = " + *thp.Enabled)
 	}
 	conns := "max_connections unknown"
 	if n, why := dbInt(d, "max_connections"); why == "" {

@@ -57,7 +57,7 @@ func checkPGWALSameDevice(in *Input, d *snapshot.Database) Outcome {
 		}
 	}
 	if len(shared) == 0 {
-		return Passed("WAL and data on different devices: %s; %s", walHow, dataHow)
+		return Passed("WAL and data on different devices: %s; %s", walHow, dataHow).Reading(serverName(d)+": "+walHow, dataHow)
 	}
 	return Found(Finding{
 		Setting: "postgres:pg_wal", Current: "on " + strings.Join(shared, ", ") + ", with the data",

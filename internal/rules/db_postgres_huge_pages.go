@@ -51,11 +51,12 @@ func checkPostgresHugePages(in *Input) Outcome {
 	sbSet, _ := c.Setting("shared_buffers")
 	switch {
 	case !set:
-		return Passed("%s: shared_buffers not set (default 128MB): hugepages not worth it", c.File)
+		return Passed("%s: shared_buffers not set (default 128MB): hugepages not worth it", c.File).Reading(c.File + ": no shared_buffers line")
 	case err != nil:
 		return CannotCheck("%s:%d: shared_buffers: %v", sbSet.File, sbSet.Line, err)
 	case sb <= pgHugeThreshold:
-		return Passed("%s:%d: shared_buffers = %s (%s, not above 2 GiB)", sbSet.File, sbSet.Line, sbSet.Value, KB(sb/1024))
+		return Passed("%s:%d: shared_buffers = %s (%s, not above 2 GiB)", sbSet.File, sbSet.Line, sbSet.Value, KB(sb/1024)).
+			Reading(fmt.Sprintf("%s:%d: shared_buffers = %s", sbSet.File, sbSet.Line, sbSet.Value))
 	}
 	hp, hpSet := c.HugePages()
 	switch hp { // PostgreSQL also accepts the boolean spellings
@@ -131,17 +132,18 @@ func checkPostgresHugePages(in *Input) Outcome {
 				Why: "huge_pages = on: PostgreSQL does not start when the pool cannot hold its shared memory.", Fix: fix, Risk: risk, Changes: chg,
 			})
 		}
-		return Passed("huge_pages = on; %s", ev).Wanting(pgPool(in, sizeKB)...)
+		return Passed("huge_pages = on; %s", ev).Wanting(pgPool(in, sizeKB)...).Reading(ev)
 	}
 	// try (or an unknown value, which PostgreSQL rejects at startup)
 	if poolWhy != "" {
 		return CannotCheck("huge_pages = %s with shared_buffers %s; the pool is unknown: %s", hp, KB(sb/1024), poolWhy)
 	}
 	if inUse := pgHugeInUse(in); inUse > 0 {
-		return Passed("huge_pages = try and the postmaster has %s in hugepages (numa_maps); %s", KB(inUse), ev).Wanting(pgPool(in, sizeKB)...)
+		return Passed("huge_pages = try and the postmaster has %s in hugepages (numa_maps); %s", KB(inUse), ev).Wanting(pgPool(in, sizeKB)...).
+			Reading(ev, "the postmaster's numa_maps: "+KB(inUse)+" in hugepages")
 	}
 	if pool.SizeKB == sizeKB && pool.Free-pool.Reserved+pgHugeInUse(in)/sizeKB >= need {
-		return Passed("huge_pages = try; the pool has room for %s (set on to make a shortfall an error); %s", needHow, ev).Wanting(pgPool(in, sizeKB)...)
+		return Passed("huge_pages = try; the pool has room for %s (set on to make a shortfall an error); %s", needHow, ev).Wanting(pgPool(in, sizeKB)...).Reading(ev)
 	}
 	return Found(Finding{
 		Setting:     "postgres:huge_pages",

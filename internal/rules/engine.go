@@ -14,6 +14,10 @@ type Result struct {
 	Area   string `json:"area"`
 	Title  string `json:"title"`
 	Reason string `json:"reason"`
+	// Evidence is, for a passed rule, the facts the check read and their
+	// values (Outcome.Evidence), as a finding's Evidence: a pass names what
+	// it saw. Empty for the other results.
+	Evidence string `json:"evidence,omitempty"`
 }
 
 // Report is one host's audit.
@@ -112,11 +116,20 @@ func RunRules(list []Rule, in *Input) Report {
 		case out.CannotCheck != "":
 			res.Reason = out.CannotCheck
 			rep.CannotCheck = append(rep.CannotCheck, res)
+		case out.Evidence == "":
+			// A pass that names nothing it read is no verdict (issue 26):
+			// the check fell through without seeing its fact.
+			res.Reason = NoEvidence
+			if out.Passed != "" {
+				res.Reason += " (" + out.Passed + ")"
+			}
+			rep.CannotCheck = append(rep.CannotCheck, res)
 		default:
 			res.Reason = out.Passed
 			if res.Reason == "" {
 				res.Reason = "no issue found"
 			}
+			res.Evidence = out.Evidence
 			rep.Passed = append(rep.Passed, res)
 		}
 	}
@@ -156,6 +169,10 @@ func runOne(r Rule, in *Input) (out Outcome) {
 	}()
 	return r.Check(in)
 }
+
+// NoEvidence is the reason the engine gives a check that passed without
+// naming the facts it read (Outcome.Evidence): not a pass.
+const NoEvidence = "the check found nothing wrong but named no fact it read, so it is no pass"
 
 // OwnThreshold starts the sentence that names a rule's own thresholds in a finding.
 const OwnThreshold = "dbhost's own threshold"

@@ -57,7 +57,7 @@ func TestRunFillsSortsAndClassifies(t *testing.T) {
 		{ID: "c.warn", Area: "c", Title: "C", Severity: SevWarning, Sources: src,
 			Check: func(*Input) Outcome { return Found(Finding{Setting: "s"}) }},
 		{ID: "d.pass", Area: "d", Title: "D", Severity: SevWarning, Sources: src,
-			Check: func(*Input) Outcome { return Passed("fine") }},
+			Check: func(*Input) Outcome { return Passed("fine").Reading("/x = 1") }},
 		{ID: "e.cannot", Area: "e", Title: "E", Severity: SevWarning, Sources: src,
 			Check: func(in *Input) Outcome { return CannotCheck("%s", AbsentReason(in.Snap, "memory.thp")) }},
 		{ID: "f.panic", Area: "f", Title: "F", Severity: SevWarning, Sources: src,
@@ -83,11 +83,12 @@ func TestRunFillsSortsAndClassifies(t *testing.T) {
 	if b.Area != "b" || b.Title != "B" || len(b.Sources) != 1 || b.Scope.Kernels != "all" || b.Fix.Runtime == nil {
 		t.Fatalf("not filled from rule: %+v", b)
 	}
-	if rep.Host != "db1" || len(rep.Passed) != 2 || rep.Passed[1].Reason != "no issue found" {
+	// An empty outcome names nothing it read: no pass (issue 26).
+	if rep.Host != "db1" || len(rep.Passed) != 1 || rep.Passed[0].Evidence != "/x = 1" {
 		t.Fatalf("passed = %+v", rep.Passed)
 	}
-	if len(rep.CannotCheck) != 2 || rep.CannotCheck[0].Reason != "memory.thp.enabled: not present on this host (/x)" ||
-		!strings.Contains(rep.CannotCheck[1].Reason, "internal error in rule f.panic") {
+	if len(rep.CannotCheck) != 3 || rep.CannotCheck[0].Reason != "memory.thp.enabled: not present on this host (/x)" ||
+		!strings.Contains(rep.CannotCheck[1].Reason, "internal error in rule f.panic") || rep.CannotCheck[2].Reason != NoEvidence {
 		t.Fatalf("cannot = %+v", rep.CannotCheck)
 	}
 	if len(rep.NotApplicable) != 2 || !strings.Contains(rep.NotApplicable[0].Reason, "oltp") {

@@ -54,7 +54,9 @@ func runArt(t *testing.T, id string, s *snapshot.Snapshot, set *artifacts.Set, d
 	if !ok {
 		t.Fatalf("rule %s is not registered", id)
 	}
-	return RunRules([]Rule{r}, &Input{Snap: s, Workload: WorkloadOLTP, DB: db, Artifacts: set})
+	rep := RunRules([]Rule{r}, &Input{Snap: s, Workload: WorkloadOLTP, DB: db, Artifacts: set})
+	vetPasses(t, rep)
+	return rep
 }
 
 // artFires asserts findings and returns them.

@@ -46,7 +46,7 @@ func awrCheck(in *Input, one func(r *artifacts.AWRReport) Outcome) Outcome {
 		return NotApplicable("no AWR or Statspack report given (--artifact awrrpt_*.html)")
 	}
 	var fs []Finding
-	var cannot, passed, na []string
+	var cannot, passed, na, evs []string
 	for _, r := range reps {
 		o := one(r)
 		switch {
@@ -56,8 +56,11 @@ func awrCheck(in *Input, one func(r *artifacts.AWRReport) Outcome) Outcome {
 			cannot = append(cannot, r.File+": "+o.CannotCheck)
 		case o.NotApplicable != "":
 			na = append(na, r.File+": "+o.NotApplicable)
+		case o.Evidence == "":
+			cannot = append(cannot, r.File+": "+NoEvidence+" ("+o.Passed+")")
 		default:
 			passed = append(passed, r.File+": "+o.Passed)
+			evs = append(evs, r.File+": "+o.Evidence)
 		}
 	}
 	switch {
@@ -66,7 +69,7 @@ func awrCheck(in *Input, one func(r *artifacts.AWRReport) Outcome) Outcome {
 	case len(cannot) > 0:
 		return CannotCheck("%s", strings.Join(cannot, "; "))
 	case len(passed) > 0:
-		return Passed("%s", strings.Join(passed, "; "))
+		return Passed("%s", strings.Join(passed, "; ")).Reading(evs...)
 	}
 	return NotApplicable("%s", strings.Join(na, "; "))
 }
@@ -282,4 +285,42 @@ func awrUnaccounted(r *artifacts.AWRReport) (pct float64, how string, ok bool) {
 		how = "the top events (the events below them may hold some of the rest)"
 	}
 	return 100 - sum, fmt.Sprintf("%s account for %s %% of DB time", how, awrNum(sum)), true
+}
+
+// awrEventsRead names the event lists a report diagnosis searched (issue
+// 26: "not among the report's events" names what was read): how many top,
+// foreground and background events, and the top events' least share.
+func awrEventsRead(r *artifacts.AWRReport) string {
+	ev := fmt.Sprintf("%d top events", len(r.TopEvents))
+	least, have := 0.0, false
+	for _, e := range r.TopEvents {
+		if p, ok := awrPct(r, e); ok && (!have || p < least) {
+			least, have = p, true
+		}
+	}
+	if have {
+		ev += fmt.Sprintf(" (the least at %s %% of %s)", awrNum(least), awrPctOf(r))
+	}
+	if n := len(r.ForegroundEvents); n > 0 {
+		ev += fmt.Sprintf(", %d foreground", n)
+	}
+	if n := len(r.BackgroundEvents); n > 0 {
+		ev += fmt.Sprintf(", %d background", n)
+	}
+	return ev + " read"
+}
+
+// awrEventRead is one event as read: its average wait and share.
+func awrEventRead(r *artifacts.AWRReport, e artifacts.AWREvent) string {
+	ev := e.Event
+	if e.AvgMS != nil {
+		ev += fmt.Sprintf(" avg %s ms", awrNum(*e.AvgMS))
+	}
+	if p, ok := awrPct(r, e); ok {
+		ev += fmt.Sprintf(", %s %% of %s", awrNum(p), awrPctOf(r))
+	}
+	if e.Line > 0 {
+		ev += fmt.Sprintf(" (line %d)", e.Line)
+	}
+	return ev
 }

@@ -38,7 +38,9 @@ func awrRun(t *testing.T, id string, snap *snapshot.Snapshot, reps ...*artifacts
 	if !r.HostOptional {
 		t.Fatalf("%s is not a report diagnosis", id)
 	}
-	return RunRules([]Rule{r}, &Input{Snap: snap, Workload: WorkloadOLTP, DB: DBOracle, Artifacts: &artifacts.Set{AWR: reps}})
+	rep := RunRules([]Rule{r}, &Input{Snap: snap, Workload: WorkloadOLTP, DB: DBOracle, Artifacts: &artifacts.Set{AWR: reps}})
+	vetPasses(t, rep)
+	return rep
 }
 
 // awrFires asserts that the rule fired (a complete finding of its id) and

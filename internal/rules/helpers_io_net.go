@@ -437,7 +437,7 @@ func mergePathFindings(v *blockView, fs []Finding, devs []string) []Finding {
 // the paths of one LUN), else could-not-check when facts were missing and no
 // device passed, else none when no device concerned the rule, else passed
 // with the devices that pass.
-func deviceOutcome(v *blockView, fs []Finding, fdevs, ok, cannot []string, none Outcome, passed string) Outcome {
+func deviceOutcome(v *blockView, fs []Finding, fdevs, ok, cannot []string, none Outcome, passed, read string) Outcome {
 	if len(fs) > 0 {
 		return Found(mergePathFindings(v, fs, fdevs)...)
 	}
@@ -447,7 +447,7 @@ func deviceOutcome(v *blockView, fs []Finding, fdevs, ok, cannot []string, none 
 	if len(ok) == 0 {
 		return none
 	}
-	return Passed("%s: %s", passed, strings.Join(ok, ", "))
+	return Passed("%s: %s", passed, strings.Join(ok, ", ")).Reading(read + ": " + strings.Join(ok, ", "))
 }
 
 // fileDevice finds where a file lives: the mount whose mount point is the

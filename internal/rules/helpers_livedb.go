@@ -27,7 +27,7 @@ func noLiveServer(db string) Outcome {
 // why); else passed, one sentence per server.
 func (in *Input) eachServer(db string, check func(d *snapshot.Database) Outcome) Outcome {
 	var fs []Finding
-	var passed, cannot, na []string
+	var passed, cannot, na, evs []string
 	n := 0
 	for i := range in.Snap.Databases {
 		d := &in.Snap.Databases[i]
@@ -47,8 +47,11 @@ func (in *Input) eachServer(db string, check func(d *snapshot.Database) Outcome)
 			cannot = append(cannot, serverName(d)+": "+o.CannotCheck)
 		case o.NotApplicable != "":
 			na = append(na, serverName(d)+": "+o.NotApplicable)
+		case o.Evidence == "":
+			cannot = append(cannot, serverName(d)+": "+NoEvidence)
 		default:
 			passed = append(passed, serverName(d)+": "+o.Passed)
+			evs = append(evs, o.Evidence)
 		}
 	}
 	switch {
@@ -61,7 +64,7 @@ func (in *Input) eachServer(db string, check func(d *snapshot.Database) Outcome)
 	case len(passed) == 0:
 		return NotApplicable("%s", strings.Join(na, "; "))
 	}
-	return Passed("%s", strings.Join(append(passed, na...), "; "))
+	return Passed("%s", strings.Join(append(passed, na...), "; ")).Reading(evs...)
 }
 
 // serverName names a server in evidence: "postgres 15.4 (user=... host=...)".
@@ -294,3 +297,16 @@ func serverDataDir(d *snapshot.Database) (string, string) {
 // flashClass says whether a device class is flash (no seek cost): NVMe,
 // an SSD (rotational 0). A multipath LUN reports what the array says.
 func flashClass(class string) bool { return class == "nvme" || class == "ssd" }
+
+// mediaUnknown says whether a device class hides whether flash is behind
+// it (a multipath LUN, an LVM or md device, a virtio disk, devices of
+// several classes): db.pg-random-page-cost, db.pg-effective-io-concurrency
+// and db.mysql-io-capacity classify alike and cannot check a value whose
+// verdict depends on it (issue 26).
+func mediaUnknown(class string) bool {
+	switch class {
+	case "multipath", "mixed", "other", "virtio", "dm", "md":
+		return true
+	}
+	return false
+}

@@ -134,3 +134,12 @@ func TestLiveHelpers(t *testing.T) {
 		t.Errorf("%+v", rep)
 	}
 }
+
+// withVirtioDisk adds a virtio disk vda (rotational=1, as virtio-blk
+// reports by default) mounted at /srv/vd: storage whose media the guest
+// cannot see (issue 26).
+func withVirtioDisk(s *snapshot.Snapshot) {
+	t := true
+	s.Storage.Devices = append(s.Storage.Devices, snapshot.BlockDevice{Name: "vda", Kind: "virtio", Rotational: &t})
+	s.Storage.Mounts = append(s.Storage.Mounts, snapshot.Mount{Device: "/dev/vda1", Path: "/srv/vd", FSType: "xfs"})
+}

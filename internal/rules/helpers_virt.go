@@ -248,3 +248,13 @@ func badDisks(ds []*snapshot.Domain, judge func(d *snapshot.Domain, k snapshot.G
 	}
 	return out, checked
 }
+
+// domainsRead names the guest definitions a virt rule read (issue 26: a
+// pass names what it saw), with what the rule judged in them.
+func domainsRead(ds []*snapshot.Domain, judged string) string {
+	var names []string
+	for _, d := range ds {
+		names = append(names, domLabel(d))
+	}
+	return "libvirt domain definitions " + strings.Join(names, ", ") + ": " + judged
+}

@@ -43,7 +43,9 @@ func runWith(t *testing.T, id string, s *snapshot.Snapshot, set *artifacts.Set) 
 	if !ok {
 		t.Fatalf("rule %s is not registered", id)
 	}
-	return RunRules([]Rule{r}, &Input{Snap: s, Workload: WorkloadMixed, DB: DBNone, Artifacts: set})
+	rep := RunRules([]Rule{r}, &Input{Snap: s, Workload: WorkloadMixed, DB: DBNone, Artifacts: set})
+	vetPasses(t, rep)
+	return rep
 }
 
 // virtNoGuests: every virt rule over guests is not applicable without

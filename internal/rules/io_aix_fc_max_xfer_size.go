@@ -94,5 +94,5 @@ func checkAIXFCMaxXferSize(in *Input) Outcome {
 	if len(cannot) > 0 {
 		return CannotCheck("%s", strings.Join(cannot, "; "))
 	}
-	return Passed("No DMA Resource Count 0 on %s (fcstat -e)", strings.Join(ok, ", "))
+	return Passed("No DMA Resource Count 0 on %s (fcstat -e)", strings.Join(ok, ", ")).Reading("fcstat -e: No DMA Resource Count 0 on " + strings.Join(ok, ", "))
 }

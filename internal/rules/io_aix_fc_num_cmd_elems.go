@@ -176,5 +176,5 @@ func checkAIXFCNumCmdElems(in *Input) Outcome {
 	if disksWhy == "" {
 		msg += "; " + thumb
 	}
-	return Passed("%s", msg)
+	return Passed("%s", msg).Reading("lsattr -El, fcstat -e: " + msg)
 }

@@ -98,5 +98,5 @@ func checkAIXFSBufs(in *Input) Outcome {
 	if jfsWhy == "" {
 		ok = append(ok, "0 "+aixJFSFsbufLabel)
 	}
-	return Passed("vmstat -v: %s", strings.Join(ok, ", "))
+	return Passed("vmstat -v: %s", strings.Join(ok, ", ")).Reading("vmstat -v: " + strings.Join(ok, ", "))
 }

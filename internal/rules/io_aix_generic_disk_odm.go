@@ -52,7 +52,12 @@ func checkAIXGenericDiskODM(in *Input) Outcome {
 		}
 	}
 	if len(generic) == 0 {
-		return Passed("%d disk(s), none with a generic (\"Other ...\") ODM definition (lsdev -Cc disk)", len(s.AIX.Disks))
+		var read []string
+		for _, d := range s.AIX.Disks {
+			read = append(read, d.Name+" "+d.Description)
+		}
+		return Passed("%d disk(s), none with a generic (\"Other ...\") ODM definition (lsdev -Cc disk)", len(s.AIX.Disks)).
+			Reading("lsdev -Cc disk: " + strings.Join(read, "; "))
 	}
 	sort.Slice(generic, func(i, j int) bool { return aixDiskLess(generic[i].Name, generic[j].Name) })
 	var names, ev []string

@@ -207,9 +207,11 @@ func checkAIXHdiskQueueDepth(in *Input) Outcome {
 		case noStat == len(disks):
 			return CannotCheck("%s", aixWhy(s, "aix.disks.iostat", "iostat -D 2 3"))
 		}
-		return Passed("no disk busy enough to judge (%d below %d transfers/s, %d without iostat -D figures)", idle, aixQDMinTPS, noStat)
+		// Nothing was judged: an idle capture is no evidence (issue 26).
+		return CannotCheck("no disk busy enough to judge (%d below %d transfers/s, %d without iostat -D figures): capture iostat -D under the database's load", idle, aixQDMinTPS, noStat)
 	}
-	return Passed("%d busy disk(s): none with avgserv < %s ms and avgtime > %s ms or sqfull (iostat -D)", judged, num(aixServMaxMS), num(aixQueueMinMS))
+	return Passed("%d busy disk(s): none with avgserv < %s ms and avgtime > %s ms or sqfull (iostat -D)", judged, num(aixServMaxMS), num(aixQueueMinMS)).
+		Reading(fmt.Sprintf("iostat -D: %d disk(s) at %d transfers/s or more judged, %d below, %d without figures", judged, aixQDMinTPS, idle, noStat))
 }
 
 // num2 formats a float with at most two decimals.

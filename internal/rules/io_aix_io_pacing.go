@@ -57,10 +57,10 @@ func checkAIXIOPacing(in *Input) Outcome {
 	}
 	cur := fmt.Sprintf("maxpout %d, minpout %d", maxp, minp)
 	if maxp == 0 {
-		return Passed("%s: I/O pacing off (AIX 5.3's default)", cur)
+		return Passed("%s: I/O pacing off (AIX 5.3's default)", cur).Reading("lsattr -El sys0: " + cur)
 	}
 	if maxp >= aixMaxpoutDefault {
-		return Passed("%s (AIX 6.1 and later default 8193/4096)", cur)
+		return Passed("%s (AIX 6.1 and later default 8193/4096)", cur).Reading("lsattr -El sys0: " + cur)
 	}
 	// A PowerHA node keeps some pacing (002: 513/256); any other host the
 	// defaults. Unknown (no lssrc -ls clstrmgrES): both, said so.
@@ -79,7 +79,7 @@ func checkAIXIOPacing(in *Input) Outcome {
 	}
 	node := ha != nil && ha.ClusterNode
 	if node && maxp >= aixMaxpoutCluster {
-		return Passed("%s on a PowerHA cluster node (%s): at or above 002's cluster middle ground 513/256", cur, haEv)
+		return Passed("%s on a PowerHA cluster node (%s): at or above 002's cluster middle ground 513/256", cur, haEv).Reading("lsattr -El sys0: "+cur, haEv)
 	}
 	sev := SevWarning
 	note := ""

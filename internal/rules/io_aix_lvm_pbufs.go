@@ -43,7 +43,7 @@ func checkAIXLVMPbufs(in *Input) Outcome {
 		return CannotCheck("%s", why)
 	}
 	if n == 0 {
-		return Passed("vmstat -v: 0 %s", aixPbufLabel)
+		return Passed("vmstat -v: 0 %s", aixPbufLabel).Reading("vmstat -v: 0 " + aixPbufLabel)
 	}
 	cur, curWhy := aixTunable(s, "ioo", "pv_min_pbuf")
 	want := int64(1024)

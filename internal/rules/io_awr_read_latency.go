@@ -176,7 +176,7 @@ func readLatencyReport(in *Input, r *artifacts.AWRReport) Outcome {
 	case len(undecided) > 0:
 		return CannotCheck("%s; %s", strings.Join(undecided, "; "), classWhy)
 	case len(fine) > 0:
-		return Passed("%s", strings.Join(fine, ", "))
+		return Passed("%s", strings.Join(fine, ", ")).Reading(strings.Join(fine, ", "))
 	}
-	return Passed("no read event at %d %% of DB time or more", readPct)
+	return Passed("no read event at %d %% of DB time or more", readPct).Reading(awrEventsRead(r))
 }

@@ -67,7 +67,7 @@ func redoReport(in *Input, r *artifacts.AWRReport) Outcome {
 		if len(r.TopEvents) == 0 {
 			return CannotCheck("the report has no top events")
 		}
-		return Passed("neither log file sync nor log file parallel write among the report's events")
+		return Passed("neither log file sync nor log file parallel write among the report's events").Reading(awrEventsRead(r))
 	}
 	syncMS, syncAvg := awrAvgMS(sync)
 	writeMS, writeAvg := awrAvgMS(write)
@@ -80,11 +80,18 @@ func redoReport(in *Input, r *artifacts.AWRReport) Outcome {
 	}
 	slowWrite := writeAvg && writeMS > redoWriteMS
 	slowSync := syncAvg && syncMS > redoSyncMS
+	var read []string
+	if haveSync {
+		read = append(read, awrEventRead(r, sync))
+	}
+	if haveWrite {
+		read = append(read, awrEventRead(r, write))
+	}
 	if !slowWrite && !slowSync {
-		return Passed("log file sync %s ms, log file parallel write %s ms on average", avgText(syncAvg, syncMS), avgText(writeAvg, writeMS))
+		return Passed("log file sync %s ms, log file parallel write %s ms on average", avgText(syncAvg, syncMS), avgText(writeAvg, writeMS)).Reading(read...)
 	}
 	if syncPctOK && syncPct < redoPctMin {
-		return Passed("log file sync %s ms on average but %s %% of DB time", awrNum(syncMS), awrNum(syncPct))
+		return Passed("log file sync %s ms on average but %s %% of DB time", awrNum(syncMS), awrNum(syncPct)).Reading(read...)
 	}
 	var ev []string
 	if haveSync {
@@ -164,7 +171,7 @@ func redoCPUSide(in *Input, r *artifacts.AWRReport, ev []string, sev string, syn
 		Evidence:    strings.Join(ev, "; "),
 		Why: "The redo write is fast, so the rest of log file sync is LGWR being woken and scheduled and the session being posted " +
 			"back: a saturated host (run queue) or CPUs in deep C-states (000: deeper C-states incur longer latencies to wake up) stretch it.",
-		Fix: Fix{Runtime: []string{"cpupower idle-set -D 2 (or tuned-adm profile latency-performance): limit C-states (see cpu.deep-cstates-latency)"},
+		Fix: Fix{Runtime: redoIdleFix(in, given),
 			Persistent: []string{"intel_idle.max_cstate=1 on the kernel command line (000 C-states), and CPU headroom for LGWR"}},
 		Risk: "Limiting C-states raises idle power (000 Table 3: 182 W to 578 W idle floor).",
 	}
@@ -235,4 +242,20 @@ func avgText(ok bool, v float64) string {
 		return "-"
 	}
 	return awrNum(v)
+}
+
+// redoIdleFix limits the host's C-states as cpu.deep-cstates-latency
+// does, with the -D value from the host's own exit latencies
+// (hostIdleSetFix). Without the host, or without its idle states, no value
+// can be computed: the fix says how to find it instead of guessing one.
+func redoIdleFix(in *Input, given bool) []string {
+	const tuned = "or: tuned-adm profile latency-performance   (holds /dev/cpu_dma_latency at C1's exit latency while tuned runs)"
+	if given {
+		if fix := hostIdleSetFix(in.Snap); len(fix) > 0 {
+			return append(fix, tuned)
+		}
+	}
+	return []string{"on the database host: dbhost audit (cpu.deep-cstates-latency computes the cpupower idle-set -D value from that " +
+		"host's C-state exit latencies), or by hand: cpupower idle-info lists each state's exit latency, and cpupower idle-set -D N " +
+		"with N the exit latency in µs of the fastest state deeper than C1 disables those states and keeps POLL and C1", tuned}
 }

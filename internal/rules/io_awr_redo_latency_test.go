@@ -57,6 +57,27 @@ func TestAWRRedoLatency(t *testing.T) {
 	if f.Severity != SevWarning {
 		t.Errorf("severity %s", f.Severity)
 	}
+	// Issue 26: the C-state fix is cpu.deep-cstates-latency's, from this
+	// host's exit latencies (C1E exits in 10 µs here: -D 10 keeps POLL and
+	// C1, a fixed -D 2 would disable C1 too); without the host no value is
+	// guessed.
+	h.CPUPower.Cpuidle = []snapshot.CPUIdle{{CPU: 0, States: []snapshot.IdleState{{Index: 0, Name: "POLL"}, {Index: 1, Name: "C1", LatencyUS: 2},
+		{Index: 2, Name: "C1E", LatencyUS: 10, Disabled: ptr(false)}, {Index: 3, Name: "C6", LatencyUS: 133, Disabled: ptr(false)}}}}
+	f = awrFires(t, id, h, redoTestReport("Linux x86 64-bit", 9, 12, 0.8))
+	fix := strings.Join(f.Fix.Runtime, "\n")
+	wantIn(t, "fix", fix, "cpupower idle-set -D 10 ")
+	if strings.Contains(fix, "-D 2") {
+		t.Errorf("fixed -D 2 on a host whose C1 exits in 2 µs: %s", fix)
+	}
+	if c := fires(t, "cpu.deep-cstates-latency", h, WorkloadLatency, DBOracle); c.Fix.Runtime[0] != f.Fix.Runtime[0] {
+		t.Errorf("redo's idle-set %q differs from cpu.deep-cstates-latency's %q", f.Fix.Runtime[0], c.Fix.Runtime[0])
+	}
+	f = awrFires(t, id, nil, redoTestReport("Linux x86 64-bit", 9, 12, 0.8))
+	fix = strings.Join(f.Fix.Runtime, "\n")
+	wantIn(t, "fix", fix, "on the database host: dbhost audit", "cpupower idle-info")
+	if strings.Contains(fix, "-D 2") {
+		t.Errorf("a -D value without the host's C-states: %s", fix)
+	}
 
 	// Quiet: 000's log file sync of 8.05 ms is 0.4 % of DB time; 19c's 2.45 ms sync over a 0.42 ms write.
 	awrOutcome(t, id, "passed", "0.4 % of DB time", nil, awrTestReport(t, "awrrpt_1_412_413_12102.txt"))

@@ -134,7 +134,7 @@ func writeWaitsReport(in *Input, r *artifacts.AWRReport) Outcome {
 		return Found(fs...)
 	}
 	if len(seen) > 0 {
-		return Passed("%s of DB time", strings.Join(seen, ", "))
+		return Passed("%s of DB time", strings.Join(seen, ", ")).Reading(strings.Join(seen, ", "))
 	}
-	return Passed("no free buffer waits or log buffer space among the report's events")
+	return Passed("no free buffer waits or log buffer space among the report's events").Reading(awrEventsRead(r))
 }

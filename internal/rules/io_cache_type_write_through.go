@@ -125,5 +125,5 @@ func checkCacheType(in *Input) Outcome {
 		}
 		ok = append(ok, fmt.Sprintf("%s %s", d.Name, ct))
 	}
-	return deviceOutcome(v, fs, fdevs, ok, cannot, NotApplicable("no SCSI disk"), "cache modes consistent")
+	return deviceOutcome(v, fs, fdevs, ok, cannot, NotApplicable("no SCSI disk"), "cache modes consistent", "/sys/class/scsi_disk/*/cache_type")
 }

@@ -188,7 +188,7 @@ func checkDBFileLayout(in *Input) Outcome {
 	case len(fs) > 0:
 		return Found(fs...)
 	case len(ok) > 0:
-		return Passed("%s", strings.Join(append(ok, cannot...), "; "))
+		return Passed("%s", strings.Join(append(ok, cannot...), "; ")).Reading(strings.Join(ok, "; "))
 	}
 	return CannotCheck("%s", strings.Join(cannot, "; "))
 }

@@ -103,5 +103,5 @@ func checkMaxSectorsLargeIO(in *Input) Outcome {
 		})
 	}
 	return deviceOutcome(v, fs, fdevs, ok, cannot, NotApplicable("no whole disk or NVMe namespace outside multipath"),
-		fmt.Sprintf("max_sectors_kb ≥ %d or at the device's limit", largeIOKB)).Wanting(wants...)
+		fmt.Sprintf("max_sectors_kb ≥ %d or at the device's limit", largeIOKB), "/sys/block/*/queue/max_sectors_kb").Wanting(wants...)
 }

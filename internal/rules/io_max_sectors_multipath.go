@@ -130,5 +130,5 @@ func checkMaxSectorsMultipath(in *Input) Outcome {
 	if len(ok) == 0 {
 		return CannotCheck("%s", strings.Join(cannot, "; "))
 	}
-	return Passed("multipath max_sectors_kb consistent with the paths: %s", strings.Join(ok, "; "))
+	return Passed("multipath max_sectors_kb consistent with the paths: %s", strings.Join(ok, "; ")).Reading("/sys/block/dm-*/queue/max_sectors_kb and its paths': " + strings.Join(ok, "; "))
 }

@@ -47,7 +47,7 @@ func checkRRMinIO(in *Input) Outcome {
 			return CannotCheck("%s", r)
 		}
 		if hasMP {
-			return Passed("no /etc/multipath.conf: built-in defaults (rr_min_io_rq 1)")
+			return Passed("no /etc/multipath.conf: built-in defaults (rr_min_io_rq 1)").Reading("/etc/multipath.conf: absent (" + AbsentReason(in.Snap, "storage.multipath_conf") + "); a dm-multipath device in /sys/block")
 		}
 		return NotApplicable("no /etc/multipath.conf and no dm-multipath device")
 	}
@@ -104,7 +104,7 @@ func checkRRMinIO(in *Input) Outcome {
 	if len(fs) > 0 {
 		return Found(fs...)
 	}
-	return Passed("%s", strings.Join(ok, "; "))
+	return Passed("%s", strings.Join(ok, "; ")).Reading("/etc/multipath.conf: " + strings.Join(ok, "; "))
 }
 
 // rrFinding reports section sec; from is the section the value came from

@@ -2,6 +2,8 @@ package rules
 
 import (
 	"fmt"
+	"sort"
+	"strings"
 
 	"github.com/dbhost/dbhost/internal/change"
 )
@@ -44,7 +46,7 @@ func checkNomerges(in *Input) Outcome {
 	mounted, unresolved := mountedDevicesUnresolved(in.Snap, v)
 	var fs []Finding
 	var fdevs []string // device of each finding
-	var ok, cannot []string
+	var ok, cannot, maybe []string
 	var wants []change.Change
 	for i := range v.devs {
 		d := &v.devs[i]
@@ -58,6 +60,7 @@ func checkNomerges(in *Input) Outcome {
 		if len(unresolved) > 0 && class != "multipath" {
 			// A mount that matches no listed device may sit on this disk
 			// (LVM or partitions whose dm device is not in the snapshot).
+			maybe = append(maybe, d.Name)
 			continue
 		}
 		if d.Nomerges == nil {
@@ -89,5 +92,20 @@ func checkNomerges(in *Input) Outcome {
 			Risk:    "Sequential scans and redo writes issued in small pieces are no longer merged: more, smaller I/Os. Check it is a database device first (e.g. oracleasm listdisks, ASM disk strings).",
 		})
 	}
-	return deviceOutcome(v, fs, fdevs, ok, cannot, Passed("every device carries a filesystem (000: nomerges 0 is sufficient for filesystems)"), "raw devices with nomerges set").Wanting(wants...)
+	// With no raw device read: a pass only when every device is seen to
+	// carry a filesystem; a mount whose device is not in the snapshot
+	// leaves the others unknown (issue 26).
+	var none Outcome
+	if len(maybe) > 0 {
+		none = CannotCheck("mounts whose device is not in the snapshot (%s) may sit on %s: which devices are raw is unknown", strings.Join(unresolved, ", "), strings.Join(maybe, ", "))
+	} else {
+		var on []string
+		for name := range mounted {
+			on = append(on, name)
+		}
+		sort.Strings(on)
+		none = Passed("every device carries a filesystem (000: nomerges 0 is sufficient for filesystems)").
+			Reading("/proc/mounts: filesystems on " + strings.Join(on, ", ") + " or the devices above them")
+	}
+	return deviceOutcome(v, fs, fdevs, ok, cannot, none, "raw devices with nomerges set", "/sys/block/*/queue/nomerges").Wanting(wants...)
 }

@@ -91,5 +91,5 @@ func checkNrRequests(in *Input) Outcome {
 			Risk:    "More queued requests raise the worst-case queueing latency under saturation; no reboot needed.",
 		})
 	}
-	return deviceOutcome(v, fs, fdevs, ok, cannot, NotApplicable("no SCSI/SAN device with a software request queue"), fmt.Sprintf("nr_requests ≥ %d", wantNrRequests)).Wanting(wants...)
+	return deviceOutcome(v, fs, fdevs, ok, cannot, NotApplicable("no SCSI/SAN device with a software request queue"), fmt.Sprintf("nr_requests ≥ %d", wantNrRequests), "/sys/block/*/queue/nr_requests").Wanting(wants...)
 }

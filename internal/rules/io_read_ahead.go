@@ -75,7 +75,7 @@ func checkReadAhead(in *Input) Outcome {
 			Risk:    "Random-read (OLTP) devices can waste bandwidth and page cache on read-ahead; apply to the DSS data devices only.",
 		})
 	}
-	return deviceOutcome(v, fs, fdevs, ok, cannot, NotApplicable("no block device"), fmt.Sprintf("read-ahead ≥ %d KB", wantReadAheadKB)).Wanting(wants...)
+	return deviceOutcome(v, fs, fdevs, ok, cannot, NotApplicable("no block device"), fmt.Sprintf("read-ahead ≥ %d KB", wantReadAheadKB), "/sys/block/*/queue/read_ahead_kb").Wanting(wants...)
 }
 
 const readAheadWhy = "larger read-ahead for sequential (DSS) scans"

@@ -25,7 +25,7 @@ func init() {
 				Quote: "queue/rotational\t0"},
 		},
 		Scope: Scope{Kernels: "all", Distros: "all",
-			Note: "flash is recognised by vendor/model (SSD, Flash, Pure, XtremIO, NVMe) or by a multipath device that already says 0; otherwise the array's media is not visible from the host"},
+			Note: "flash is recognised by vendor/model (SSD, Flash, Pure, XtremIO, NVMe) or by a multipath device that already says 0; otherwise the array's media is not visible from the host: a device reporting 1 without naming flash is could not check, not a pass"},
 		Check: checkRotationalFlag,
 	})
 }
@@ -78,6 +78,10 @@ func checkRotationalFlag(in *Input) Outcome {
 			Risk:    "None for data; expect little or no performance change.",
 		}
 	}
+	// read: what each device said; unknown: devices that say rotational=1
+	// and name no flash, whose media the host cannot see (an array LUN
+	// such as a 3PARdata VV says 1 whatever its drives).
+	var read, unknown []string
 	for i := range v.devs {
 		d := &v.devs[i]
 		if d.Kind != "disk" && d.Kind != "dm" {
@@ -90,6 +94,7 @@ func checkRotationalFlag(in *Input) Outcome {
 			continue
 		}
 		checked++
+		read = append(read, fmt.Sprintf("%s = %d (%s)", sysBlock(d.Name, "queue/rotational"), b2i(*d.Rotational), describeDev(d)))
 		if !*d.Rotational {
 			if looksFlash(d) {
 				wants = append(wants, rotChange(d, "0"))
@@ -109,10 +114,18 @@ func checkRotationalFlag(in *Input) Outcome {
 			}
 			continue
 		}
-		if looksFlash(d) && !flagged[d.Name] {
-			flagged[d.Name] = true
-			fdevs = append(fdevs, d.Name)
-			fs = append(fs, finding(d, fmt.Sprintf("%s = 1 for %s (vendor/model names flash)", sysBlock(d.Name, "queue/rotational"), describeDev(d))))
+		switch {
+		case looksFlash(d):
+			if !flagged[d.Name] {
+				flagged[d.Name] = true
+				fdevs = append(fdevs, d.Name)
+				fs = append(fs, finding(d, fmt.Sprintf("%s = 1 for %s (vendor/model names flash)", sysBlock(d.Name, "queue/rotational"), describeDev(d))))
+			}
+		case d.Kind == "dm" && !d.Multipath, v.isPath(d.Name):
+			// A dm (LVM) device says what the devices below it say, and a
+			// path what its multipath device says: judged there.
+		default:
+			unknown = append(unknown, fmt.Sprintf("%s (%s)", d.Name, describeDev(d)))
 		}
 	}
 	if len(fs) > 0 {
@@ -124,7 +137,12 @@ func checkRotationalFlag(in *Input) Outcome {
 	if checked == 0 {
 		return NotApplicable("no SCSI or dm device")
 	}
-	return Passed("no flash device reported as rotational (%d checked)", checked).Wanting(wants...)
+	if len(unknown) > 0 {
+		return CannotCheck("rotational=1 and no flash in the vendor/model of %s: whether flash is behind it is not visible "+
+			"from the host (an array LUN reports 1 whatever its drives; a rotating disk reports 1 too)", strings.Join(unknown, ", ")).Wanting(wants...)
+	}
+	return Passed("no flash device reported as rotational (%d checked, none reports 1 without naming its media)", checked).
+		Wanting(wants...).Reading(strings.Join(read, ", "))
 }
 
 // modelMatch is a udev match on an sd disk's vendor and model ("" when the

@@ -107,7 +107,7 @@ func checkScheduler(in *Input) Outcome {
 			Risk:    "Takes effect immediately, no reboot; I/O in flight is drained while switching. Measure latency (iostat -x await) before and after.",
 		})
 	}
-	return deviceOutcome(v, fs, fdevs, ok, cannot, NotApplicable("no block device with an I/O scheduler"), "schedulers suit their devices").Wanting(wants...)
+	return deviceOutcome(v, fs, fdevs, ok, cannot, NotApplicable("no block device with an I/O scheduler"), "schedulers suit their devices", "/sys/block/*/queue/scheduler").Wanting(wants...)
 }
 
 // schedulerTarget is the family the rule sets for a device class: none on

@@ -119,7 +119,7 @@ func checkSCSIHostCanQueue(in *Input) Outcome {
 	case len(fs) > 0:
 		return Found(fs...)
 	case len(ok) > 0:
-		return Passed("%s", strings.Join(append(ok, cannot...), "; "))
+		return Passed("%s", strings.Join(append(ok, cannot...), "; ")).Reading("/sys/class/scsi_host/*/can_queue, /sys/block/*/device/queue_depth: " + strings.Join(ok, "; "))
 	case len(cannot) > 0 || len(unknownDepth) > 0:
 		return CannotCheck("%s", strings.Join(append(cannot, unknownDepth...), "; "))
 	}

@@ -180,7 +180,7 @@ func checkSCSIQueueDepth(in *Input) Outcome {
 				"over-subscription gives QUEUE FULL / TASK SET FULL and higher latency. Follow the array vendor's limit.",
 		})
 	}
-	return deviceOutcome(v, fs, fdevs, ok, cannot, NotApplicable("no SAN path or non-SATA SCSI SSD"), fmt.Sprintf("queue_depth ≥ %d or its adapter's share", wantQueueDepth)).Wanting(wants...)
+	return deviceOutcome(v, fs, fdevs, ok, cannot, NotApplicable("no SAN path or non-SATA SCSI SSD"), fmt.Sprintf("queue_depth ≥ %d or its adapter's share", wantQueueDepth), "/sys/block/*/device/queue_depth").Wanting(wants...)
 }
 
 // hostCanQueue prints SCSI host h's can_queue ("1008", or why it is unknown).

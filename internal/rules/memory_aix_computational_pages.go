@@ -112,7 +112,7 @@ func checkAIXComputationalPages(in *Input) Outcome {
 			msg += "; " + strings.Join(hidden, ", ") + " not shown (restricted, listed by vmo -F -a: " +
 				aixWhy(s, "aix.tunables.vmo_restricted", "vmo -F -a") + ")"
 		}
-		return Passed("%s", msg)
+		return Passed("%s", msg).Reading("vmo -a, vmstat -v, oslevel -s: " + msg)
 	}
 	why := "004: \"On older version of AIX (< AIX 6.1) with default settings, LRUD will page out some computational pages\"; " +
 		"tune the VMM to protect computational pages (programs, SGA, PGA) and let LRUD steal from the file cache only. " +

@@ -42,6 +42,24 @@ func TestAIXLargePagesSGA(t *testing.T) {
 			t.Fatalf("%+v", rep)
 		}
 	})
+	t.Run("issue 26: the 16 MB pool shown as -, none in use, vmo and lsuser unread: could not check", func(t *testing.T) {
+		s := aixHost()
+		s.AIX.PagePools[2].PoolSize, s.AIX.PagePools[2].Inuse, s.AIX.PagePools[2].Pin = nil, ptr(int64(0)), ptr(int64(0))
+		s.AIX.Tunables.VMO, s.AIX.Users = nil, nil
+		aixAbsent(s, "aix.tunables.vmo", "commands/vmo_-a", "permission denied")
+		aixAbsent(s, "aix.users", "commands/lsuser", "permission denied")
+		cannot(t, id, s, WorkloadOLTP, DBOracle, "svmon -G shows it as -")
+		// lsuser unread, a pool of 1024 pages whose use svmon does not count: could not check.
+		s = aixHost()
+		s.AIX.PagePools[2].Inuse, s.AIX.Users = nil, nil
+		aixAbsent(s, "aix.users", "commands/lsuser", "permission denied")
+		cannot(t, id, s, WorkloadOLTP, DBOracle, "capabilities unknown")
+		// The pool in use: a pass that names it.
+		s.AIX.PagePools[2].Inuse = ptr(int64(4194304))
+		if rep := quiet(t, id, s, WorkloadOLTP, DBOracle); len(rep.Passed) != 1 || !strings.Contains(rep.Passed[0].Evidence, "16 MB pages in use 4194304") {
+			t.Fatalf("passed=%+v cannot=%+v", rep.Passed, rep.CannotCheck)
+		}
+	})
 	t.Run("svmon and vmo missing: could not check", func(t *testing.T) {
 		s := aixHost()
 		s.AIX.PagePools, s.AIX.Tunables.VMO = nil, nil

@@ -56,9 +56,11 @@ func pgaLimitReport(in *Input, r *artifacts.AWRReport) Outcome {
 	pga := *r.Memory.PGAUseMB
 	ev := []string{fmt.Sprintf("Memory Statistics: PGA use %s MB at the end", awrNum(pga))}
 	var fs []Finding
+	var judged []string // what the PGA use was compared with
 	if v, pe, ok := awrParam(r, "pga_aggregate_limit"); ok {
 		if lim, err := artifacts.ParseBytes(v); err == nil && lim > 0 {
 			limMB := float64(lim) / (1 << 20)
+			judged = append(judged, pe)
 			if pct := pga / limMB * 100; pct >= pgaLimitPct {
 				fs = append(fs, Finding{
 					Setting:     "oracle:pga_aggregate_limit",
@@ -87,6 +89,7 @@ func pgaLimitReport(in *Input, r *artifacts.AWRReport) Outcome {
 		}
 	}
 	if sga := r.Memory.SGAUseMB; sga != nil && hostMB > 0 {
+		judged = append(judged, fmt.Sprintf("SGA use %s MB + PGA use %s MB of %s MB host memory", awrNum(*sga), awrNum(pga), awrNum(hostMB)))
 		if pct := (*sga + pga) / hostMB * 100; pct >= pgaHostPct {
 			e := append(ev, fmt.Sprintf("SGA use %s MB + PGA use %s MB of %s MB host memory", awrNum(*sga), awrNum(pga), awrNum(hostMB)))
 			if !given {
@@ -106,5 +109,9 @@ func pgaLimitReport(in *Input, r *artifacts.AWRReport) Outcome {
 	if len(fs) > 0 {
 		return Found(fs...)
 	}
-	return Passed("PGA use %s MB below its limit; SGA and PGA within the host's memory", awrNum(pga))
+	if len(judged) == 0 {
+		// Nothing to compare the PGA use with is no pass (issue 26).
+		return CannotCheck("%s: no pga_aggregate_limit and no host memory (the report's or this host's) to compare it with", strings.Join(ev, "; "))
+	}
+	return Passed("PGA use %s MB below its limit; SGA and PGA within the host's memory", awrNum(pga)).Reading(strings.Join(append(ev, judged...), "; "))
 }

@@ -122,7 +122,7 @@ func sgaHugepagesReport(in *Input, r *artifacts.AWRReport) Outcome {
 	pool := h.Total * h.SizeKB << 10
 	ev = append(ev, fmt.Sprintf("this host's hugepage pool: %d x %s = %s (%d free)", h.Total, KB(h.SizeKB), KB(pool>>10), h.Free))
 	if pool >= sga {
-		return Passed("SGA %s fits in the hugepage pool of %s (shared with the host's other instances)", KB(sga>>10), KB(pool>>10))
+		return Passed("SGA %s fits in the hugepage pool of %s (shared with the host's other instances)", KB(sga>>10), KB(pool>>10)).Reading(strings.Join(ev, "; "))
 	}
 	cur := fmt.Sprintf("SGA %s, hugepage pool %s", KB(sga>>10), KB(pool>>10))
 	if haveULP {

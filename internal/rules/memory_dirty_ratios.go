@@ -163,9 +163,9 @@ func checkDirtyRatios(in *Input) Outcome {
 	}
 	if len(ws) == 0 {
 		if in.DB == DBPostgres {
-			return Passed("%s; %s: background within tuned %s's %d (PostgreSQL: the synchronous threshold is not pushed up)", sync.text, bg.text, b.profile, b.background).Wanting(wants...)
+			return Passed("%s; %s: background within tuned %s's %d (PostgreSQL: the synchronous threshold is not pushed up)", sync.text, bg.text, b.profile, b.background).Wanting(wants...).Reading(ev + " (/proc/sys/vm)")
 		}
-		return Passed("%s; %s: within tuned %s's bounds (background ≤ %d, dirty ≥ %d)", sync.text, bg.text, b.profile, b.background, b.ratio).Wanting(wants...)
+		return Passed("%s; %s: within tuned %s's bounds (background ≤ %d, dirty ≥ %d)", sync.text, bg.text, b.profile, b.background, b.ratio).Wanting(wants...).Reading(ev + " (/proc/sys/vm)")
 	}
 	var fs []Finding
 	for _, w := range ws {

@@ -90,7 +90,7 @@ func checkHugepagesPoolOversized(in *Input) Outcome {
 		if total < expected {
 			note = "the pool is smaller than that (see memory.hugepages-too-few; the alert log may predate a pool change or come from another host)"
 		}
-		return Passed("pool %d pages of %s, SGAs expect %d: %s (%s)", total, KB(sizeKB), expected, note, strings.Join(ev, "; "))
+		return Passed("pool %d pages of %s, SGAs expect %d: %s (%s)", total, KB(sizeKB), expected, note, strings.Join(ev, "; ")).Reading(strings.Join(ev, "; "))
 	}
 	target := total - surplus
 	return Found(Finding{

@@ -100,7 +100,8 @@ func checkHugepagesTooFew(in *Input) Outcome {
 		if need > pool.Total {
 			msg += "; note: the pool is smaller than that: the alert log may predate a pool change or come from another host"
 		}
-		return Passed("%s", msg).Wanting(poolWants(in, "memory.hugepages-too-few", pool)...)
+		return Passed("%s", msg).Wanting(poolWants(in, "memory.hugepages-too-few", pool)...).
+			Reading(fmt.Sprintf("/proc/meminfo: HugePages_Total %d, HugePages_Free %d, Hugepagesize %s", pool.Total, pool.Free, KB(pool.SizeKB)), strings.Join(ev, "; "))
 	}
 	avail := pool.Free - pool.Reserved
 	if avail < 0 {

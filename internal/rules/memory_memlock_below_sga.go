@@ -128,7 +128,7 @@ func checkMemlockBelowSGA(in *Input) Outcome {
 	if cannotWhy != "" {
 		return CannotCheck("%s", cannotWhy)
 	}
-	return Passed("%s", strings.Join(checked, "; ")).Wanting(wants...)
+	return Passed("%s", strings.Join(checked, "; ")).Wanting(wants...).Reading(strings.Join(checked, "; ")) // none read: the engine's could not check
 }
 
 // limitValue is the value of the user's own TYPE memlock line (the last one,

@@ -44,12 +44,13 @@ func checkSwappiness(in *Input) Outcome {
 		return CannotCheck("%s", why)
 	}
 	if v <= wantSwappiness {
-		return Passed("vm.swappiness = %d", v).Wanting(in.SysctlChange("memory.swappiness", "vm.swappiness", fmt.Sprint(wantSwappiness), swappinessWhy))
+		return Passed("vm.swappiness = %d", v).Wanting(in.SysctlChange("memory.swappiness", "vm.swappiness", fmt.Sprint(wantSwappiness), swappinessWhy)).
+			Reading(in.SysctlEvidence("vm.swappiness", fmt.Sprint(v)))
 	}
 	ev := in.SysctlEvidence("vm.swappiness", fmt.Sprint(v))
 	if st, ok := in.Snap.Memory.Meminfo["SwapTotal"]; ok {
 		if st == 0 {
-			return Passed("vm.swappiness = %d, but no swap is configured (SwapTotal 0 kB)", v)
+			return Passed("vm.swappiness = %d, but no swap is configured (SwapTotal 0 kB)", v).Reading(ev, "/proc/meminfo SwapTotal 0 kB")
 		}
 		ev += fmt.Sprintf("; SwapTotal %s", KB(st))
 	}

@@ -157,7 +157,7 @@ func checkTHP(in *Input) Outcome {
 		return Found(fs...).Wanting(wants...)
 	}
 	return Passed("transparent_hugepage/enabled = %s, shmem_enabled = %s (kernel %s, database %s)", mode, orUnknown(shmem), orUnknown(s.Host.Kernel), in.DB).
-		Wanting(wants...)
+		Wanting(wants...).Reading(fmt.Sprintf("/sys/kernel/mm/transparent_hugepage/enabled = %s, shmem_enabled = %s; kernel %s", mode, orUnknown(shmem), orUnknown(s.Host.Kernel)))
 }
 
 func orUnknown(s string) string {

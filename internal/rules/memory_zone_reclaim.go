@@ -40,10 +40,12 @@ func checkZoneReclaim(in *Input) Outcome {
 		return CannotCheck("%s", why)
 	}
 	if v == 0 {
-		return Passed("vm.zone_reclaim_mode = 0").Wanting(in.SysctlChange("memory.zone-reclaim", "vm.zone_reclaim_mode", "0", zoneReclaimWhy))
+		return Passed("vm.zone_reclaim_mode = 0").Wanting(in.SysctlChange("memory.zone-reclaim", "vm.zone_reclaim_mode", "0", zoneReclaimWhy)).
+			Reading(in.SysctlEvidence("vm.zone_reclaim_mode", "0"))
 	}
 	if len(s.Topology.Nodes) > 0 && NodeCount(s) <= 1 {
-		return Passed("vm.zone_reclaim_mode = %d, but one NUMA node: it has no effect", v)
+		return Passed("vm.zone_reclaim_mode = %d, but one NUMA node: it has no effect", v).
+			Reading(in.SysctlEvidence("vm.zone_reclaim_mode", fmt.Sprint(v)), fmt.Sprintf("%d node(s) under /sys/devices/system/node", len(s.Topology.Nodes)))
 	}
 	return Found(Finding{
 		Setting:     "vm.zone_reclaim_mode",

@@ -83,7 +83,7 @@ func checkDatasourceValidation(in *Input) Outcome {
 	if len(fs) > 0 {
 		return Found(fs...)
 	}
-	return Passed("%s", strings.Join(checked, "; "))
+	return Passed("%s", strings.Join(checked, "; ")).Reading(strings.Join(checked, "; ")) // none read: the engine's could not check
 }
 
 // dsChecker is the native valid-connection-checker for the datasource's database.

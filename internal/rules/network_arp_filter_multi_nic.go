@@ -99,9 +99,9 @@ func checkArpFilter(in *Input) Outcome {
 		return CannotCheck("%s", strings.Join(cannot, "; "))
 	}
 	if len(ok) == 0 {
-		return Passed("no two interfaces share an IPv4 subnet")
+		return Passed("no two interfaces share an IPv4 subnet").Reading(subnetsRead(in, bySubnet))
 	}
-	return Passed("%s", strings.Join(ok, "; ")).Wanting(wants[:min(len(wants), 1)]...)
+	return Passed("%s", strings.Join(ok, "; ")).Wanting(wants[:min(len(wants), 1)]...).Reading(strings.Join(ok, "; "), subnetsRead(in, bySubnet))
 }
 
 const arpFilterWhy = "Several interfaces on one subnet without arp_filter (ARP flux)"

@@ -103,5 +103,5 @@ func checkBondHash(in *Input) Outcome {
 	if len(ok) == 0 {
 		return CannotCheck("%s", strings.Join(cannot, "; "))
 	}
-	return Passed("%s", strings.Join(ok, "; ")).Wanting(wants...)
+	return Passed("%s", strings.Join(ok, "; ")).Wanting(wants...).Reading("/proc/net/bonding: " + strings.Join(ok, "; "))
 }

@@ -64,7 +64,7 @@ func checkBusyPoll(in *Input) Outcome {
 	if len(ok) == 0 {
 		return CannotCheck("%s", strings.Join(cannot, "; "))
 	}
-	return Passed("%s", strings.Join(ok, "; ")).Wanting(wants...)
+	return Passed("%s", strings.Join(ok, "; ")).Wanting(wants...).Reading(strings.Join(ok, "; ") + " (/proc/sys/net/core)")
 }
 
 const busyPollWhy = "Socket busy polling off on a latency workload"

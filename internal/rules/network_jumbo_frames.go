@@ -98,5 +98,5 @@ func checkJumboFrames(in *Input) Outcome {
 	if len(ok) == 0 {
 		return NotApplicable("no 10 GbE+ interface up with a known speed")
 	}
-	return Passed("jumbo frames on %s", strings.Join(ok, ", ")).Wanting(wants...)
+	return Passed("jumbo frames on %s", strings.Join(ok, ", ")).Wanting(wants...).Reading("/sys/class/net/*/mtu: " + strings.Join(ok, ", "))
 }

@@ -90,7 +90,16 @@ func checkOneSubnetPerInterface(in *Input) Outcome {
 	if len(fs) > 0 {
 		return Found(fs...)
 	}
-	return Passed("each IPv4 subnet has one interface: %s", strings.Join(subnets, ", "))
+	return Passed("each IPv4 subnet has one interface: %s", strings.Join(subnets, ", ")).Reading(subnetsRead(in, bySubnet))
+}
+
+// subnetsRead names the IPv4 subnets read and the addresses on each.
+func subnetsRead(in *Input, bySubnet map[string][]string) string {
+	var out []string
+	for _, n := range sortedStringKeys(bySubnet) {
+		out = append(out, n+": "+ifAddrs(in, bySubnet[n]))
+	}
+	return "IPv4 addresses (ip -o addr): " + strings.Join(out, "; ")
 }
 
 // ifAddrs lists the named interfaces with their IPv4 addresses.

@@ -81,5 +81,5 @@ func checkRxUsecs(in *Input) Outcome {
 	if len(ok) == 0 {
 		return NotApplicable("no physical NIC up")
 	}
-	return Passed("no receive coalescing on %s", strings.Join(ok, ", "))
+	return Passed("no receive coalescing on %s", strings.Join(ok, ", ")).Reading("ethtool -c (ETHTOOL_GCOALESCE): rx-usecs 0, adaptive-rx off on " + strings.Join(ok, ", "))
 }

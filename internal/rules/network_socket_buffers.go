@@ -104,7 +104,7 @@ func checkSocketBuffers(in *Input) Outcome {
 	if len(cannot) > 0 && len(ok) == 0 {
 		return CannotCheck("%s", strings.Join(cannot, "; "))
 	}
-	return Passed("%s", strings.Join(append(ok, cannot...), "; ")).Wanting(wants...)
+	return Passed("%s", strings.Join(append(ok, cannot...), "; ")).Wanting(wants...).Reading(strings.Join(ok, "; ") + " (/proc/sys/net)")
 }
 
 const sockBufWhy = "Socket buffer maxima below 16 MiB"

@@ -73,12 +73,13 @@ func checkSomaxconn(in *Input) Outcome {
 	}
 	if maxQ == 0 {
 		if in.DB != DBOracle {
-			return Passed("net.core.somaxconn = %d; no listener.ora given", v)
+			return Passed("net.core.somaxconn = %d; no listener.ora given", v).Reading(in.SysctlEvidence("net.core.somaxconn", fmt.Sprint(v)))
 		}
 		maxQ, maxWhere = oraDefaultQueueSize, fmt.Sprintf("no listener.ora given: Oracle Net's default QUEUESIZE %d", oraDefaultQueueSize)
 	}
 	if v >= maxQ {
 		return Passed("net.core.somaxconn = %d ≥ the listener queue (%s)", v, maxWhere).
+			Reading(in.SysctlEvidence("net.core.somaxconn", fmt.Sprint(v)), maxWhere).
 			Wanting(in.SysctlChange("network.somaxconn-listener", "net.core.somaxconn", fmt.Sprint(maxQ), somaxconnWhy))
 	}
 	f := Finding{

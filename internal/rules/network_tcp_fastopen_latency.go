@@ -42,7 +42,7 @@ func checkTCPFastOpen(in *Input) Outcome {
 		return CannotCheck("%s", why)
 	}
 	if v&wantTCPFastOpen == wantTCPFastOpen {
-		return Passed("%s = %d: client and server Fast Open enabled", key, v).
+		return Passed("%s = %d: client and server Fast Open enabled", key, v).Reading(in.SysctlEvidence(key, fmt.Sprint(v))).
 			Wanting(in.SysctlChange("network.tcp-fastopen-latency", key, fmt.Sprint(v), tcpFastOpenWhy))
 	}
 	// Keep the bits the host has (0x4 "without cookie" and the like) and add client and server.

@@ -48,7 +48,7 @@ func checkUDPMem(in *Input) Outcome {
 		return CannotCheck("sysctl.%s: %v", key, err)
 	}
 	if t[2] >= wantUDPMemMax {
-		return Passed("%s max %d pages ≥ %d", key, t[2], wantUDPMemMax).
+		return Passed("%s max %d pages ≥ %d", key, t[2], wantUDPMemMax).Reading(in.SysctlEvidence(key, s)).
 			Wanting(in.SysctlChange("network.udp-mem", key, fmt.Sprintf("%d %d %d", t[0], t[1], t[2]), udpMemWhy))
 	}
 	want := fmt.Sprintf("%d %d %d", t[0], t[1], wantUDPMemMax)

@@ -55,7 +55,8 @@ func lioRemoteReport(in *Input, r *artifacts.AWRReport) Outcome {
 	}
 	pct, okPct := awrPct(r, cpu)
 	if !okPct || pct < lioCPUPct || *lio < lioPerSec {
-		return Passed("DB CPU %s %% of DB time, %s logical reads/s: not CPU-bound on logical reads", awrNum(pct), awrNum(*lio))
+		return Passed("DB CPU %s %% of DB time, %s logical reads/s: not CPU-bound on logical reads", awrNum(pct), awrNum(*lio)).
+			Reading(awrEv(r, cpu), fmt.Sprintf("Load Profile: %s logical reads per second", awrNum(*lio)))
 	}
 	ev := []string{awrEv(r, cpu), fmt.Sprintf("Load Profile: %s logical reads per second", awrNum(*lio))}
 	if r.LoadProfile.DBCPUPerS != nil && *r.LoadProfile.DBCPUPerS > 0 {
@@ -70,7 +71,8 @@ func lioRemoteReport(in *Input, r *artifacts.AWRReport) Outcome {
 	}
 	if r.Host.Sockets != nil {
 		if *r.Host.Sockets < 2 {
-			return Passed("CPU-bound on logical reads, but the report's host has one socket")
+			return Passed("CPU-bound on logical reads, but the report's host has one socket").
+				Reading(strings.Join(ev, "; "), fmt.Sprintf("the report's host: %d socket(s)", *r.Host.Sockets))
 		}
 		ev = append(ev, fmt.Sprintf("the report's host: %d sockets", *r.Host.Sockets))
 	}
@@ -87,7 +89,8 @@ func lioRemoteReport(in *Input, r *artifacts.AWRReport) Outcome {
 		return CannotCheck("%s", in.Reason("topology.nodes", "no NUMA nodes in the snapshot"))
 	}
 	if NodeCount(s) <= 1 {
-		return Passed("this host has one NUMA node: all memory is local")
+		return Passed("this host has one NUMA node: all memory is local").
+			Reading(strings.Join(ev, "; "), fmt.Sprintf("this host: %d NUMA node(s) (/sys/devices/system/node)", NodeCount(s)))
 	}
 	procs := awrInstanceProcs(in, r)
 	if len(procs) == 0 {
@@ -157,5 +160,5 @@ func lioRemoteReport(in *Input, r *artifacts.AWRReport) Outcome {
 			Risk: "A hidden parameter; each node's hugepage pool must then hold its share of the SGA.",
 		})
 	}
-	return Passed("instance %s's memory is on its CPUs' nodes", r.Instance)
+	return Passed("instance %s's memory is on its CPUs' nodes", r.Instance).Reading(strings.Join(ev, "; "))
 }

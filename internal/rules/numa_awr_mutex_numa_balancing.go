@@ -90,7 +90,7 @@ func mutexNUMAReport(in *Input, r *artifacts.AWRReport) Outcome {
 		}
 	}
 	if !symptom {
-		return Passed("mutex and latch waits %s %% of DB time; no unaccounted DB time on an idle host", awrNum(sum))
+		return Passed("mutex and latch waits %s %% of DB time; no unaccounted DB time on an idle host", awrNum(sum)).Reading(strings.Join(ev, "; "), awrEventsRead(r))
 	}
 	sockets := int64(0)
 	if r.Host.Sockets != nil {
@@ -100,7 +100,7 @@ func mutexNUMAReport(in *Input, r *artifacts.AWRReport) Outcome {
 	given, none := awrHost(in)
 	if !given {
 		if r.Host.Sockets != nil && sockets < 2 {
-			return Passed("mutex and latch waits on a 1-socket host: not NUMA page migration")
+			return Passed("mutex and latch waits on a 1-socket host: not NUMA page migration").Reading(strings.Join(ev, "; "))
 		}
 		return CannotCheck("%s; %s kernel.numa_balancing and the /proc/vmstat page migrations (000 Scenario 1)", strings.Join(ev, "; "), none)
 	}
@@ -113,14 +113,16 @@ func mutexNUMAReport(in *Input, r *artifacts.AWRReport) Outcome {
 	}
 	nodes := NodeCount(s)
 	if nodes <= 1 {
-		return Passed("this host has one NUMA node: the waits are not page migration")
+		return Passed("this host has one NUMA node: the waits are not page migration").
+			Reading(strings.Join(ev, "; "), fmt.Sprintf("this host: %d NUMA node(s) (/sys/devices/system/node)", nodes))
 	}
 	bal, why := in.SysctlInt("kernel.numa_balancing")
 	if why != "" {
 		return CannotCheck("%s", why)
 	}
 	if bal == 0 {
-		return Passed("kernel.numa_balancing = 0 on this %d-node host: the waits are not from NUMA page migration (look at the SQL and sessions behind them)", nodes)
+		return Passed("kernel.numa_balancing = 0 on this %d-node host: the waits are not from NUMA page migration (look at the SQL and sessions behind them)", nodes).
+			Reading(strings.Join(ev, "; "), in.SysctlEvidence("kernel.numa_balancing", "0"))
 	}
 	ev = append(ev, fmt.Sprintf("this host: %d NUMA nodes, %s", nodes, in.SysctlEvidence("kernel.numa_balancing", fmt.Sprint(bal))))
 	// The waits are NUMA balancing's only if it migrates pages: 000 saw the
@@ -145,7 +147,7 @@ func mutexNUMAReport(in *Input, r *artifacts.AWRReport) Outcome {
 	if v == 0 {
 		return Passed("%s = %d on this %d-node host, but %s: no page has been migrated, so no process waited on a migration "+
 			"(000's processes slept in migration_entry_wait); the waits are not NUMA balancing's (look at the SQL and sessions behind them)",
-			"kernel.numa_balancing", bal, nodes, mig)
+			"kernel.numa_balancing", bal, nodes, mig).Reading(strings.Join(ev, "; "), "/proc/vmstat "+mig)
 	}
 	ev = append(ev, mig)
 	onlyHuge := false

@@ -64,7 +64,8 @@ func checkNUMABalancing(in *Input) Outcome {
 		return CannotCheck("%s", why)
 	}
 	if v == 0 {
-		return Passed("kernel.numa_balancing = 0").Wanting(in.SysctlChange("numa.balancing-with-db-shm", "kernel.numa_balancing", "0", numaBalancingWhy))
+		return Passed("kernel.numa_balancing = 0").Wanting(in.SysctlChange("numa.balancing-with-db-shm", "kernel.numa_balancing", "0", numaBalancingWhy)).
+			Reading(in.SysctlEvidence("kernel.numa_balancing", "0"))
 	}
 	shm, shmWhy := in.DBSharedMemory()
 	huge, hugeWhy := in.HugepagesCommittedKB()
@@ -73,7 +74,8 @@ func checkNUMABalancing(in *Input) Outcome {
 	}
 	if shm.TotalKB < largeShmKB && huge < largeShmKB {
 		return Passed("kernel.numa_balancing = %d, but the database's SysV shared memory (%s) and hugepages in use (%s) are below 1 GiB",
-			v, KB(shm.TotalKB), KB(huge))
+			v, KB(shm.TotalKB), KB(huge)).Reading(in.SysctlEvidence("kernel.numa_balancing", fmt.Sprint(v)),
+			shmEvidence(shm.TotalKB, shmWhy, "database SysV shared memory (/proc/sysvipc/shm)"), shmEvidence(huge, hugeWhy, "hugepages in use (/proc/meminfo)"))
 	}
 	ev := in.SysctlEvidence("kernel.numa_balancing", fmt.Sprint(v))
 	ev += fmt.Sprintf("; %d NUMA nodes; database SysV shared memory %s in %d segment(s) (%s); hugepages in use or reserved %s",
@@ -114,4 +116,12 @@ func checkNUMABalancing(in *Input) Outcome {
 			"measured. 003 saw no difference only with hugepages, which this database's shared memory is not (entirely) in."
 	}
 	return Found(f)
+}
+
+// shmEvidence is a memory size read from source, or why it is unknown.
+func shmEvidence(kb int64, why, source string) string {
+	if why != "" {
+		return source + " unknown: " + why
+	}
+	return source + " " + KB(kb)
 }

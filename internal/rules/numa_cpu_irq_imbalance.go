@@ -83,7 +83,7 @@ func checkCPUIRQImbalance(in *Input) Outcome {
 	case len(checked) == 0:
 		return CannotCheck("%s", in.Reason("cpu_load", "no per-CPU times and no NIC interrupts in the snapshot"))
 	}
-	return Passed("%s", strings.Join(checked, "; "))
+	return Passed("%s", strings.Join(checked, "; ")).Reading(strings.Join(checked, "; ") + " (/proc/stat, /proc/interrupts)")
 }
 
 // cpuImbalance compares per-node busy time since boot.

@@ -110,9 +110,11 @@ func checkDBMemoryRemote(in *Input) Outcome {
 	case read == 0:
 		return CannotCheck("%s", in.Reason("processes.numa", "numa_maps of the database processes were not read (run as root)"))
 	case unbound == read:
-		return Passed("%d database process(es) with numa_maps, none bound to a subset of nodes", read)
+		return Passed("%d database process(es) with numa_maps, none bound to a subset of nodes", read).
+			Reading(fmt.Sprintf("/proc/PID/numa_maps and /proc/PID/status Cpus_allowed_list of %d database process(es): every one allowed on all nodes", read))
 	}
-	return Passed("%d database process(es) with numa_maps: memory mostly on the nodes of their CPUs", read)
+	return Passed("%d database process(es) with numa_maps: memory mostly on the nodes of their CPUs", read).
+		Reading(fmt.Sprintf("/proc/PID/numa_maps and /proc/PID/status Cpus_allowed_list of %d database process(es) (%d allowed on all nodes): none with more than %.0f %% of its memory off its CPUs' nodes", read, unbound, remoteShare*100))
 }
 
 // remoteNodes lists the nodes holding memory of the process outside local.

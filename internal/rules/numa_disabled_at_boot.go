@@ -71,7 +71,7 @@ func checkNUMADisabledAtBoot(in *Input) Outcome {
 
 	if v, ok := s.Host.CmdlineArgs["numa"]; cmdlineWhy == "" && ok && v == "off" {
 		if socketsWhy == "" && sockets <= 1 {
-			return Passed("numa=off on the boot line, but %d socket(s): no NUMA to lose", sockets)
+			return Passed("numa=off on the boot line, but %d socket(s): no NUMA to lose", sockets).Reading("/proc/cmdline: numa=off", socketsText(s, "", withCPU))
 		}
 		cur := "numa=off"
 		ev := fmt.Sprintf("/proc/cmdline has numa=off; %s", socketsText(s, socketsWhy, withCPU))
@@ -122,7 +122,7 @@ func checkNUMADisabledAtBoot(in *Input) Outcome {
 	if w := topologyUnsure(s); w != "" && sockets > 1 {
 		return CannotCheck("no numa=off on the boot line; whether each node holds one package cannot be told: %s", w)
 	}
-	out := Passed("%s", socketsText(s, "", withCPU))
+	out := Passed("%s", socketsText(s, "", withCPU)).Reading(socketsText(s, "", withCPU), cmdlineRead(s, cmdlineWhy))
 	if cmdlineWhy == "" && sockets > 1 {
 		// numa=off kept off the boot line: the desired state.
 		out = out.Holding(RemoveBootArgChange("numa.disabled-at-boot", "numa", "", "numa=off hides the NUMA topology from the kernel and the database"))
@@ -157,4 +157,15 @@ func topologyUnsure(s *snapshot.Snapshot) string {
 		return why
 	}
 	return ""
+}
+
+// cmdlineRead names what the boot line said of numa=, or why it is unknown.
+func cmdlineRead(s *snapshot.Snapshot, why string) string {
+	if why != "" {
+		return "boot line unknown: " + why
+	}
+	if v, ok := s.Host.CmdlineArgs["numa"]; ok {
+		return "/proc/cmdline: numa=" + v
+	}
+	return "/proc/cmdline: no numa= argument"
 }

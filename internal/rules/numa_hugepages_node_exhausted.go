@@ -72,6 +72,7 @@ func checkHugepagesNodeExhausted(in *Input) Outcome {
 	needKB := needPages * pool.SizeKB
 	var fs []Finding
 	checked := 0
+	var read []string // the node sets whose pools were read
 	for _, m := range sets {
 		// Only the set's DRAM nodes hold a database's hugepages: a GPU's
 		// or an NVDIMM's node in Mems_allowed is not one of its pools.
@@ -103,6 +104,7 @@ func checkHugepagesNodeExhausted(in *Input) Outcome {
 		checked++
 		ev := fmt.Sprintf("%s spans nodes %s; /sys/devices/system/node/nodeN/hugepages/hugepages-%dkB: %s",
 			m.where, List(m.nodes), pool.SizeKB, strings.Join(parts, ", "))
+		read = append(read, ev)
 		if needKB > 0 {
 			ev += fmt.Sprintf("; database shared memory %s (%d pages of %s)", KB(needKB), ceilDiv(needKB, pool.SizeKB), KB(pool.SizeKB))
 		}
@@ -162,7 +164,7 @@ func checkHugepagesNodeExhausted(in *Input) Outcome {
 				return CannotCheck("%s", in.Reason("topology.nodes", "per-node hugepage pools unknown"))
 			}
 		}
-		return Passed("the database is bound to a single NUMA node (%s)", sets[0].where)
+		return Passed("the database is bound to a single NUMA node (%s)", sets[0].where).Reading(fmt.Sprintf("%s: mems %s", sets[0].where, List(sets[0].nodes)))
 	}
-	return Passed("no node of the database's node set(s) has an exhausted or uneven %s hugepage pool", KB(pool.SizeKB))
+	return Passed("no node of the database's node set(s) has an exhausted or uneven %s hugepage pool", KB(pool.SizeKB)).Reading(strings.Join(read, "; "))
 }

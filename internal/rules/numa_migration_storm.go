@@ -60,6 +60,7 @@ func checkMigrationStorm(in *Input) Outcome {
 	hint := s.Memory.Vmstat["numa_hint_faults"]
 	if balWhy == "" && bal == 0 && migrated == 0 {
 		return Passed("kernel.numa_balancing = 0 and numa_pages_migrated = 0 since boot").
+			Reading(in.SysctlEvidence("kernel.numa_balancing", "0"), "/proc/vmstat numa_pages_migrated 0").
 			Wanting(in.SysctlChange("numa.migration-storm", "kernel.numa_balancing", "0", "NUMA balancing migrates pages away from the database"))
 	}
 	up, why := SinceBoot(s)
@@ -87,7 +88,7 @@ func checkMigrationStorm(in *Input) Outcome {
 	ev += ". This is an average since boot, not the live rate: compare two snapshots, or run `dbhost numa --interval 10s` (or watch `grep numa_pages_migrated /proc/vmstat`)"
 	if rate < migrationStormPagesPerSec {
 		return Passed("numa_pages_migrated averages %.0f pages/s since boot (%s), below %d/s; kernel.numa_balancing %s. An average since boot hides bursts: compare two snapshots or run `dbhost numa --interval 10s`",
-			rate, Uptime(up), migrationStormPagesPerSec, balText)
+			rate, Uptime(up), migrationStormPagesPerSec, balText).Reading(ev)
 	}
 	f := Finding{
 		Setting:     "kernel.numa_balancing",

@@ -48,7 +48,7 @@ func checkMyNUMAInterleave(in *Input, d *snapshot.Database) Outcome {
 	cur := ""
 	switch {
 	case why == "" && dbOn(v):
-		return Passed("innodb_numa_interleave = %s", v)
+		return Passed("innodb_numa_interleave = %s", v).Reading(fmt.Sprintf("%s: innodb_numa_interleave = %s", serverName(d), v))
 	case why == "":
 		cur = "innodb_numa_interleave = " + v
 	default:
@@ -58,7 +58,8 @@ func checkMyNUMAInterleave(in *Input, d *snapshot.Database) Outcome {
 		}
 		// A build without the variable: is the process interleaved some other way?
 		if main != nil && len(main.NUMA) > 1 && spreadEvenly(main.NUMA) {
-			return Passed("this build has no innodb_numa_interleave, but %s %d's memory is spread over %d nodes (numa_maps)", main.Comm, main.PID, len(main.NUMA))
+			return Passed("this build has no innodb_numa_interleave, but %s %d's memory is spread over %d nodes (numa_maps)", main.Comm, main.PID, len(main.NUMA)).
+				Reading(fmt.Sprintf("%s: no innodb_numa_interleave; /proc/%d/numa_maps: memory on %d nodes, evenly", serverName(d), main.PID, len(main.NUMA)))
 		}
 		cur = "this build has no innodb_numa_interleave, and no interleave policy is seen"
 	}

@@ -80,8 +80,13 @@ func checkPGShmSpread(in *Input, d *snapshot.Database) Outcome {
 		cpuNodes = append(cpuNodes, n)
 	}
 	sort.Ints(cpuNodes)
-	if len(cpuNodes) == 0 || len(cpuNodes) >= NodeCount(in.Snap) {
-		return Passed("backends may run on every node: a segment spread over the nodes (%s) serves them all alike", nodeShares(shm, total))
+	read := fmt.Sprintf("/proc/%d/numa_maps: shared memory %s; the backends' Cpus_allowed_list on node(s) %s", main.PID, nodeShares(shm, total), List(cpuNodes))
+	if len(cpuNodes) == 0 {
+		// Where the backends run is unknown: no pass (issue 26).
+		return CannotCheck("the CPUs of postmaster %d and its backends map to no known NUMA node: whether the shared memory (%s) is local to them cannot be told", main.PID, nodeShares(shm, total))
+	}
+	if len(cpuNodes) >= NodeCount(in.Snap) {
+		return Passed("backends may run on every node: a segment spread over the nodes (%s) serves them all alike", nodeShares(shm, total)).Reading(read)
 	}
 	var remote int64
 	for n, kb := range shm {
@@ -90,7 +95,7 @@ func checkPGShmSpread(in *Input, d *snapshot.Database) Outcome {
 		}
 	}
 	if remote*4 <= total {
-		return Passed("%d %% of the shared memory on the backends' node(s) %s (%s)", 100-remote*100/total, List(cpuNodes), nodeShares(shm, total))
+		return Passed("%d %% of the shared memory on the backends' node(s) %s (%s)", 100-remote*100/total, List(cpuNodes), nodeShares(shm, total)).Reading(read)
 	}
 	who := fmt.Sprintf("%d backend(s)", backends)
 	if backends == 0 {

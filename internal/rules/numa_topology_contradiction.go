@@ -40,7 +40,8 @@ func checkTopologyContradiction(in *Input) Outcome {
 		return CannotCheck("%s", in.Reason("topology", "no CPU or node topology in the snapshot"))
 	}
 	if len(s.Topology.Contradictions) == 0 {
-		return Passed("the node and CPU topology files agree (%d node(s), %d CPU(s) read)", len(s.Topology.Nodes), len(s.Topology.CPUs))
+		return Passed("the node and CPU topology files agree (%d node(s), %d CPU(s) read)", len(s.Topology.Nodes), len(s.Topology.CPUs)).
+			Reading(fmt.Sprintf("/sys/devices/system/node: %d node(s); /sys/devices/system/cpu/cpuN/topology: %d CPU(s), no contradiction recorded", len(s.Topology.Nodes), len(s.Topology.CPUs)))
 	}
 	var fs []Finding
 	for _, x := range s.Topology.Contradictions {

@@ -228,8 +228,13 @@ type Input struct {
 // Outcome is a check's answer: findings, or exactly one of the reasons why
 // there are none.
 type Outcome struct {
-	Findings      []Finding
-	Passed        string // what was checked and found fine
+	Findings []Finding
+	Passed   string // what was checked and found fine
+	// Evidence is what a passing check read: the facts (file, command,
+	// report) and their values, as a finding's Evidence ("/proc/sys/vm/
+	// swappiness = 10"), set with Reading. A pass without it is no
+	// verdict: the engine reports the rule as could not check (NoEvidence).
+	Evidence      string
 	CannotCheck   string // a needed fact is absent: why
 	NotApplicable string // the rule does not concern this host/workload/DB
 	// Wants are the settings the rule wants, each the change it would make
@@ -260,6 +265,21 @@ func (o Outcome) Wanting(cs ...change.Change) Outcome {
 // Holding declares settings the rule wants that the host already has.
 func (o Outcome) Holding(cs ...change.Change) Outcome {
 	o.Holds = append(o.Holds, cs...)
+	return o
+}
+
+// Reading records what a passing check read (Outcome.Evidence); the
+// non-empty parts are joined with "; ".
+func (o Outcome) Reading(ev ...string) Outcome {
+	for _, e := range ev {
+		if e = strings.TrimSpace(e); e == "" {
+			continue
+		}
+		if o.Evidence != "" {
+			o.Evidence += "; "
+		}
+		o.Evidence += e
+	}
 	return o
 }
 

@@ -61,7 +61,25 @@ func run(t *testing.T, id string, s *snapshot.Snapshot, workload, db string) Rep
 	}
 	rep := RunRules([]Rule{r}, &Input{Snap: s, Workload: workload, DB: db})
 	vetChanges(t, rep)
+	vetPasses(t, rep)
 	return rep
+}
+
+// vetPasses fails the test when a check passed without naming what it
+// read (the engine turned it into could not check: NoEvidence), so that
+// every pass path a rule test reaches carries its evidence (issue 26).
+func vetPasses(t *testing.T, rep Report) {
+	t.Helper()
+	for _, c := range rep.CannotCheck {
+		if strings.Contains(c.Reason, NoEvidence) {
+			t.Errorf("%s passed without naming what it read: %s", c.ID, c.Reason)
+		}
+	}
+	for _, p := range rep.Passed {
+		if p.Evidence == "" {
+			t.Errorf("%s passed without evidence", p.ID)
+		}
+	}
 }
 
 // vetChanges fails the test when a change a rule made is not one its

@@ -71,5 +71,9 @@ func checkVirtDiskCache(in *Input) Outcome {
 	if len(out) > 0 {
 		return Found(out...)
 	}
-	return Passed("%d data disk(s) of %d guest(s): cache none or directsync", checked, len(ds))
+	if checked == 0 {
+		return NotApplicable("no data disk in the %d guest(s)' definitions", len(ds))
+	}
+	return Passed("%d data disk(s) of %d guest(s): cache none or directsync", checked, len(ds)).
+		Reading(domainsRead(ds, fmt.Sprintf("%d data disk(s) with <driver cache='none'> or 'directsync'", checked)))
 }

@@ -85,5 +85,9 @@ func checkVirtDiskBus(in *Input) Outcome {
 	if len(out) > 0 {
 		return Found(out...)
 	}
-	return Passed("%d data disk(s) of %d guest(s) on virtio-blk or virtio-scsi", checked, len(ds))
+	if checked == 0 {
+		return NotApplicable("no data disk in the %d guest(s)' definitions", len(ds))
+	}
+	return Passed("%d data disk(s) of %d guest(s) on virtio-blk or virtio-scsi", checked, len(ds)).
+		Reading(domainsRead(ds, fmt.Sprintf("%d data disk(s) with <target bus='virtio'> or on virtio-scsi", checked)))
 }

@@ -73,5 +73,5 @@ func checkVirtDiskIONative(in *Input) Outcome {
 	if checked == 0 {
 		return NotApplicable("no data disk with cache none or directsync in %d guest(s) (virt.disk-cache)", len(ds))
 	}
-	return Passed("%d uncached disk(s): io native or io_uring", checked)
+	return Passed("%d uncached disk(s): io native or io_uring", checked).Reading(domainsRead(ds, fmt.Sprintf("%d uncached disk(s) with <driver io='native'> or 'io_uring'", checked)))
 }

@@ -36,7 +36,8 @@ func checkGuest(in *Input) Outcome {
 		if why := AbsentReason(in.Snap, "host.virt"); why != "" && v.DMIVendor == "" {
 			return CannotCheck("%s", why)
 		}
-		return Passed("not a guest: no hypervisor CPU flag, DMI vendor %q", v.DMIVendor)
+		return Passed("not a guest: no hypervisor CPU flag, DMI vendor %q", v.DMIVendor).
+			Reading(fmt.Sprintf("/proc/cpuinfo flags without hypervisor; /sys/class/dmi/id/sys_vendor %q", v.DMIVendor))
 	}
 	typ := v.Type
 	if typ == "" {

@@ -80,7 +80,7 @@ func checkVirtGuestNUMACells(in *Input) Outcome {
 	if len(out) > 0 {
 		return Found(out...)
 	}
-	return Passed("%s", strings.Join(fine, "; "))
+	return Passed("%s", strings.Join(fine, "; ")).Reading(strings.Join(fine, "; ")) // none read: the engine's could not check
 }
 
 func derefKB(p *int64) int64 {

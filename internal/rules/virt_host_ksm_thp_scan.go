@@ -58,7 +58,8 @@ func checkVirtKSMTHP(in *Input) Outcome {
 		}
 	}
 	if guestKB > total {
-		return Passed("the %d guest(s) have %s together, more than the host's %s: memory is overcommitted, KSM may be wanted (003)", len(ds), KB(guestKB), KB(total))
+		return Passed("the %d guest(s) have %s together, more than the host's %s: memory is overcommitted, KSM may be wanted (003)", len(ds), KB(guestKB), KB(total)).
+			Reading(domainsRead(ds, "<memory> "+KB(guestKB)+" together"), "/proc/meminfo MemTotal "+KB(total))
 	}
 	k := in.Snap.Libvirt.KSM
 	var cur, fix []string
@@ -83,7 +84,8 @@ func checkVirtKSMTHP(in *Input) Outcome {
 		why = append(why, "003 compared THP with huge pages on the host for 4 VMs: with the guests in hugepages THP's scanning has nothing of theirs to collapse")
 	}
 	if len(cur) == 0 {
-		return Passed("no KSM merging and no idle THP scanning; the %d guest(s) have %s of the host's %s", len(ds), KB(guestKB), KB(total))
+		return Passed("no KSM merging and no idle THP scanning; the %d guest(s) have %s of the host's %s", len(ds), KB(guestKB), KB(total)).
+			Reading(domainsRead(ds, "<memory> "+KB(guestKB)+" together"), "/proc/meminfo MemTotal "+KB(total), ksmRead(in))
 	}
 	return Found(Finding{
 		Setting:     "host: KSM (/sys/kernel/mm/ksm/run) and THP scanning",
@@ -94,4 +96,18 @@ func checkVirtKSMTHP(in *Input) Outcome {
 		Fix:         Fix{Runtime: fix, Persistent: []string{"systemctl disable ksm ksmtuned"}},
 		Risk:        "Without KSM the host needs the guests' full memory: adding guests later may overcommit it (then KSM, or fewer guests). Pages already merged are only unmerged with run = 2.",
 	})
+}
+
+// ksmRead names the host's KSM and THP settings as read.
+func ksmRead(in *Input) string {
+	ev := "/sys/kernel/mm/ksm/run unknown"
+	if k := in.Snap.Libvirt.KSM; k != nil && k.Run != nil {
+		ev = fmt.Sprintf("/sys/kernel/mm/ksm/run = %d", *k.Run)
+	} else if KernelLacks(in.Snap, "libvirt.ksm") {
+		ev = "no /sys/kernel/mm/ksm on this kernel"
+	}
+	if t := in.Snap.Memory.THP.Enabled; t != nil {
+		ev += "; transparent_hugepage/enabled = " + *t
+	}
+	return ev
 }

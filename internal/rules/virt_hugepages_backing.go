@@ -47,7 +47,8 @@ func checkVirtHugepagesBacking(in *Input) Outcome {
 		}
 	}
 	if len(pool) == 0 {
-		return Passed("the host keeps no hugepage pool (/sys/kernel/mm/hugepages): no guest can be backed by one")
+		return Passed("the host keeps no hugepage pool (/sys/kernel/mm/hugepages): no guest can be backed by one").
+			Reading(fmt.Sprintf("/sys/kernel/mm/hugepages: %d pool size(s), none with pages", len(in.Snap.Memory.Hugepages)))
 	}
 	var bad, cur, names []string
 	for _, d := range ds {
@@ -63,7 +64,8 @@ func checkVirtHugepagesBacking(in *Input) Outcome {
 		cur = append(cur, fmt.Sprintf("%s: %s in 4 KiB pages (no <memoryBacking><hugepages/>)", domLabel(d), mem))
 	}
 	if len(bad) == 0 {
-		return Passed("%d guest(s) backed by the host's hugepages (pool %s)", len(ds), strings.Join(pool, ", "))
+		return Passed("%d guest(s) backed by the host's hugepages (pool %s)", len(ds), strings.Join(pool, ", ")).
+			Reading("/sys/kernel/mm/hugepages: "+strings.Join(pool, ", "), domainsRead(ds, "<memoryBacking><hugepages/> in each"))
 	}
 	return Found(Finding{
 		Setting:     "domains " + strings.Join(bad, ", ") + ": <memoryBacking><hugepages/>",

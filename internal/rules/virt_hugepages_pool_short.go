@@ -133,7 +133,7 @@ func checkVirtHugepagesPoolShort(in *Input) Outcome {
 		}
 	}
 	if len(short) == 0 {
-		return Passed("%s", strings.Join(evidence, "; "))
+		return Passed("%s", strings.Join(evidence, "; ")).Reading(strings.Join(evidence, "; "))
 	}
 	return Found(Finding{
 		Setting:     "host hugepage pool per node (/sys/devices/system/node/nodeN/hugepages/hugepages-SIZEkB/nr_hugepages)",

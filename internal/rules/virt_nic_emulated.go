@@ -87,5 +87,6 @@ func checkVirtNIC(in *Input) Outcome {
 	if checked == 0 && passthrough == 0 {
 		return NotApplicable("%d guest(s) without a network interface", len(ds))
 	}
-	return Passed("%d interface(s) virtio with vhost or passed through (%d pass-through or SR-IOV device(s))", checked, passthrough)
+	return Passed("%d interface(s) virtio with vhost or passed through (%d pass-through or SR-IOV device(s))", checked, passthrough).
+		Reading(domainsRead(ds, fmt.Sprintf("%d <interface> with <model type='virtio'/> on vhost, %d <hostdev> or SR-IOV", checked, passthrough)))
 }

@@ -93,7 +93,7 @@ func checkVirtVCPUPinning(in *Input) Outcome {
 	case notJudged != "":
 		fine = append(fine, notJudged)
 	}
-	return Passed("%s", strings.Join(fine, "; "))
+	return Passed("%s", strings.Join(fine, "; ")).Reading(strings.Join(fine, "; ")) // none read: the engine's could not check
 }
 
 func orText(s, alt string) string {
