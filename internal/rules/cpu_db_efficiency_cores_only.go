@@ -65,7 +65,7 @@ func checkDBEfficiencyCoresOnly(in *Input) Outcome {
 	}
 	switch ct.Kind {
 	case snapshot.CoreKindUniform:
-		return Passed("one core type: %s", ct.Evidence)
+		return Passed("one core type: %s", ct.Evidence).Reading("topology.core_types: uniform (" + ct.Evidence + ")")
 	case snapshot.CoreKindHybrid:
 	default:
 		return CannotCheck("topology.core_types: %s", ct.Evidence)
@@ -122,7 +122,15 @@ func checkDBEfficiencyCoresOnly(in *Input) Outcome {
 		if len(unknown) > 0 {
 			return CannotCheck("%s", strings.Join(unknown, "; "))
 		}
-		return Passed("every database process may run on performance cores (%s); %s", cpulist.Format(perf), ct.Evidence)
+		read := []string{"topology.core_types: " + ct.Evidence}
+		byList := map[string]int{} // one line per allowed-CPU list, not per process
+		for _, p := range procs {
+			byList[cpulist.Format(p.CPUsAllowed)]++
+		}
+		for _, l := range slices.Sorted(maps.Keys(byList)) {
+			read = append(read, fmt.Sprintf("/proc/PID/status Cpus_allowed_list of %d database process(es): %s", byList[l], l))
+		}
+		return Passed("every database process may run on performance cores (%s); %s", cpulist.Format(perf), ct.Evidence).Reading(read...)
 	}
 	var findings []Finding
 	for _, k := range slices.Sorted(maps.Keys(groups)) {
