@@ -214,6 +214,24 @@ func resmgrReport(in *Input, r *artifacts.AWRReport) Outcome {
 	if want > 0 {
 		fix.Runtime = append(fix.Runtime, fmt.Sprintf("ALTER SYSTEM SET cpu_count=%d SCOPE=BOTH SID=%s;", want, sqlStr(sid)))
 	}
+	if os, osEv := awrOS(in, r); os == OSAIX {
+		// processor_group_name binds to a Linux cgroup (or a Solaris
+		// pool): on AIX only the cage itself is said.
+		ev = append(ev, osEv+": binding with processor_group_name is not available there (an instance is attached to an rset instead: numa.aix-oracle-rsets)")
+		rec = "give the instance the CPU it asks for: raise cpu_count (online) to at least the average active sessions"
+		if want > 0 {
+			rec = fmt.Sprintf("give the instance the CPU it asks for: cpu_count %d (its average active sessions)", want)
+		}
+		return Found(Finding{
+			Setting:     "oracle:cpu_count and resource_manager_plan (instance caging)",
+			Current:     cur,
+			Recommended: rec,
+			Evidence:    strings.Join(ev, "; "),
+			Why:         resmgrWhy,
+			Fix:         fix,
+			Risk:        "Raising cpu_count lets this instance take CPU from the others on the LPAR (the reason it was caged).",
+		})
+	}
 	if !given {
 		hostEv = append(hostEv, none+" whether binding fits: the host's CPUs per NUMA node and the instance's cpuset")
 		fix.Persistent = append(fix.Persistent, "binding instead of caging: a cgroup cpuset of cpu_count CPUs and their NUMA node's memory (cpuset.mems), "+
