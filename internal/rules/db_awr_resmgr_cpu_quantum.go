@@ -103,6 +103,8 @@ func resmgrReport(in *Input, r *artifacts.AWRReport) Outcome {
 	cpuCount, cpuEv, haveCount := awrParam(r, "cpu_count")
 	plan, planEv, havePlan := awrPlan(r)
 	group, groupEv, bound := awrParam(r, "processor_group_name")
+	group = oraUnquote(group)
+	bound = bound && group != ""
 	for _, x := range []string{cpuEv, planEv, groupEv} {
 		if x != "" {
 			ev = append(ev, x)

@@ -146,7 +146,7 @@ func writeWaitsReport(in *Input, r *artifacts.AWRReport) Outcome {
 				"as eliminating synchronous I/O stalls and double caching."
 			risk := "Direct I/O bypasses the page cache: an undersized buffer cache that relied on it reads more (enlarge db_cache_size with it)."
 			if aix {
-				fix.Persistent = []string{"mount the data and redo file systems with -o cio (chfs -a options=cio, then remount: io.aix-oracle-mount-options); " +
+				fix.Persistent = []string{"mount the data and redo file systems cio (their /etc/filesystems options with cio added by chfs -a options=..., then a remount: io.aix-oracle-mount-options gives the command per file system); " +
 					"ALTER SYSTEM SET filesystemio_options=ASYNCH SCOPE=SPFILE; ALTER SYSTEM SET disk_asynch_io=TRUE SCOPE=SPFILE; restart"}
 				why = "Sessions find no free buffer because DBWR cannot write dirty buffers out fast enough. On AIX 004 strongly advises " +
 					"asynchronous I/O \"whatever the type of file-system and mount option\" and \"set this parameter to 'ASYNCH', and let the " +
