@@ -71,6 +71,10 @@ type AWRReport struct {
 	BackgroundEvents []AWREvent         `json:"background_events,omitempty"`
 	Stats            map[string]AWRStat `json:"instance_stats,omitempty"` // Instance Activity Stats
 	Instances        []AWRInstance      `json:"instances,omitempty"`      // global reports
+	// GlobalCache is a RAC instance's Global Cache Load Profile and Global
+	// Cache and Enqueue Services - Workload Characteristics (nil when the
+	// report has neither).
+	GlobalCache *AWRGlobalCache `json:"global_cache,omitempty"`
 	// Sections lists the sections read, by their printed title.
 	Sections []string `json:"sections"`
 	// Notes say what was tolerated (a section missing, a value unreadable).
@@ -162,6 +166,29 @@ type AWRStat struct {
 	PerSecond *float64 `json:"per_second"`
 }
 
+// AWRGlobalCache is what a RAC instance's report says of cache fusion.
+type AWRGlobalCache struct {
+	// Load is the Global Cache Load Profile, per second, by label as
+	// printed ("Global Cache blocks received", "GCS/GES messages sent",
+	// "Estd Interconnect traffic (KB)").
+	Load map[string]float64 `json:"load,omitempty"`
+	// Workload is Global Cache and Enqueue Services - Workload
+	// Characteristics by label without its unit ("Avg global cache cr
+	// block receive time"): times in milliseconds whatever the report
+	// printed (ms through 12.1, us from 12.2), percentages as printed.
+	Workload map[string]float64 `json:"workload,omitempty"`
+}
+
+// GCReceiveMS is the average receive time of a global cache block, cr or
+// current, in milliseconds.
+func (g *AWRGlobalCache) GCReceiveMS(kind string) (float64, bool) {
+	if g == nil {
+		return 0, false
+	}
+	v, ok := g.Workload["Avg global cache "+kind+" block receive time"]
+	return v, ok
+}
+
 // AWRInstance is one instance of a global (awrgrpt) report.
 type AWRInstance struct {
 	Number    int64      `json:"number"`
@@ -195,6 +222,8 @@ const (
 	secGlobalDB     = "database summary"
 	secGlobalInst   = "database instances"
 	secGlobalOSStat = "os statistics by instance"
+	secGCLoad       = "global cache load profile"
+	secGCWorkload   = "global cache workload"
 )
 
 // Has says whether the report holds the section (a secXxx id).

@@ -115,6 +115,8 @@ var awrTitles = []awrTitle{
 	{secGlobalDB, 0, lazyre.New(`^\s*Database\s+Summary(?:\s*$|\s{2,})`)},
 	{secGlobalInst, 0, lazyre.New(`^\s*Database\s+Instances\s+Included\s+In\s+Report`)},
 	{secGlobalOSStat, 0, lazyre.New(`^\s*OS\s+Statistics\s+By\s+Instance`)},
+	{secGCLoad, 0, lazyre.New(`^\s*Global\s+Cache\s+Load\s+Profile(?:\s*$|\s{2,}|\s*~)`)},
+	{secGCWorkload, 0, lazyre.New(`^\s*Global\s+Cache\s+and\s+Enqueue\s+Services\s*-\s*Workload\s+Characteristics`)},
 }
 
 // titleSection returns the section a title line or HTML caption names.
@@ -164,7 +166,7 @@ var awrSummaries = []struct {
 	{secDBInfo, "pdb instance information", "", 1},
 	{secHostInfo, "host information", "", 0},
 	{secSnap, "snapshot information", "", 0},
-	{secLoadProfile, "load profile", "", 0},
+	{secLoadProfile, "load profile", "global cache", 0},
 	{secEfficiency, "instance efficiency", "", 0},
 	{secTopEvents, "top 10 wait events", "", 0},
 	{secTopEvents, "top 5 timed", "", 0},
@@ -185,6 +187,8 @@ var awrSummaries = []struct {
 	{secGlobalDB, "database summary", "", 0},
 	{secGlobalInst, "database instances included in report", "", 0},
 	{secGlobalOSStat, "os statistics by instance", "", 0},
+	{secGCLoad, "global cache load profile", "", 0},
+	{secGCWorkload, "workload characteristics", "", 0},
 }
 
 // classify names a table's section from its summary, title or headings.
@@ -503,12 +507,13 @@ func textSection(lines []string, at int, used []bool) (*awrTable, int) {
 	}
 	if u < 0 {
 		// "label: value" lines up to the first blank line after some.
+		sec, _, _ := titleSection(lines[at])
 		j := at + 1
 		seen := false
 		for ; j < len(lines) && j < at+60; j++ {
 			l := lines[j]
 			if blank(l) {
-				if seen {
+				if seen && !(sec == secGCWorkload && nextIsLabel(lines, j)) {
 					break
 				}
 				continue
@@ -725,4 +730,18 @@ func sameSpans(a, b []span) bool {
 		}
 	}
 	return true
+}
+
+// nextIsLabel says whether the first non-blank line after j is a "label:
+// value" line that is not a title: Global Cache and Enqueue Services -
+// Workload Characteristics groups its lines with blank ones between.
+func nextIsLabel(lines []string, j int) bool {
+	for k := j + 1; k < len(lines) && k <= j+3; k++ {
+		if blank(lines[k]) {
+			continue
+		}
+		_, _, title := titleSection(lines[k])
+		return !title && reAWRLabelLn().MatchString(lines[k])
+	}
+	return false
 }

@@ -138,6 +138,12 @@ func (r *AWRReport) fill(doc *awrDoc, el *errList) {
 	if t := use(secOSStats); t != nil {
 		r.mapOSStats(t)
 	}
+	if t := use(secGCLoad); t != nil {
+		r.mapGCLoad(t)
+	}
+	if t := use(secGCWorkload); t != nil {
+		r.mapGCWorkload(t)
+	}
 	if t := use(secGlobalOSStat); t != nil {
 		r.mapGlobalOSStats(t)
 	}
@@ -985,5 +991,71 @@ func (r *AWRReport) mapGlobalOSStats(t *awrTable) {
 		case "sockets":
 			r.Host.Sockets = v
 		}
+	}
+}
+
+var (
+	// reGCLoadRow: a Global Cache Load Profile row, its first number per
+	// second ("  Global Cache blocks received:   12.06   3.98"; "Estd
+	// Interconnect traffic (KB)   217.01" has no colon).
+	reGCLoadRow = lazyre.New(`^\s*([A-Za-z][A-Za-z/ ]*[A-Za-z)](?:\s*\(KB\))?)\s*:?\s+(-?[\d][\d,.]*|-?\.\d+)(?:\s|$)`)
+	// reGCWorkRow: "Avg global cache cr block receive time (ms):  0.4",
+	// "(us)" from 12.2; "Global cache log flushes for cr blocks served %:  2.3".
+	reGCWorkRow = lazyre.New(`^\s*([A-Za-z][^:(]*?[A-Za-z%])\s*(?:\((ms|us|µs)\))?\s*(%?)\s*:\s*(-?[\d][\d,.]*|-?\.\d+)\s*$`)
+)
+
+func (r *AWRReport) gc() *AWRGlobalCache {
+	if r.GlobalCache == nil {
+		r.GlobalCache = &AWRGlobalCache{}
+	}
+	return r.GlobalCache
+}
+
+// mapGCLoad reads the Global Cache Load Profile: per second values.
+func (r *AWRReport) mapGCLoad(t *awrTable) {
+	for _, row := range t.rows {
+		m := reGCLoadRow().FindStringSubmatch(row.raw)
+		if m == nil {
+			continue
+		}
+		label := collapse(m[1])
+		if strings.EqualFold(label, "Per Second") {
+			continue
+		}
+		if v := numPtr(m[2]); v != nil {
+			g := r.gc()
+			if g.Load == nil {
+				g.Load = map[string]float64{}
+			}
+			g.Load[label] = *v
+		}
+	}
+}
+
+// mapGCWorkload reads Global Cache and Enqueue Services - Workload
+// Characteristics: averages in ms (us converted), percentages as printed.
+func (r *AWRReport) mapGCWorkload(t *awrTable) {
+	for _, row := range t.rows {
+		m := reGCWorkRow().FindStringSubmatch(row.raw)
+		if m == nil {
+			continue
+		}
+		v := numPtr(m[4])
+		if v == nil {
+			continue
+		}
+		x := *v
+		if m[2] == "us" || m[2] == "µs" {
+			x /= 1000
+		}
+		label := collapse(m[1])
+		if m[3] == "%" && !strings.HasSuffix(label, "%") {
+			label += " %"
+		}
+		g := r.gc()
+		if g.Workload == nil {
+			g.Workload = map[string]float64{}
+		}
+		g.Workload[label] = x
 	}
 }

@@ -125,6 +125,13 @@ func runQueueReport(in *Input, r *artifacts.AWRReport) Outcome {
 	if haveAAS {
 		rec = fmt.Sprintf("%d CPUs or more for the instance (its average active sessions), or fewer concurrent sessions", int64(math.Ceil(aas)))
 	}
+	fix := Fix{Runtime: []string{"grow the instance's cpuset (cpuset.cpus applies online; 001), or lower the connection pool / parallelism"},
+		Persistent: []string{"size the cpuset, cpu_count and the session count together: average active sessions at or below the CPUs given"}}
+	if os, osEv := awrOS(in, r); os == OSAIX {
+		ev = append(ev, osEv)
+		fix = Fix{Runtime: []string{"give the instance more CPUs (the LPAR's entitlement and virtual processors, or the rset it is attached to), or lower the connection pool / parallelism"},
+			Persistent: []string{"size the LPAR's CPUs (or the instance's rset), cpu_count and the session count together: average active sessions at or below the CPUs given"}}
+	}
 	return Found(Finding{
 		Setting:     "CPUs available to the instance",
 		Current:     fmt.Sprintf("about %s %% of DB time runnable but waiting for a CPU", awrNum(un)),
@@ -133,8 +140,7 @@ func runQueueReport(in *Input, r *artifacts.AWRReport) Outcome {
 		Why: "DB time counts a session that is runnable but not on a CPU; DB CPU and the wait events do not, so the run queue " +
 			"shows only as the DB time they leave unexplained (001: 9 SLOB sessions bound to 6 CPUs, DB CPU 65.5 % of DB time, " +
 			"34 % in the run queue; 000 Table 10: the column adding up to about 65 % was the first sign of a host problem).",
-		Fix: Fix{Runtime: []string{"grow the instance's cpuset (cpuset.cpus applies online; 001), or lower the connection pool / parallelism"},
-			Persistent: []string{"size the cpuset, cpu_count and the session count together: average active sessions at or below the CPUs given"}},
+		Fix:  fix,
 		Risk: "More CPUs for this instance are fewer for the others on the host; if the host itself is saturated, only less work or more hardware helps.",
 	})
 }

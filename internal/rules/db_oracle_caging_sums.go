@@ -4,12 +4,19 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/dbhost/dbhost/internal/cpulist"
+	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
 // db.oracle-caging-sums: instance caging (cpu_count + resource_manager_plan)
 // only guarantees CPU when sum(cpu_count) over the caged instances does not
-// exceed the host's CPU threads, each cpu_count is at least 2, and a
+// exceed the CPU threads they share, each cpu_count is at least 2, and a
 // resource manager plan is set (without one cpu_count is not enforced).
+// An instance bound with processor_group_name is limited by its cpuset:
+// it needs no plan (Oracle sizes cpu_count from the cpuset, 001's binding
+// has no caging), and caged instances sharing one processor group are
+// summed against that group's cpuset, not the host.
 func init() {
 	Register(Rule{
 		ID:       "db.oracle-caging-sums",
@@ -24,11 +31,14 @@ func init() {
 				Quote: "You have to know how to cage each database individually to be sure that sum(cpu_count) <= Total number of threads"},
 			{Doc: Seed001, Section: "binding (with processor_group_name) versus caging: Facts, Observations and Customer cases. — CUSTOMER CASES",
 				Quote: "the maximum number of databases = Total number of threads /2"},
+			{Doc: Seed001, Section: "binding (with processor_group_name) versus caging: Facts, Observations and Customer cases. — FACTS",
+				Quote: "Set the Oracle parameter “processor_group_name” to the name of this processor group"},
 		},
 		Scope: Scope{
 			DBVersions: "Oracle 11.2+ (instance caging); 001: 12.1.0.2",
 			Note: "instances from the init.ora/pfile/spfile and alert logs given with --artifact; a RAC database's per-SID " +
-				"settings count once (the instance running here when the snapshot shows it)",
+				"settings count once (the instance running here when the snapshot shows it); a processor group's cpuset from " +
+				"the host's cgroups or a cgconfig.conf (snapshot or --artifact)",
 		},
 		Check: checkOracleCagingSums,
 	})
@@ -39,6 +49,7 @@ type cagedInst struct {
 	cpus                  int
 	plan                  string
 	planKnown             bool
+	group                 string // processor_group_name, "" when not bound
 }
 
 func checkOracleCagingSums(in *Input) Outcome {
@@ -59,9 +70,15 @@ func checkOracleCagingSums(in *Input) Outcome {
 	var fsSIDs []string
 	var checked, read []string
 	for _, i := range insts {
+		group, groupWhere, _ := i.Param("processor_group_name")
+		group = oraUnquote(group)
 		v, where, ok := i.Param("cpu_count")
 		if !ok {
-			checked = append(checked, i.SID+": cpu_count not set (not caged)")
+			if group != "" {
+				checked = append(checked, fmt.Sprintf("%s: bound to processor group %s (%s): Oracle sizes cpu_count from its cpuset", i.SID, group, groupWhere))
+			} else {
+				checked = append(checked, i.SID+": cpu_count not set (not caged)")
+			}
 			continue
 		}
 		n, err := strconv.Atoi(oraUnquote(v))
@@ -75,8 +92,16 @@ func checkOracleCagingSums(in *Input) Outcome {
 		}
 		plan, planWhere, planSet := i.Param("resource_manager_plan")
 		plan = oraUnquote(plan)
-		c := cagedInst{sid: i.SID, where: where, cpus: n, plan: plan, planKnown: planSet || i.Complete(), planWhere: planWhere}
+		c := cagedInst{sid: i.SID, where: where, cpus: n, plan: plan, planKnown: planSet || i.Complete(), planWhere: planWhere, group: group}
 		read = append(read, fmt.Sprintf("%s: cpu_count = %s, resource_manager_plan %q", where, v, plan))
+		noPlan := (!planSet && i.Complete()) || (planSet && plan == "")
+		if group != "" && noPlan {
+			// 001's binding: the cpuset limits the instance, no plan;
+			// asking for one would turn the binding into caging.
+			checked = append(checked, fmt.Sprintf("%s: bound to processor group %s (%s) with cpu_count %d and no resource plan: "+
+				"binding, not caging (the cpuset limits it)", i.SID, group, groupWhere, n))
+			continue
+		}
 		if n < 2 {
 			fsSIDs = append(fsSIDs, i.SID)
 			fs = append(fs, Finding{
@@ -91,7 +116,7 @@ func checkOracleCagingSums(in *Input) Outcome {
 				Risk: "The instance may use one more CPU under load; re-check sum(cpu_count) against the host's threads.",
 			})
 		}
-		if (!planSet && i.Complete()) || (planSet && plan == "") {
+		if noPlan {
 			cur := "not set"
 			ev := fmt.Sprintf("%s: cpu_count = %s; resource_manager_plan not set in %s", where, v, i.Source())
 			if planSet {
@@ -129,6 +154,64 @@ func checkOracleCagingSums(in *Input) Outcome {
 			p.note = "smallest cpu_count of RAC database " + i.DB + " (which instance runs here is unknown)"
 		}
 	}
+	// Caged instances of one processor group share its cpuset: summed
+	// against it; the unbound ones against the host.
+	groups := map[string][]string{}
+	var groupOrder, hostOrder []string
+	for _, k := range order {
+		g := picks[k].inst.group
+		if g == "" {
+			hostOrder = append(hostOrder, k)
+			continue
+		}
+		if _, ok := groups[g]; !ok {
+			groupOrder = append(groupOrder, g)
+		}
+		groups[g] = append(groups[g], k)
+	}
+	for _, g := range groupOrder {
+		keys := groups[g]
+		if len(keys) < 2 {
+			continue
+		}
+		cpus, cpusWhere, ok := oraGroupCPUs(in, g)
+		sum := 0
+		var parts []string
+		for _, k := range keys {
+			p := picks[k]
+			sum += p.inst.cpus
+			parts = append(parts, fmt.Sprintf("%s cpu_count=%d (%s)", p.inst.sid, p.inst.cpus, p.inst.where))
+		}
+		if !ok {
+			checked = append(checked, fmt.Sprintf("sum(cpu_count) = %d in processor group %s not compared: its cpuset is unknown (give the host or its cgconfig.conf)", sum, g))
+			continue
+		}
+		if sum <= cpus {
+			checked = append(checked, fmt.Sprintf("sum(cpu_count) = %d ≤ %d CPUs of processor group %s", sum, cpus, g))
+			continue
+		}
+		var fix []string
+		for _, k := range keys {
+			p := picks[k]
+			n := p.inst.cpus * cpus / sum
+			if n < 2 {
+				n = 2
+			}
+			fix = append(fix, fmt.Sprintf("ALTER SYSTEM SET cpu_count=%d SCOPE=BOTH SID=%s;", n, sqlStr(p.inst.sid)))
+		}
+		fsSIDs = append(fsSIDs, "")
+		fs = append(fs, Finding{
+			Setting:     "oracle:cpu_count",
+			Current:     fmt.Sprintf("sum(cpu_count) = %d over %s caged in processor group %s, whose cpuset has %d CPUs", sum, artPlural(len(keys), "instance"), g, cpus),
+			Recommended: fmt.Sprintf("sum(cpu_count) ≤ %d (the group's CPUs)", cpus),
+			Evidence:    strings.Join(parts, "; ") + "; " + cpusWhere,
+			Why: "001 (Customer cases, binding + caging mix): instances caged inside one cgroup share its CPUs, so their " +
+				"guarantee holds only when sum(cpu_count) <= the group's threads, as sum(cpu_count) <= the host's threads without binding.",
+			Fix:  Fix{Runtime: fix, Persistent: []string{"the same with SCOPE=SPFILE, or a larger cpuset for the group (cpuset.cpus applies online, 001)"}},
+			Risk: "Lowering cpu_count caps an instance online; one that needs more waits in the Scheduler class.",
+		})
+	}
+	order = hostOrder
 	threads, why := artThreads(in)
 	if len(order) >= 2 && why == "" {
 		sum := 0
@@ -181,4 +264,45 @@ func checkOracleCagingSums(in *Input) Outcome {
 		checked = append(checked, "every caged instance has cpu_count ≥ 2 and a resource plan")
 	}
 	return Passed("%s", strings.Join(checked, "; ")).Reading(strings.Join(read, "; "), strings.Join(checked, "; "))
+}
+
+// oraGroupCPUs is the number of CPUs of Oracle processor group name (a
+// cgroup of the cpuset controller named so): the host's cgroup, else a
+// cgconfig.conf (the host's or an --artifact), with where it was read.
+func oraGroupCPUs(in *Input, name string) (int, string, bool) {
+	count := func(list string) (int, bool) {
+		cpus, err := cpulist.Parse(strings.Trim(strings.TrimSpace(list), `"`))
+		return len(cpus), err == nil && len(cpus) > 0
+	}
+	if in.Snap != nil {
+		for _, g := range in.Snap.Cgroups.Groups {
+			if strings.Trim(g.Path, "/") != name {
+				continue
+			}
+			for _, c := range []*string{g.EffectiveCPUs, g.CPUs} {
+				if c != nil {
+					if n, ok := count(*c); ok {
+						return n, fmt.Sprintf("this host: cgroup %s cpuset of %d CPUs (%s)", g.Path, n, *c), true
+					}
+				}
+			}
+		}
+	}
+	var entries []snapshot.CgconfigEntry
+	if in.Snap != nil {
+		entries = append(entries, in.Snap.Config.Cgconfig...)
+	}
+	if in.Artifacts != nil {
+		for _, c := range in.Artifacts.Cgconfigs {
+			entries = append(entries, c.Entries...)
+		}
+	}
+	for _, e := range entries {
+		if e.Group == name && e.Key == "cpuset.cpus" {
+			if n, ok := count(e.Value); ok {
+				return n, fmt.Sprintf("%s:%d: group %s cpuset.cpus = %s (%d CPUs)", e.File, e.Line, name, e.Value, n), true
+			}
+		}
+	}
+	return 0, "", false
 }

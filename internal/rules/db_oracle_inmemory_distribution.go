@@ -11,8 +11,11 @@ import (
 // is populated for a service depends on parallel_instance_group on each
 // instance and on where the service runs (001: six tests on a 2-node RAC).
 // With parallel_instance_group set to the service on the preferred instance
-// only, a failover or relocation to the available instance spreads the data
-// over every instance's column store.
+// only, the service running on the available instance while the preferred
+// one is up (a relocation, a startup order) spreads the data over every
+// instance's column store (Test 3); after a failover with the preferred
+// instance still down it is fully populated on the available one (Test 3,
+// Remark 2).
 func init() {
 	Register(Rule{
 		ID:       "db.oracle-inmemory-distribution",
@@ -24,6 +27,8 @@ func init() {
 		Sources: []Source{
 			{Doc: Seed001, Section: "In-Memory Instance distribution with RAC databases: Impact of the parallel_instance_group parameter — Test 3:",
 				Quote: "The data is distributed across all of the IM column stores in the cluster."},
+			{Doc: Seed001, Section: "In-Memory Instance distribution with RAC databases: Impact of the parallel_instance_group parameter — Test 3:",
+				Quote: "If a failover occurred and the Instance 1 is still down, then the data is fully populated on the Instance 2."},
 			{Doc: Seed001, Section: "In-Memory Instance distribution with RAC databases: Impact of the parallel_instance_group parameter — CONCLUSION",
 				Quote: "With the parallel_instance_group parameter set to the service on the preferred Instance only"},
 		},
@@ -41,6 +46,9 @@ type imCase struct {
 	PIGPreferred    bool // parallel_instance_group = the service on every preferred instance
 	PIGAvailable    bool // ... on every available instance
 	RunsOnAvailable bool // the service runs on an available instance (failover, relocation, startup order)
+	// PreferredDown: it runs there after a failover, the preferred
+	// instance still down (001 Test 3, Remark 2).
+	PreferredDown bool
 }
 
 // imOutcome is where the column store is populated in one of 001's tests.
@@ -58,6 +66,7 @@ var imTable = []struct {
 	{imCase{}, imOutcome{1, false, "distributed across the IM column stores of all instances"}},
 	{imCase{PIGPreferred: true}, imOutcome{2, true, "fully on the preferred instance the service runs on"}},
 	{imCase{PIGPreferred: true, RunsOnAvailable: true}, imOutcome{3, false, "distributed across the IM column stores of all instances"}},
+	{imCase{PIGPreferred: true, RunsOnAvailable: true, PreferredDown: true}, imOutcome{3, true, "fully on the available instance the service failed over to"}},
 	{imCase{PIGPreferred: true, PIGAvailable: true}, imOutcome{4, true, "fully on the preferred instance the service runs on"}},
 	{imCase{PIGPreferred: true, PIGAvailable: true, RunsOnAvailable: true}, imOutcome{5, true, "fully on the available instance the service runs on"}},
 	{imCase{PreferredOnAll: true, PIGPreferred: true}, imOutcome{6, false, "distributed across the IM column stores of all instances"}},
@@ -72,6 +81,9 @@ func imDistribution(c imCase) (imOutcome, bool) {
 	}
 	if c.PreferredOnAll {
 		c.PIGAvailable, c.RunsOnAvailable = false, false
+	}
+	if !c.RunsOnAvailable {
+		c.PreferredDown = false
 	}
 	for _, r := range imTable {
 		if r.c == c {
@@ -135,18 +147,23 @@ func checkInMemoryDistribution(in *Input) Outcome {
 		onPref, ok1 := imDistribution(c)
 		c.RunsOnAvailable = true
 		onAvail, ok2 := imDistribution(c)
+		c.PreferredDown = true
+		onFailover, okFailover := imDistribution(c)
 		switch {
 		case !ok1 || !ok2:
 			notes = append(notes, sv.Name+": parallel_instance_group combination not covered by 001's tests")
 		case onPref.Fully && !onAvail.Fully:
 			fs = append(fs, Finding{
-				Setting:     "oracle:parallel_instance_group",
-				Current:     fmt.Sprintf("service %s: on its preferred instance %s (001 Test %d); after a failover, relocation or startup on %s: %s (001 Test %d)", sv.Name, onPref.Where, onPref.Test, strings.Join(sv.Available, ","), onAvail.Where, onAvail.Test),
+				Setting: "oracle:parallel_instance_group",
+				Current: fmt.Sprintf("service %s: on its preferred instance %s (001 Test %d); running on %s while %s is up (a relocation, a startup order): %s (001 Test %d)%s",
+					sv.Name, onPref.Where, onPref.Test, strings.Join(sv.Available, ","), strings.Join(sv.Preferred, ","), onAvail.Where, onAvail.Test,
+					imFailoverText(okFailover, onFailover, sv.Preferred)),
 				Recommended: fmt.Sprintf("parallel_instance_group = %s on the available instance(s) too: fully populated wherever the service runs (001 Tests 4-5)", sv.Name),
 				Evidence:    ev,
 				Why: "001 (Test 3): with parallel_instance_group set on the preferred instance only and the service running on the " +
 					"available one, no instance held all the data (BYTES_NOT_POPULATED > 0 on both): \"this distribution could " +
-					"lead to performance issue\"; set on both instances, the data was fully populated on the instance the service ran on.",
+					"lead to performance issue\". After a failover with the preferred instance still down, the data is fully populated on the " +
+					"available one (Test 3, Remark 2). Set on both instances, the data was fully populated on the instance the service ran on.",
 				Fix: Fix{Runtime: oraPIGFix(sv.Name, sv.Available, "BOTH"), Persistent: oraPIGFix(sv.Name, sv.Available, "SPFILE")},
 				Risk: "Parallel execution of sessions on the available instance is then confined to the service's instances; " +
 					"tables are repopulated after the change (priority none: on first access).",
@@ -170,6 +187,15 @@ func checkInMemoryDistribution(in *Input) Outcome {
 		return Found(fs...)
 	}
 	return Passed("%s", strings.Join(notes, "; ")).Reading(strings.Join(notes, "; ")) // none read: the engine's could not check
+}
+
+// imFailoverText is 001's Remark 2 for a service on its available
+// instance after a failover ("" when 001 does not cover the case).
+func imFailoverText(ok bool, o imOutcome, preferred []string) string {
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("; after a failover with %s still down: %s (001 Test %d, Remark 2)", strings.Join(preferred, ","), o.Where, o.Test)
 }
 
 func oraPIGFix(svc string, sids []string, scope string) []string {

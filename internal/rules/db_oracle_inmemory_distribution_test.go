@@ -19,6 +19,8 @@ func TestInMemoryOutcomes(t *testing.T) {
 		{"1 pig not set, on available", imCase{RunsOnAvailable: true}, 1, false, "all instances"},
 		{"2 pig on preferred, runs on preferred", imCase{PIGPreferred: true}, 2, true, "preferred"},
 		{"3 pig on preferred, runs on available", imCase{PIGPreferred: true, RunsOnAvailable: true}, 3, false, "all instances"},
+		{"3 remark 2: failover, instance 1 still down", imCase{PIGPreferred: true, RunsOnAvailable: true, PreferredDown: true}, 3, true, "available instance"},
+		{"4 preferred down is not a state on the preferred", imCase{PIGPreferred: true, PIGAvailable: true, PreferredDown: true}, 4, true, "preferred"},
 		{"4 pig on both, runs on preferred", imCase{PIGPreferred: true, PIGAvailable: true}, 4, true, "preferred"},
 		{"5 pig on both, runs on available", imCase{PIGPreferred: true, PIGAvailable: true, RunsOnAvailable: true}, 5, true, "available"},
 		{"6 preferred on both, pig on both", imCase{PreferredOnAll: true, PIGPreferred: true}, 6, false, "all instances"},
@@ -42,6 +44,13 @@ func TestInMemoryDistribution(t *testing.T) {
 		!strings.Contains(f.Evidence, "srvctl_config_service.txt:2: service BDT_PREF") || !strings.Contains(f.Evidence, "initBDT12c1-im.ora:11: BDT12c1_1 parallel_instance_group = BDT_PREF") ||
 		f.Fix.Runtime[0] != "ALTER SYSTEM SET parallel_instance_group='BDT_PREF' SCOPE=BOTH SID='BDT12c1_2';" {
 		t.Fatalf("%+v", f)
+	}
+	// 001 Test 3 Remark 2: after a failover with instance 1 still down, the
+	// data is fully populated on instance 2, not distributed.
+	if strings.Contains(f.Current, "after a failover, relocation") ||
+		!strings.Contains(f.Current, "after a failover with BDT12c1_1 still down: fully on the available instance the service failed over to (001 Test 3, Remark 2)") ||
+		!strings.Contains(f.Current, "running on BDT12c1_2 while BDT12c1_1 is up (a relocation, a startup order): distributed") {
+		t.Errorf("failover: %s", f.Current)
 	}
 	// PIG on both instances: Tests 4 and 5, fully populated wherever it runs.
 	both := "initIM2.ora=*.db_name='BDT12c1'\n*.inmemory_size=2G\nBDT12c1_1.parallel_instance_group='BDT_PREF'\nBDT12c1_2.parallel_instance_group='BDT_PREF'\n"

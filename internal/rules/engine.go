@@ -150,6 +150,7 @@ func runOne(r Rule, in *Input) (out Outcome) {
 			// facts: the report alone, as without a host.
 			alone := *in
 			alone.Snap = nil
+			alone.aloneOS = os
 			in = &alone
 		}
 	}

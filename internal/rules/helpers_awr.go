@@ -79,8 +79,15 @@ func awrHost(in *Input) (given bool, none string) {
 	if in.Snap != nil {
 		return true, ""
 	}
+	if in.aloneOS == OSAIX {
+		return false, awrAIXHost
+	}
 	return false, awrNoHost
 }
+
+// awrAIXHost: the audited host is AIX, whose facts the report diagnoses
+// do not join (the AIX rules of the same audit judge them).
+const awrAIXHost = "the audited host runs AIX: its facts are judged by the AIX rules of this audit, not joined here, so nothing checks"
 
 const awrNoHost = "no host given (run `dbhost audit --artifact REPORT` on the database host, or with --root/--sosreport/--snapshot of it) to check"
 
@@ -323,4 +330,35 @@ func awrEventRead(r *artifacts.AWRReport, e artifacts.AWREvent) string {
 		ev += fmt.Sprintf(" (line %d)", e.Line)
 	}
 	return ev
+}
+
+// awrOS is the system the report's instance ran on: OSAIX or OSLinux from
+// the report's platform ("AIX-Based Systems (64-bit)", "Linux x86 64-bit");
+// when the report names none (10g, Statspack), the audited host's system;
+// "other" for another platform (Solaris, HP-UX, Windows), "" when neither
+// the report nor a host says. ev says where it was read.
+func awrOS(in *Input, r *artifacts.AWRReport) (os string, ev string) {
+	p := strings.ToLower(strings.TrimSpace(r.Host.Platform))
+	switch {
+	case strings.Contains(p, "aix"):
+		return OSAIX, "the report's platform: " + r.Host.Platform
+	case strings.Contains(p, "linux"):
+		return OSLinux, "the report's platform: " + r.Host.Platform
+	case p != "":
+		return "other", "the report's platform: " + r.Host.Platform
+	}
+	if os := awrHostSystem(in); os != "" {
+		return os, "the report names no platform; the audited host runs " + osName(os)
+	}
+	return "", ""
+}
+
+// awrHostSystem is the audited host's system (OSLinux, OSAIX), also when
+// the diagnosis runs without its facts (an AIX host: runOne); "" without a
+// host.
+func awrHostSystem(in *Input) string {
+	if in.Snap != nil {
+		return HostOS(in.Snap)
+	}
+	return in.aloneOS
 }

@@ -110,8 +110,10 @@ func readLatencyReport(in *Input, r *artifacts.AWRReport) Outcome {
 		return CannotCheck("the report has no top events")
 	}
 	given, none := awrHost(in)
+	osName, osEv := awrOS(in, r)
+	aix := osName == OSAIX
 	class, classEv, classWhy := "", "", ""
-	if given {
+	if given && !aix {
 		class, classEv, classWhy = readClass(in)
 	}
 	var fs []Finding
@@ -142,7 +144,12 @@ func readLatencyReport(in *Input, r *artifacts.AWRReport) Outcome {
 			continue
 		}
 		ev := []string{awrEv(r, e)}
-		if given {
+		if given && aix {
+			if n := awrHostNote(in, r); n != "" {
+				ev = append(ev, n)
+			}
+			ev = append(ev, "the device class of an AIX host is not read here (the limit is that of disks): see io.aix-hdisk-queue-depth")
+		} else if given {
 			if n := awrHostNote(in, r); n != "" {
 				ev = append(ev, n)
 			}
@@ -155,17 +162,27 @@ func readLatencyReport(in *Input, r *artifacts.AWRReport) Outcome {
 		} else {
 			ev = append(ev, none+" the class of this host's devices (flash would make the limit "+awrNum(re.flash)+" ms)")
 		}
+		why := "Every such read is a session waiting for the device; 003 puts hot spots on low-latency devices and measures " +
+			"with iostat -dmxz (await per device), 000 uses the deadline scheduler for database devices. Check the devices' " +
+			"await against these averages: a queue in the host (scheduler, nr_requests, queue_depth) or the array itself."
+		fix := Fix{Runtime: []string{"iostat -dmxz 5 during the workload: compare each device's r_await with the average above"},
+			Persistent: []string{"move the hot data files to lower-latency devices; see io.scheduler, io.nr-requests and io.scsi-queue-depth for the host's queues"}}
+		if aix {
+			ev = append(ev, osEv)
+			why = "Every such read is a session waiting for the device; 003 puts hot spots on low-latency devices. On AIX, iostat -D " +
+				"gives each hdisk's read service time (avgserv) and queue time (avgtime, sqfull): a queue in the host (hdisk " +
+				"queue_depth, the FC adapter's num_cmd_elems) or the array itself."
+			fix = Fix{Runtime: []string{"iostat -D 5 during the workload: compare each hdisk's read avgserv and avgtime with the average above"},
+				Persistent: []string{"move the hot data files to lower-latency devices; see io.aix-hdisk-queue-depth and io.aix-fc-num-cmd-elems for the host's queues"}}
+		}
 		fs = append(fs, Finding{
 			Setting:     "storage read latency (" + e.Event + ")",
 			Current:     fmt.Sprintf("%s ms on average", awrNum(avg)),
 			Recommended: fmt.Sprintf("at most %s ms on %s", awrNum(limit), what),
 			Evidence:    strings.Join(ev, "; "),
-			Why: "Every such read is a session waiting for the device; 003 puts hot spots on low-latency devices and measures " +
-				"with iostat -dmxz (await per device), 000 uses the deadline scheduler for database devices. Check the devices' " +
-				"await against these averages: a queue in the host (scheduler, nr_requests, queue_depth) or the array itself.",
-			Fix: Fix{Runtime: []string{"iostat -dmxz 5 during the workload: compare each device's r_await with the average above"},
-				Persistent: []string{"move the hot data files to lower-latency devices; see io.scheduler, io.nr-requests and io.scsi-queue-depth for the host's queues"}},
-			Risk: "None from measuring; moving data files needs planning (online move in 12c+).",
+			Why:         why,
+			Fix:         fix,
+			Risk:        "None from measuring; moving data files needs planning (online move in 12c+).",
 		})
 	}
 	switch {

@@ -116,15 +116,15 @@ func redoReport(in *Input, r *artifacts.AWRReport) Outcome {
 	}
 
 	// The write itself is slow: the redo devices.
-	platform := strings.ToLower(r.Host.Platform)
 	rec := fmt.Sprintf("log file parallel write at or under %d ms: redo on its own low-latency device, with the deadline (mq-deadline) or none scheduler", redoWriteMS)
 	fix := Fix{Runtime: []string{}, Persistent: []string{"put the online redo logs on devices of their own, apart from data, undo and temp (003)"}}
 	why := "log file parallel write is LGWR's write of the redo; every commit waits for it (log file sync). 004 measured 28 ms " +
 		"on AIX JFS2 with a 4 kB block size (redo is written in 512-byte blocks, so direct I/O was demoted) against 2 ms with " +
 		"agblksize=512; 003 separates data, logs, undo and temp; 000 recommends the deadline scheduler for database devices."
+	osName, osEv := awrOS(in, r)
 	switch {
-	case strings.Contains(platform, "aix"):
-		ev = append(ev, "the report's platform: "+r.Host.Platform)
+	case osName == OSAIX:
+		ev = append(ev, osEv)
 		rec = "redo logs on a JFS2 file system created with agblksize=512, mounted cio (004)"
 		fix.Persistent = append(fix.Persistent, "mkfs -V jfs2 -o agblksize=512 for the redo file systems (a new file system: move the logs), "+
 			"mount with -o cio; check for demoted I/O with trace -aj 59B,59C (004)")
@@ -133,7 +133,7 @@ func redoReport(in *Input, r *artifacts.AWRReport) Outcome {
 	}
 	if !given {
 		ev = append(ev, none+" the schedulers and queues of this host's block devices")
-	} else if !strings.Contains(platform, "aix") {
+	} else if osName != OSAIX {
 		ev = append(ev, redoDevices(in)...)
 	}
 	return Found(Finding{
@@ -156,6 +156,23 @@ func redoCPUSide(in *Input, r *artifacts.AWRReport, ev []string, sev string, syn
 			ev = append(ev, satEv+": LGWR and the committing sessions wait for a CPU")
 		} else {
 			ev = append(ev, satEv)
+		}
+	}
+	if os, osEv := awrOS(in, r); os == OSAIX {
+		// C-states, cpupower and intel_idle are Linux's: on AIX only the
+		// CPU headroom is said.
+		ev = append(ev, osEv)
+		return Finding{
+			Severity:    sev,
+			Setting:     "LGWR scheduling (CPU run queue)",
+			Current:     fmt.Sprintf("log file sync %s ms on average against %s ms for LGWR's write", awrNum(syncMS), awrNum(writeMS)),
+			Recommended: "log file sync close to log file parallel write: CPUs not saturated (the LPAR's entitlement and virtual processors)",
+			Evidence:    strings.Join(ev, "; "),
+			Why: "The redo write is fast, so the rest of log file sync is LGWR being woken and scheduled and the session being posted " +
+				"back: a saturated LPAR (run queue, a shared processor pool lending its capacity away) stretches it.",
+			Fix: Fix{Runtime: []string{"vmstat -w 5 / lparstat 5 during the workload: the run queue and the physical CPU consumed against the entitlement"},
+				Persistent: []string{"CPU headroom for LGWR: a larger entitlement or fewer concurrent sessions"}},
+			Risk: "More entitlement is taken from the shared processor pool.",
 		}
 	}
 	if !given {

@@ -23,6 +23,8 @@ func init() {
 		Sources: []Source{
 			{Doc: Seed004, Section: "IO : AIO, DIO/CIO & Oracle Parameters",
 				Quote: "SETALL : enables both asynchronous and direct I/O on file system files"},
+			{Doc: Seed004, Section: "IO : AIO, DIO/CIO & Oracle Parameters",
+				Quote: "Advice : set this parameter to 'ASYNCH', and let the system managed CIO via mount option"},
 			{Doc: Seed004, Section: "IO : Asynchronous IO (AIO)",
 				Quote: "Utilization of asynchronous IO is strongly advised whatever the type of file-system and mount option implemented"},
 			{Doc: Seed003, Section: "I/O Tuning – File Systems",
@@ -31,7 +33,8 @@ func init() {
 				Quote: "the main bottleneck moved to the REDO subsystem now"},
 		},
 		Scope: Scope{
-			DBVersions: "all; filesystemio_options defaults to none on Linux file systems",
+			DBVersions: "all; filesystemio_options defaults to none on Linux file systems, ASYNCH on AIX",
+			Kernels:    "Linux: SETALL; AIX (the report's platform, else the audited host's): ASYNCH with cio mounts, as db.aix-filesystemio-options",
 			Note:       "read from AWR/Statspack reports (--artifact, dbhost awr)",
 		},
 		Thresholds: []string{fmt.Sprintf("free buffer waits, log buffer space or write complete waits at %d %% of DB time or more", writeWaitPct)},
@@ -50,6 +53,8 @@ func writeWaitsReport(in *Input, r *artifacts.AWRReport) Outcome {
 		return CannotCheck("the report has no top events")
 	}
 	given, none := awrHost(in)
+	osName, osEv := awrOS(in, r)
+	aix := osName == OSAIX
 	var fs []Finding
 	var seen []string
 	for _, name := range []string{"free buffer waits", "write complete waits", "log buffer space"} {
@@ -95,15 +100,34 @@ func writeWaitsReport(in *Input, r *artifacts.AWRReport) Outcome {
 			}
 			rec := "DBWR writing asynchronously and directly: filesystemio_options=SETALL on file systems (ASM uses async I/O itself), disk_asynch_io=TRUE, and data devices fast enough for the write rate"
 			cur := fmt.Sprintf("%s %s %% of DB time", name, awrNum(pct))
+			if osEv != "" {
+				ev = append(ev, osEv)
+			}
+			if aix {
+				rec = "DBWR writing asynchronously and directly as 004 advises on AIX: filesystemio_options=ASYNCH with the data and redo file systems mounted cio, disk_asynch_io=TRUE (as db.aix-filesystemio-options), and data devices fast enough for the write rate"
+			}
 			if haveFS {
 				ev = append(ev, fsEv)
-				if v := strings.ToUpper(oraUnquote(fsio)); v != "SETALL" && v != "ASYNCH" {
+				switch v := strings.ToUpper(oraUnquote(fsio)); {
+				case v != "SETALL" && v != "ASYNCH":
 					cur += fmt.Sprintf(" with filesystemio_options=%s (no asynchronous I/O for file system files)", fsio)
+				case aix && v == "SETALL":
+					cur += " with filesystemio_options=SETALL (004 on AIX: ASYNCH, and cio from the mount option)"
 				}
-			} else {
+			} else if aix {
+				ev = append(ev, "filesystemio_options not set: Oracle's default on AIX is ASYNCH (direct I/O then comes from cio mounts)")
+			} else if osName == OSLinux {
 				ev = append(ev, "filesystemio_options not set: the Linux default is none (synchronous, buffered) for file system files")
+			} else {
+				ev = append(ev, "filesystemio_options not set: the platform's default (none on Linux file systems, ASYNCH on AIX)")
 			}
-			if given {
+			if aix {
+				if awrHostSystem(in) == OSAIX {
+					ev = append(ev, "this AIX host's AIO servers and cio mounts: see db.aix-aio-servers, io.aix-oracle-mount-options and db.aix-filesystemio-options in this audit")
+				} else {
+					ev = append(ev, "the AIX host's AIO servers and cio mounts are judged with its bundle (dbhost audit --aix-bundle DIR --artifact REPORT)")
+				}
+			} else if given {
 				if n := awrHostNote(in, r); n != "" {
 					ev = append(ev, n)
 				}
@@ -116,15 +140,28 @@ func writeWaitsReport(in *Input, r *artifacts.AWRReport) Outcome {
 			} else {
 				ev = append(ev, none+" the host's asynchronous I/O limit (fs.aio-max-nr) and its data devices")
 			}
+			fix := Fix{Runtime: []string{}, Persistent: []string{"ALTER SYSTEM SET filesystemio_options=SETALL SCOPE=SPFILE; ALTER SYSTEM SET disk_asynch_io=TRUE SCOPE=SPFILE; restart"}}
+			why := "Sessions find no free buffer because DBWR cannot write dirty buffers out fast enough. 004 strongly advises " +
+				"asynchronous I/O and SETALL (asynchronous and direct) for file system files; 003 lists direct and async I/O " +
+				"as eliminating synchronous I/O stalls and double caching."
+			risk := "Direct I/O bypasses the page cache: an undersized buffer cache that relied on it reads more (enlarge db_cache_size with it)."
+			if aix {
+				fix.Persistent = []string{"mount the data and redo file systems cio (their /etc/filesystems options with cio added by chfs -a options=..., then a remount: io.aix-oracle-mount-options gives the command per file system); " +
+					"ALTER SYSTEM SET filesystemio_options=ASYNCH SCOPE=SPFILE; ALTER SYSTEM SET disk_asynch_io=TRUE SCOPE=SPFILE; restart"}
+				why = "Sessions find no free buffer because DBWR cannot write dirty buffers out fast enough. On AIX 004 strongly advises " +
+					"asynchronous I/O \"whatever the type of file-system and mount option\" and \"set this parameter to 'ASYNCH', and let the " +
+					"system managed CIO via mount option\" (db.aix-filesystemio-options judges the same); 003 lists direct and async I/O as " +
+					"eliminating synchronous I/O stalls."
+				risk = "cio bypasses the file cache: an undersized buffer cache that relied on it reads more (enlarge db_cache_size with it); " +
+					"a remount needs the file system unmounted (the database down)."
+			}
 			f = Finding{
 				Setting:     "DBWR write path (filesystemio_options, disk_asynch_io, data devices)",
 				Current:     cur,
 				Recommended: rec,
-				Why: "Sessions find no free buffer because DBWR cannot write dirty buffers out fast enough. 004 strongly advises " +
-					"asynchronous I/O and SETALL (asynchronous and direct) for file system files; 003 lists direct and async I/O " +
-					"as eliminating synchronous I/O stalls and double caching.",
-				Fix:  Fix{Runtime: []string{}, Persistent: []string{"ALTER SYSTEM SET filesystemio_options=SETALL SCOPE=SPFILE; ALTER SYSTEM SET disk_asynch_io=TRUE SCOPE=SPFILE; restart"}},
-				Risk: "Direct I/O bypasses the page cache: an undersized buffer cache that relied on it reads more (enlarge db_cache_size with it).",
+				Why:         why,
+				Fix:         fix,
+				Risk:        risk,
 			}
 		}
 		f.Evidence = strings.Join(ev, "; ")

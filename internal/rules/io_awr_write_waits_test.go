@@ -41,7 +41,7 @@ func TestAWRWriteWaits(t *testing.T) {
 	}
 	// 9i: free buffer waits 8.87 %, log buffer space 3.59 % of elapsed time; filesystemio_options unset.
 	rep = awrRun(t, id, nil, awrTestReport(t, "sp_8811_8812_9208.lst"))
-	if len(rep.Findings) != 2 || !strings.Contains(rep.Findings[0].Evidence+rep.Findings[1].Evidence, "Linux default is none") {
+	if len(rep.Findings) != 2 || !strings.Contains(rep.Findings[0].Evidence+rep.Findings[1].Evidence, "none on Linux file systems, ASYNCH on AIX") {
 		t.Errorf("9i: %+v", rep)
 	}
 	awrOutcome(t, id, "passed", "no free buffer waits or log buffer space", nil, awrTestReport(t, "awrrpt_1_412_413_12102.txt"))

@@ -27,9 +27,12 @@ func init() {
 				Quote: "With the Oracle instance configured to use HugePages, the resulting TPM numbers increased by an average of 13%"},
 			{Doc: Seed000, Section: "Scenario 2: HugePages",
 				Quote: "The page table size decreased from 5.5GB to 175MB by enabling HugePages"},
+			{Doc: Seed004, Section: "Power7 specific tuning",
+				Quote: "export ORACLE_SGA_PGSZ=16M before starting oracle (with oracle user)"},
 		},
 		Scope: Scope{
 			DBVersions: "memory_target (AMM) 11g and later: Linux AMM uses /dev/shm, never hugepages",
+			Kernels:    "Linux hugepages; on AIX (the report's platform, else the audited host's) the SGA's 16 MB large pages of 004, whose pool memory.aix-large-pages-sga judges",
 			Note:       "read from the report's init.ora Parameters and Memory Statistics (--artifact, dbhost awr); the pool needs the host",
 		},
 		Check: checkAWRSGAHugepages,
@@ -62,6 +65,10 @@ func sgaHugepagesReport(in *Input, r *artifacts.AWRReport) Outcome {
 	}
 	given, none := awrHost(in)
 	var ev []string
+	osName, osEv := awrOS(in, r)
+	if osName == OSAIX {
+		return sgaLargePagesAIX(in, r, osEv)
+	}
 	amm := int64(0)
 	for _, p := range []string{"memory_target", "memory_max_target"} {
 		if v, pe, ok := awrParam(r, p); ok {
@@ -146,5 +153,49 @@ func sgaHugepagesReport(in *Input, r *artifacts.AWRReport) Outcome {
 		Fix: Fix{Runtime: []string{fmt.Sprintf("sysctl -w vm.nr_hugepages=%d (the pool grows only as far as free, unfragmented memory allows)", pages)},
 			Persistent: []string{fmt.Sprintf("/etc/sysctl.d/90-dbhost.conf: vm.nr_hugepages = %d (see memory.hugepages-too-few, which sizes it from every instance)", pages)}},
 		Risk: "Hugepages are taken from the host's memory whether used or not; size the pool for every instance on the host.",
+	})
+}
+
+// sgaLargePagesAIX is the diagnosis for an AIX instance: no /dev/shm, no
+// use_large_pages (a Linux parameter), no vm.nr_hugepages. 004 puts the
+// SGA in 16 MB large pages (vmo lgpg_regions/lgpg_size, the oracle user's
+// capabilities, ORACLE_SGA_PGSZ=16M); memory.aix-large-pages-sga judges
+// the pool on the AIX bundle. What the report alone says is AMM.
+func sgaLargePagesAIX(in *Input, r *artifacts.AWRReport, osEv string) Outcome {
+	ev := []string{osEv}
+	amm := int64(0)
+	for _, p := range []string{"memory_target", "memory_max_target"} {
+		if v, pe, ok := awrParam(r, p); ok {
+			if n, err := artifacts.ParseBytes(v); err == nil && n > 0 {
+				ev = append(ev, pe)
+				if amm == 0 {
+					amm = n
+				}
+			}
+		}
+	}
+	if sga, sgaEv, ok := awrSGABytes(r); ok {
+		ev = append(ev, sgaEv)
+		if amm == 0 {
+			return NotApplicable("SGA %s on AIX (%s): its 16 MB large-page pool is judged by memory.aix-large-pages-sga on the AIX bundle (004), not a Linux hugepage pool", KB(sga>>10), osEv)
+		}
+	}
+	if amm == 0 {
+		return NotApplicable("an AIX instance (%s): its 16 MB large-page pool is judged by memory.aix-large-pages-sga on the AIX bundle (004)", osEv)
+	}
+	if n := awrHostNote(in, r); n != "" {
+		ev = append(ev, n)
+	}
+	return Found(Finding{
+		Setting: "oracle:memory_target",
+		Current: fmt.Sprintf("memory_target %s on AIX: Automatic Memory Management sizes the SGA and PGA together, so the SGA has no fixed size for a 16 MB large-page pool", KB(amm>>10)),
+		Recommended: "0 (unset), with sga_target/sga_max_size and pga_aggregate_target sized instead and the SGA in 16 MB large pages as 004 sets them up " +
+			"(vmo lgpg_regions/lgpg_size, the oracle user's CAP_BYPASS_RAC_VMM, ORACLE_SGA_PGSZ=16M: memory.aix-large-pages-sga)",
+		Evidence: strings.Join(ev, "; "),
+		Why: "004 (Power7 specific tuning) puts the SGA in 16 MB large pages to reduce TLB misses, with a pool of lgpg_regions pages of a fixed " +
+			"size; 000 Scenario 2 (Linux) disables AMM for the SGA to use large pages (+13 % TPM).",
+		Fix: Fix{Runtime: []string{}, Persistent: []string{"ALTER SYSTEM RESET memory_target SCOPE=SPFILE SID='*'; ALTER SYSTEM RESET memory_max_target SCOPE=SPFILE SID='*'; " +
+			"ALTER SYSTEM SET sga_target=<size> sga_max_size=<size> pga_aggregate_target=<size> SCOPE=SPFILE; then the 16 MB pool (vmo -r -o lgpg_regions=<SGA / 16 MB> -o lgpg_size=16777216, memory.aix-large-pages-sga) and restart"}},
+		Risk: "The SGA/PGA split becomes fixed; the large-page pool is taken from the LPAR's memory (pinned) whether used or not.",
 	})
 }

@@ -59,6 +59,9 @@ func lioRemoteReport(in *Input, r *artifacts.AWRReport) Outcome {
 			Reading(awrEv(r, cpu), fmt.Sprintf("Load Profile: %s logical reads per second", awrNum(*lio)))
 	}
 	ev := []string{awrEv(r, cpu), fmt.Sprintf("Load Profile: %s logical reads per second", awrNum(*lio))}
+	if os, osEv := awrOS(in, r); os == OSAIX {
+		return NotApplicable("an AIX instance (%s), CPU-bound on logical reads: its placement over SRADs (rsets, Oracle NUMA support) is judged by numa.aix-oracle-rsets on the AIX bundle (004), not Linux cpusets and numa_maps", osEv)
+	}
 	if r.LoadProfile.DBCPUPerS != nil && *r.LoadProfile.DBCPUPerS > 0 {
 		ev = append(ev, fmt.Sprintf("%s logical reads per CPU second", awrNum(*lio / *r.LoadProfile.DBCPUPerS)))
 	}

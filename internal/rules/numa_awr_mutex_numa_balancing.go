@@ -65,6 +65,9 @@ func mutexNUMAReport(in *Input, r *artifacts.AWRReport) Outcome {
 	if len(r.TopEvents) == 0 {
 		return CannotCheck("the report has no top events")
 	}
+	if os, osEv := awrOS(in, r); os == OSAIX {
+		return NotApplicable("an AIX instance (%s): Linux's automatic NUMA balancing (kernel.numa_balancing) does not exist there", osEv)
+	}
 	var sum float64
 	var ev []string
 	for _, e := range r.TopEvents {

@@ -223,6 +223,10 @@ type Input struct {
 	// Skip leaves rules out (--skip: rule ids or areas, see Matches): they
 	// are not run and the report lists them as Skipped.
 	Skip []string
+	// aloneOS is the system of the host a report diagnosis was run
+	// without (its facts are another system's: runOne), so that the
+	// diagnosis still knows which system's advice to give.
+	aloneOS string
 }
 
 // Outcome is a check's answer: findings, or exactly one of the reasons why
