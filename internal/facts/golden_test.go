@@ -471,31 +471,33 @@ func TestGoldenAbsencesAreTheStory(t *testing.T) {
 		"sosreport-db1": {"processes.*", "cpu_power.dma_latency_holders", "topology.nodes[*].hugepages", "topology.nodes[*].meminfo", "sysctl.*", "network.*", "cgroups.*",
 			"config.tuned.profile"},
 		// Hosts of every era: what each kernel does not have yet (docs/snapshot.md, "Kernel eras").
-		"rhel6": {"cpu_power.cpuidle.states.disabled", "cpu_power.cpuidle.states.residency_us", "cpu_power.cpuidle.states.default_disabled", "cpu_power.energy_perf_bias",
+		"rhel6": {"pci_devices.link", "cpu_power.cpuidle.states.disabled", "cpu_power.cpuidle.states.residency_us", "cpu_power.cpuidle.states.default_disabled", "cpu_power.energy_perf_bias",
 			"cpu_power.intel_pstate", "memory.thp.shmem_enabled", "storage.devices[*].write_cache", "sysctl.kernel.numa_balancing*",
 			"sysctl.kernel.sched_migration_cost_ns", "sysctl.kernel.sched_autogroup_enabled", "sysctl.net.core.busy_*", "sysctl.net.ipv4.tcp_fastopen",
 			"config.tuned.profile"}, // tuned 0.2's profiles are not tuned 2.x's
-		"rhel7": {"cpu_power.cpuidle.states.residency_us", "cpu_power.cpuidle.states.default_disabled", "cpu_power.energy_perf_bias", "cpu_power.intel_pstate.status",
+		"rhel7": {"pci_devices.link", "cpu_power.cpuidle.states.residency_us", "cpu_power.cpuidle.states.default_disabled", "cpu_power.energy_perf_bias", "cpu_power.intel_pstate.status",
 			"memory.thp.shmem_enabled", "storage.devices[*].write_cache"},
 		"rhel8":      {"cpu_power.energy_perf_bias", "cpu_power.cpuidle.states.default_disabled"},
 		"rhel9":      newKernel,
-		"sles12":     {"cpu_power.energy_perf_bias", "cpu_power.cpuidle.states.default_disabled", "cpu_power.intel_pstate.status", "memory.thp.shmem_enabled", "storage.devices[*].write_cache", "config.tuned.active_profile"},
+		"sles12":     {"pci_devices.link", "cpu_power.energy_perf_bias", "cpu_power.cpuidle.states.default_disabled", "cpu_power.intel_pstate.status", "memory.thp.shmem_enabled", "storage.devices[*].write_cache", "config.tuned.active_profile"},
 		"ubuntu2204": append([]string{"config.tuned.active_profile"}, newKernel...),
 		// Issue 25's topology variants: what their kernels and firmware lack,
 		// never a topology fact (each is read from the files the host has).
-		"el7-hascpu-blank": {"cpu_power.cpuidle.states.residency_us", "cpu_power.cpuidle.states.default_disabled", "cpu_power.energy_perf_bias",
+		"el7-hascpu-blank": {"pci_devices.link", "cpu_power.cpuidle.states.residency_us", "cpu_power.cpuidle.states.default_disabled", "cpu_power.energy_perf_bias",
 			"cpu_power.intel_pstate.status", "memory.thp.shmem_enabled", "storage.devices[*].write_cache"},
-		"mask-only": {"cpu_power.cpuidle.states.disabled", "cpu_power.cpuidle.states.residency_us", "cpu_power.cpuidle.states.default_disabled", "cpu_power.energy_perf_bias",
+		"mask-only": {"pci_devices.link", "cpu_power.cpuidle.states.disabled", "cpu_power.cpuidle.states.residency_us", "cpu_power.cpuidle.states.default_disabled", "cpu_power.energy_perf_bias",
 			"cpu_power.intel_pstate", "memory.thp.shmem_enabled", "storage.devices[*].write_cache", "sysctl.kernel.numa_balancing*",
 			"sysctl.kernel.sched_migration_cost_ns", "sysctl.kernel.sched_autogroup_enabled", "sysctl.net.core.busy_*", "sysctl.net.ipv4.tcp_fastopen",
 			"config.tuned.profile"},
-		"magny-cours": {"config.tuned.active_profile", "cpu_power.cpuidle.states.disabled", "cpu_power.cpuidle.states.residency_us", "cpu_power.cpuidle.states.default_disabled",
+		"magny-cours": {"pci_devices.link", "config.tuned.active_profile", "cpu_power.cpuidle.states.disabled", "cpu_power.cpuidle.states.residency_us", "cpu_power.cpuidle.states.default_disabled",
 			"cpu_power.energy_perf_bias", "cpu_power.intel_pstate", "memory.thp.shmem_enabled", "storage.devices[*].write_cache", "sysctl.kernel.numa_balancing*",
 			"sysctl.kernel.sched_migration_cost_ns", "sysctl.kernel.sched_autogroup_enabled", "sysctl.net.core.busy_*", "sysctl.net.ipv4.tcp_fastopen"},
 		"power9-lpar":  append([]string{"config.tuned.active_profile", "cpu_power.cpuidle.states.default_disabled"}, noCpufreq...),
 		"arm-kunpeng":  append(append([]string{"config.tuned.active_profile", "cpu_power.cpuidle"}, noCpufreq...), newKernel...),
 		"guest-noids":  append(append([]string{"config.tuned.active_profile"}, noCpufreq...), newKernel...),
 		"bios-overlap": newKernel,
+		// 4.18 with acpi-cpufreq (000's Superdome X, scaled down).
+		"superdome-3par": {"cpu_power.intel_pstate", "cpu_power.energy_perf_bias", "cpu_power.cpuidle.states.default_disabled"},
 	}
 	match := func(pattern, fact string) bool {
 		if ok, _ := filepath.Match(strings.ReplaceAll(strings.ReplaceAll(pattern, "[", "\\["), "]", "\\]"), fact); ok {
