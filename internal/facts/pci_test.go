@@ -238,3 +238,55 @@ func FuzzParseLinkWidth(f *testing.F) {
 		}
 	})
 }
+
+// The class as the kernel prints it ("0x%06x\n", pci-sysfs.c) parses back
+// to the kind its base class and subclass say (a second reading of the
+// bits); any text accepted is such a class.
+func FuzzPCIKind(f *testing.F) {
+	f.Add("0x0c0400\n", uint32(0x0c0400))
+	f.Add("0x010802", uint32(0x020000))
+	f.Add("0x01", uint32(0))
+	f.Fuzz(func(t *testing.T, s string, class uint32) {
+		class &= 0xffffff
+		want := ""
+		switch base, sub := class>>16, class>>8&0xff; {
+		case base == 2:
+			want = "nic"
+		case base == 0x0c && sub == 4:
+			want = "fc"
+		case base == 1 && sub == 8:
+			want = "nvme"
+		case base == 1:
+			want = "storage"
+		}
+		if got, err := pciKind(fmt.Sprintf("0x%06x\n", class)); err != nil || got != want {
+			t.Fatalf("%06x → %q %v, want %q", class, got, err, want)
+		}
+		if _, err := pciKind(s); err == nil {
+			var v uint32
+			if n, _ := fmt.Sscanf(strings.TrimSpace(s), "0x%06x", &v); n != 1 || len(strings.TrimSpace(s)) != 8 {
+				t.Fatalf("%q accepted", s)
+			}
+		}
+	})
+}
+
+// An address printed as the kernel names the entries ("%04x:%02x:%02x.%d",
+// pci_name) is one; an accepted name has the shape.
+func FuzzIsPCIAddress(f *testing.F) {
+	f.Add("0000:3b:00.0", uint16(0), uint8(0x3b), uint8(0), uint8(0))
+	f.Add("0000-3b-00.0", uint16(1), uint8(0xff), uint8(31), uint8(7))
+	f.Fuzz(func(t *testing.T, s string, dom uint16, bus, dev, fn uint8) {
+		a := fmt.Sprintf("%04x:%02x:%02x.%d", dom, bus, dev&31, fn&7)
+		if !isPCIAddress(a) || !isPCIAddress(strings.ReplaceAll(a, ":", "-")) {
+			t.Fatalf("%q refused", a)
+		}
+		if isPCIAddress(s) {
+			var d, b, v, fu uint
+			norm := strings.ReplaceAll(s, "-", ":")
+			if n, err := fmt.Sscanf(norm, "%4x:%2x:%2x.%1d", &d, &b, &v, &fu); err != nil || n != 4 || v > 31 || fu > 7 {
+				t.Fatalf("%q accepted: %v", s, err)
+			}
+		}
+	})
+}

@@ -100,8 +100,12 @@ func checkStorageIRQ(in *Input) Outcome {
 			unknown = append(unknown, name+": none of its vectors in /proc/interrupts")
 			continue
 		}
-		if d.Kind == "nvme" || managedSpread(vecs, online) {
-			checked = append(checked, fmt.Sprintf("%s on node %d: %d vectors spread by the kernel over the CPUs (managed: each completes the I/O its CPUs submit; not movable)", name, node, len(vecs)))
+		if d.Kind == "nvme" {
+			checked = append(checked, fmt.Sprintf("%s on node %d: %d vectors, one per queue, each serving the CPUs that submit on its queue (the nvme driver's; managed by the kernel on current kernels, not movable)", name, node, len(vecs)))
+			continue
+		}
+		if managedSpread(vecs, online) {
+			checked = append(checked, fmt.Sprintf("%s on node %d: %d vectors spread by the kernel over every CPU (managed: each completes the I/O its CPUs submit; not movable)", name, node, len(vecs)))
 			continue
 		}
 		local := cpuNodes[node]
