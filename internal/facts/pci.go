@@ -105,9 +105,10 @@ func parseLinkWidth(s string) (int, error) {
 
 func readPCIDevices(c *Collector) {
 	names, err := c.Root.ReadDirNames(sysPCIDevices)
-	if errors.Is(err, fs.ErrNotExist) && c.Root.Exists("/sys/bus") {
+	if errors.Is(err, fs.ErrNotExist) && !c.Root.Sos && c.Root.Exists("/sys/bus") {
 		// /sys/bus without a pci bus: a kernel without PCI or a partition
-		// with virtual I/O only (a PowerVM LPAR, s390x). No function.
+		// with virtual I/O only (a PowerVM LPAR, s390x). No function. (A
+		// sosreport keeps only what its plugins copied: there it is unknown.)
 		return
 	}
 	if err != nil {

@@ -136,11 +136,25 @@ func TestReadPCIDevices(t *testing.T) {
 	if len(old.Snap.PCIDevices) != 1 || old.Snap.PCIDevices[0].Link != nil || absenceA(old, "pci_devices.link") == nil {
 		t.Errorf("%+v %+v", old.Snap.PCIDevices, old.Snap.Absent)
 	}
-	// No /sys/bus/pci at all: unknown, recorded.
+	// No /sys/bus at all: unknown, recorded.
 	none := collectorA(fakeRootA(t, map[string]string{"/sys/class/net/": ""}))
 	readPCIDevices(none)
 	if none.Snap.PCIDevices != nil || absenceA(none, "pci_devices") == nil {
 		t.Fatalf("%+v", none.Snap)
+	}
+	// /sys/bus without pci (a PowerVM LPAR's virtual I/O): no function, no absence.
+	lpar := collectorA(fakeRootA(t, map[string]string{"/sys/bus/vio/devices/": ""}))
+	readPCIDevices(lpar)
+	if len(lpar.Snap.PCIDevices) != 0 || len(lpar.Snap.Absent) != 0 {
+		t.Fatalf("%+v", lpar.Snap)
+	}
+	// The same in a sosreport, which keeps only what its plugins copied: unknown.
+	sosRoot := fakeRootA(t, map[string]string{"/sys/bus/vio/devices/": ""})
+	sosRoot.Sos = true
+	sos := collectorA(sosRoot)
+	readPCIDevices(sos)
+	if absenceA(sos, "pci_devices") == nil {
+		t.Fatalf("%+v", sos.Snap)
 	}
 }
 
