@@ -24,7 +24,9 @@ var eraHints = map[string]string{
 	"cpu_power.intel_pstate.status":  "intel_pstate/status came in Linux 4.13 (the driver itself in 3.9; RHEL 7's 3.10 has it without status)",
 	"memory.thp.shmem_enabled":       "shmem_enabled came in Linux 4.7 (RHEL 6, RHEL 7 and SLES 12 have none)",
 	"storage.devices[*].write_cache": "queue/write_cache came in Linux 4.7",
-	"sysctl.kernel.numa_balancing":   "automatic NUMA balancing came in Linux 3.8 (RHEL 6 has none: no page migrates on its own)",
+	"pci_devices.link": "current_link_speed, current_link_width, max_link_speed and max_link_width came in Linux 4.13 " +
+		"(RHEL 7's 3.10 has none), and exist only for PCIe functions: lspci -vv shows LnkCap and LnkSta",
+	"sysctl.kernel.numa_balancing": "automatic NUMA balancing came in Linux 3.8 (RHEL 6 has none: no page migrates on its own)",
 	"sysctl.kernel.sched_migration_cost_ns": "RHEL 6's 2.6.32 names it kernel.sched_migration_cost; Linux 5.13 moved it to " +
 		"/sys/kernel/debug/sched/migration_cost_ns",
 	"sysctl.kernel.sched_min_granularity_ns":    "Linux 5.13 moved it to /sys/kernel/debug/sched/min_granularity_ns",

@@ -476,25 +476,25 @@ func TestGoldenAbsencesAreTheStory(t *testing.T) {
 		"sosreport-db1": {"topology.nodes.mem_detail.normal_memory", oldPMU, "processes.*", "cpu_power.dma_latency_holders", "topology.nodes[*].hugepages", "topology.nodes[*].meminfo", "sysctl.*", "network.*", "cgroups.*",
 			"config.tuned.profile"},
 		// Hosts of every era: what each kernel does not have yet (docs/snapshot.md, "Kernel eras").
-		"rhel6": {oldPMU, "cpu_power.cpuidle.states.disabled", "cpu_power.cpuidle.states.residency_us", "cpu_power.cpuidle.states.default_disabled", "cpu_power.energy_perf_bias",
+		"rhel6": {oldPMU, "pci_devices.link", "cpu_power.cpuidle.states.disabled", "cpu_power.cpuidle.states.residency_us", "cpu_power.cpuidle.states.default_disabled", "cpu_power.energy_perf_bias",
 			"cpu_power.intel_pstate", "memory.thp.shmem_enabled", "storage.devices[*].write_cache", "sysctl.kernel.numa_balancing*",
 			"sysctl.kernel.sched_migration_cost_ns", "sysctl.kernel.sched_autogroup_enabled", "sysctl.net.core.busy_*", "sysctl.net.ipv4.tcp_fastopen",
 			"config.tuned.profile"}, // tuned 0.2's profiles are not tuned 2.x's
-		"rhel7": {oldPMU, "cpu_power.cpuidle.states.residency_us", "cpu_power.cpuidle.states.default_disabled", "cpu_power.energy_perf_bias", "cpu_power.intel_pstate.status",
+		"rhel7": {oldPMU, "pci_devices.link", "cpu_power.cpuidle.states.residency_us", "cpu_power.cpuidle.states.default_disabled", "cpu_power.energy_perf_bias", "cpu_power.intel_pstate.status",
 			"memory.thp.shmem_enabled", "storage.devices[*].write_cache"},
 		"rhel8":      {oldPMU, "cpu_power.energy_perf_bias", "cpu_power.cpuidle.states.default_disabled"},
 		"rhel9":      newKernel,
-		"sles12":     {oldPMU, "cpu_power.energy_perf_bias", "cpu_power.cpuidle.states.default_disabled", "cpu_power.intel_pstate.status", "memory.thp.shmem_enabled", "storage.devices[*].write_cache", "config.tuned.active_profile"},
+		"sles12":     {oldPMU, "pci_devices.link", "cpu_power.energy_perf_bias", "cpu_power.cpuidle.states.default_disabled", "cpu_power.intel_pstate.status", "memory.thp.shmem_enabled", "storage.devices[*].write_cache", "config.tuned.active_profile"},
 		"ubuntu2204": append([]string{"config.tuned.active_profile"}, newKernel...),
 		// Issue 25's topology variants: what their kernels and firmware lack,
 		// never a topology fact (each is read from the files the host has).
-		"el7-hascpu-blank": {oldPMU, "cpu_power.cpuidle.states.residency_us", "cpu_power.cpuidle.states.default_disabled", "cpu_power.energy_perf_bias",
+		"el7-hascpu-blank": {oldPMU, "pci_devices.link", "cpu_power.cpuidle.states.residency_us", "cpu_power.cpuidle.states.default_disabled", "cpu_power.energy_perf_bias",
 			"cpu_power.intel_pstate.status", "memory.thp.shmem_enabled", "storage.devices[*].write_cache"},
-		"mask-only": {oldPMU, "cpu_power.cpuidle.states.disabled", "cpu_power.cpuidle.states.residency_us", "cpu_power.cpuidle.states.default_disabled", "cpu_power.energy_perf_bias",
+		"mask-only": {oldPMU, "pci_devices.link", "cpu_power.cpuidle.states.disabled", "cpu_power.cpuidle.states.residency_us", "cpu_power.cpuidle.states.default_disabled", "cpu_power.energy_perf_bias",
 			"cpu_power.intel_pstate", "memory.thp.shmem_enabled", "storage.devices[*].write_cache", "sysctl.kernel.numa_balancing*",
 			"sysctl.kernel.sched_migration_cost_ns", "sysctl.kernel.sched_autogroup_enabled", "sysctl.net.core.busy_*", "sysctl.net.ipv4.tcp_fastopen",
 			"config.tuned.profile"},
-		"magny-cours": {oldPMU, "config.tuned.active_profile", "cpu_power.cpuidle.states.disabled", "cpu_power.cpuidle.states.residency_us", "cpu_power.cpuidle.states.default_disabled",
+		"magny-cours": {oldPMU, "pci_devices.link", "config.tuned.active_profile", "cpu_power.cpuidle.states.disabled", "cpu_power.cpuidle.states.residency_us", "cpu_power.cpuidle.states.default_disabled",
 			"cpu_power.energy_perf_bias", "cpu_power.intel_pstate", "memory.thp.shmem_enabled", "storage.devices[*].write_cache", "sysctl.kernel.numa_balancing*",
 			"sysctl.kernel.sched_migration_cost_ns", "sysctl.kernel.sched_autogroup_enabled", "sysctl.net.core.busy_*", "sysctl.net.ipv4.tcp_fastopen"},
 		"power9-lpar":  append([]string{oldPMU}, append([]string{"config.tuned.active_profile", "cpu_power.cpuidle.states.default_disabled"}, noCpufreq...)...),
@@ -517,12 +517,14 @@ func TestGoldenAbsencesAreTheStory(t *testing.T) {
 			"topology.nodes.mem_detail.memory_tier"}, noCpufreq...), newKernel...),
 		"hbm-flat": append(append([]string{"config.tuned.active_profile", "cpu_power.cpuidle", "topology.nodes.mem_detail.devices",
 			"topology.nodes.mem_detail.memory_tier"}, noCpufreq...), newKernel...),
+		// 4.18 with acpi-cpufreq (000's Superdome X, scaled down).
+		"superdome-3par": {oldPMU, "cpu_power.intel_pstate", "cpu_power.energy_perf_bias", "cpu_power.cpuidle.states.default_disabled"},
 	}
 	// No other fixture host has an HMAT, dax kmem devices or memory tiers
 	// (Linux 6.1+): what a plain DRAM host's kernel shows.
 	plainMemory := []string{"topology.nodes.mem_detail.access", "topology.nodes.mem_detail.devices", "topology.nodes.mem_detail.memory_tier"}
 	for _, name := range []string{"laptop-2s", "interleaved-4n", "odd-8n", "memoryless", "numa-off", "nosmt", "cgroup-v1", "cgroup-v2", "sosreport-db1",
-		"rhel6", "rhel7", "rhel8", "rhel9", "sles12", "ubuntu2204", "el7-hascpu-blank", "mask-only", "magny-cours", "power9-lpar", "arm-kunpeng", "guest-noids", "bios-overlap", "adl-desktop", "ecore-pinned", "hybrid-server", "arm-biglittle"} {
+		"rhel6", "rhel7", "rhel8", "rhel9", "sles12", "ubuntu2204", "el7-hascpu-blank", "mask-only", "magny-cours", "power9-lpar", "arm-kunpeng", "guest-noids", "bios-overlap", "adl-desktop", "ecore-pinned", "hybrid-server", "arm-biglittle", "superdome-3par"} {
 		allowed[name] = append(append([]string{}, allowed[name]...), plainMemory...)
 	}
 	match := func(pattern, fact string) bool {

@@ -45,6 +45,10 @@ func TestGoldenFixtures(t *testing.T) {
 		{"adl-desktop", WorkloadOLTP, nil, []string{"cpu.db-efficiency-cores-only", "numa.disabled-at-boot"}},
 		{"hybrid-server", WorkloadOLTP, nil, []string{"cpu.db-efficiency-cores-only", "numa.disabled-at-boot"}},
 		{"arm-biglittle", WorkloadOLTP, nil, []string{"cpu.db-efficiency-cores-only", "numa.disabled-at-boot"}},
+		// Issue 26, "Missing": 000's Superdome X storage with its three faults;
+		// its 16-path LUN over four blades is fine (checked in TestSuperdomeStorage).
+		{"superdome-3par", WorkloadDSS, []string{"io.multipath-paths-one-node:warning", "io.pcie-link-downtrained:warning", "numa.storage-irq-off-node:warning"},
+			[]string{"numa.disabled-at-boot", "io.max-sectors-multipath"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

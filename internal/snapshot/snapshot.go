@@ -57,6 +57,11 @@ type Snapshot struct {
 	// Libvirt holds the KVM guests defined on this hypervisor host
 	// (--libvirt, libvirt.go); omitted when they were not asked for.
 	Libvirt *Libvirt `json:"libvirt,omitempty"`
+	// PCIDevices are the PCI functions that carry the host's I/O (pci.go):
+	// network controllers, mass-storage controllers (SCSI, SAS, RAID, SATA,
+	// NVMe) and Fibre Channel HBAs, from /sys/bus/pci/devices; omitted when
+	// there is none (their absence, when unread, is "pci_devices").
+	PCIDevices []PCIDevice `json:"pci_devices,omitempty"`
 	// Sysctl holds the kernel parameters the sources name, keyed as sysctl(8)
 	// spells them ("vm.swappiness"); values are the kernel's text with runs of
 	// whitespace collapsed to one space. A key that does not exist on this
