@@ -83,6 +83,11 @@ type Plan struct {
 	// TunedProfile is the base profile tuned.conf includes, TunedWhy why.
 	TunedProfile string `json:"tuned_profile"`
 	TunedWhy     string `json:"tuned_why,omitempty"`
+	// TunedV02: the host's tuned is RHEL 6's 0.2, which cannot load a tuned
+	// 2.x profile: no tuned.conf is written; TunedProfile is the 0.2 profile
+	// to select with tuned-adm, the settings are in sysctl.d, udev and
+	// boot-args.txt.
+	TunedV02 bool `json:"tuned_0_2,omitempty"`
 	// Conflicts says, for each setting two rules wanted at different values,
 	// which value the plan kept and why.
 	Conflicts []string `json:"conflicts,omitempty"`
@@ -102,7 +107,7 @@ func TunedProfileFor(s *snapshot.Snapshot, workload, db string) (profile, why st
 	if workload == "" {
 		workload = rules.WorkloadMixed
 	}
-	c := rules.TunedProfileFor(workload, role, db)
+	c := rules.TunedProfileForHost(s, workload, db)
 	switch role {
 	case rules.RoleGuest:
 		ev := s.Host.Virt.Type
@@ -154,6 +159,7 @@ func Build(snap *snapshot.Snapshot, in Options) (*Plan, error) {
 		TunedBootloader:        in.TunedBootloader,
 	}
 	p.TunedProfile, p.TunedWhy = TunedProfileFor(snap, wl, db)
+	p.TunedV02 = rules.TunedV02(snap)
 	sev := map[string]int{} // rule id → severity rank, for conflicts
 	var all []change.Change
 	for _, f := range rep.Findings {

@@ -25,14 +25,26 @@ func (p *Plan) Artifacts() (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string][]byte{
+	files := map[string][]byte{
 		FileName:    j,
-		TunedFile:   p.TunedConf(),
 		SysctlFile:  p.SysctlConf(),
 		UdevFile:    p.UdevRules(),
 		LimitsFile:  p.LimitsConf(),
 		BootArgFile: p.BootArgs(),
-	}, nil
+	}
+	if !p.TunedV02 {
+		files[TunedFile] = p.TunedConf() // tuned 0.2 (RHEL 6) cannot load a tuned 2.x profile
+	}
+	return files, nil
+}
+
+// ArtifactNames are the files Write puts in the plan directory, in the
+// order a summary lists them.
+func (p *Plan) ArtifactNames() []string {
+	if p.TunedV02 {
+		return []string{FileName, SysctlFile, UdevFile, LimitsFile, BootArgFile}
+	}
+	return []string{FileName, TunedFile, SysctlFile, UdevFile, LimitsFile, BootArgFile}
 }
 
 // Write writes the plan directory dir the way every dbhost directory

@@ -165,7 +165,11 @@ func checkDeepCstates(in *Input) Outcome {
 		tunedNote = fmt.Sprintf("; a state deeper than C1 exits as fast as C1 (%d µs): a /dev/cpu_dma_latency hold at C1's latency "+
 			"(tuned latency-performance) does not keep the CPUs out of it, disabling it does", lat01)
 	}
-	persistent := append(KernelArgFixFor(s, arg).Persistent, "or make latency-performance / network-latency the tuned profile")
+	tunedLat := "latency-performance / network-latency"
+	if TunedV02(s) {
+		tunedLat = "latency-performance" // tuned 0.2 (RHEL 6) has no network-latency
+	}
+	persistent := append(KernelArgFixFor(s, arg).Persistent, "or make "+tunedLat+" the tuned profile")
 	if noDisable {
 		// No per-state disable: only boot arguments or a /dev/cpu_dma_latency
 		// holder keep the CPUs out of these states; cpupower idle-set cannot.
@@ -177,8 +181,12 @@ func checkDeepCstates(in *Input) Outcome {
 			arg = "intel_idle.max_cstate=1 processor.max_cstate=1" // intel_idle.max_cstate alone hands idle to acpi_idle's ACPI C-states
 		}
 		runtime = []string{"tuned-adm profile latency-performance   (RHEL 6 tuned holds /dev/cpu_dma_latency with pmqos-static.py; tuned 2.x: [cpu] force_latency=1)"}
+		enable := "systemctl enable tuned"
+		if TunedV02(s) {
+			enable = "chkconfig tuned on && chkconfig ktune on"
+		}
 		persistent = append(KernelArgFixFor(s, arg).Persistent,
-			"or make latency-performance the tuned profile (tuned-adm profile latency-performance; chkconfig tuned on / systemctl enable tuned)")
+			"or make latency-performance the tuned profile (tuned-adm profile latency-performance; "+enable+")")
 	}
 	if !noDisable {
 		ev += tunedNote
@@ -197,7 +205,7 @@ func checkDeepCstates(in *Input) Outcome {
 	return Found(Finding{
 		Setting:     "cmdline:" + strings.SplitN(arg, "=", 2)[0],
 		Current:     strings.Join(cur, "; "),
-		Recommended: "C0/C1 only: " + arg + ", or tuned latency-performance / network-latency",
+		Recommended: "C0/C1 only: " + arg + ", or tuned " + tunedLat,
 		Evidence:    ev,
 		Why: "000 (a latency-sensitive message-passing benchmark): allowing only C1, with the performance governor (tuned " +
 			"latency-performance), raised throughput 30 % (867,725 → 1,131,823 TPS; C1 residency 99.97 %, clock 1.73 → 3.19 GHz); " +

@@ -14,10 +14,7 @@ import (
 // family release that is not known gets yum, which 8 and later keep as an
 // alias of dnf; an unknown distribution gets each manager in turn.
 func PkgInstall(h snapshot.Host, pkg string) string {
-	major := 0
-	if v, _, _ := strings.Cut(h.OSVersionID, "."); v != "" {
-		major, _ = strconv.Atoi(v)
-	}
+	major := osMajor(h)
 	switch h.OSID {
 	case "rhel", "centos", "ol", "scientific", "oracle":
 		if major > 0 && major < 8 {
@@ -42,11 +39,38 @@ func PkgInstall(h snapshot.Host, pkg string) string {
 	return "{ dnf install -y " + pkg + " || yum install -y " + pkg + " || zypper install -y " + pkg + " || apt-get install -y " + pkg + "; }"
 }
 
+// osMajor is the major release of os-release's VERSION_ID ("6.5" → 6), 0
+// when unknown.
+func osMajor(h snapshot.Host) int {
+	v, _, _ := strings.Cut(h.OSVersionID, ".")
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
+}
+
+// rhelFamily reports Red Hat Enterprise Linux and its rebuilds (the
+// releases whose tuned, grubby and initscripts follow RHEL's).
+func rhelFamily(h snapshot.Host) bool {
+	switch h.OSID {
+	case "rhel", "centos", "ol", "scientific", "oracle", "rocky", "almalinux", "circle":
+		return true
+	}
+	return false
+}
+
 // NMCLIModify is the NetworkManager command that persists settings for an
 // interface: nmcli modifies connections, not devices, so the connection the
-// interface is active in is looked up when the command runs.
-func NMCLIModify(ifname, settings string) string {
-	return `nmcli connection modify "$(nmcli -g GENERAL.CONNECTION device show ` + ifname + `)" ` + settings
+// interface is active in is looked up when the command runs. It is nil on a
+// Red Hat family release 6 or older: its NetworkManager 0.8 has no
+// "connection modify" and no -g (NetworkManager 1.8), and its network
+// service reads ifcfg files; the callers' ifcfg line is the fix there.
+func NMCLIModify(s *snapshot.Snapshot, ifname, settings, note string) []string {
+	if m := osMajor(s.Host); rhelFamily(s.Host) && m > 0 && m <= 6 {
+		return nil
+	}
+	return []string{`nmcli connection modify "$(nmcli -g GENERAL.CONNECTION device show ` + ifname + `)" ` + settings + note}
 }
 
 // Era-aware fix text: what a host of this kernel's generation can run.

@@ -84,10 +84,8 @@ func checkBondHash(in *Input) Outcome {
 				"streams versus 9.5 Gb/s in the low-performance configuration.",
 			Fix: Fix{
 				Runtime: []string{echoTo("layer3+4", p)},
-				Persistent: []string{
-					NMCLIModify(it.Name, "+bond.options xmit_hash_policy=layer3+4"),
-					fmt.Sprintf("/etc/sysconfig/network-scripts/ifcfg-%s: BONDING_OPTS=\"mode=%s xmit_hash_policy=layer3+4 ...\"", it.Name, mode),
-				},
+				Persistent: append(NMCLIModify(in.Snap, it.Name, "+bond.options xmit_hash_policy=layer3+4", ""),
+					fmt.Sprintf("/etc/sysconfig/network-scripts/ifcfg-%s: BONDING_OPTS=\"mode=%s xmit_hash_policy=layer3+4 ...\"", it.Name, mode)),
 			},
 			Changes: []change.Change{SysfsChange("network.bond-xmit-hash-policy", p, "layer3+4", pol, bondWhy)},
 			Risk: "Transmit only; the switch's own hash decides inbound spreading (set its port-channel to src-dst-ip-port too). The kernel notes " +

@@ -80,10 +80,8 @@ func checkJumboFrames(in *Input) Outcome {
 				"MTU 1500 and ~1,000 MB/s at 9000 (sar -n DEV).",
 			Fix: Fix{
 				Runtime: []string{fmt.Sprintf("ip link set dev %s mtu 9000", sh(it.Name)), "ping -M do -s 8972 <peer>   (verify the path carries 9000 unfragmented)"},
-				Persistent: []string{
-					NMCLIModify(it.Name, "802-3-ethernet.mtu 9000") + "   (a bond: run it for the bond; its slaves take the bond's MTU)",
-					fmt.Sprintf("/etc/sysconfig/network-scripts/ifcfg-%s: MTU=9000 (RHEL 7/8 ifcfg); netplan: mtu: 9000", it.Name),
-				},
+				Persistent: append(NMCLIModify(in.Snap, it.Name, "802-3-ethernet.mtu 9000", "   (a bond: run it for the bond; its slaves take the bond's MTU)"),
+					fmt.Sprintf("/etc/sysconfig/network-scripts/ifcfg-%s: MTU=9000 (RHEL 6-8 ifcfg); netplan: mtu: 9000", it.Name)),
 			},
 			Risk:    jumboRisk,
 			Changes: []change.Change{jumbo(it)},
