@@ -88,6 +88,11 @@ type Plan struct {
 	// to select with tuned-adm, the settings are in sysctl.d, udev and
 	// boot-args.txt.
 	TunedV02 bool `json:"tuned_0_2,omitempty"`
+	// BootLoader is how the host's distribution makes boot arguments
+	// persistent (rules.BootLoader): grubby, update-grub (Debian, Ubuntu:
+	// /etc/default/grub), grub2-mkconfig (SUSE); empty when not known, and
+	// boot-args.txt then gives grubby and the /etc/default/grub edit.
+	BootLoader string `json:"boot_loader,omitempty"`
 	// Conflicts says, for each setting two rules wanted at different values,
 	// which value the plan kept and why.
 	Conflicts []string `json:"conflicts,omitempty"`
@@ -160,6 +165,7 @@ func Build(snap *snapshot.Snapshot, in Options) (*Plan, error) {
 	}
 	p.TunedProfile, p.TunedWhy = TunedProfileFor(snap, wl, db)
 	p.TunedV02 = rules.TunedV02(snap)
+	p.BootLoader = rules.BootLoader(snap)
 	sev := map[string]int{} // rule id → severity rank, for conflicts
 	var all []change.Change
 	for _, f := range rep.Findings {
@@ -573,6 +579,9 @@ func (p *Plan) Vet(b []byte) error {
 	}
 	if p.TunedProfile != "" && !contains(rules.TunedProfiles, p.TunedProfile) {
 		refused = append(refused, fmt.Sprintf("tuned_profile %q: expected one of %s", p.TunedProfile, strings.Join(rules.TunedProfiles, ", ")))
+	}
+	if p.BootLoader != "" && !contains(rules.BootLoaders, p.BootLoader) {
+		refused = append(refused, fmt.Sprintf("boot_loader %q: expected one of %s", p.BootLoader, strings.Join(rules.BootLoaders, ", ")))
 	}
 	if control(p.TunedWhy) || control(p.Host) {
 		refused = append(refused, "host or tuned_why: holds a control character")

@@ -97,7 +97,9 @@ func checkTunedProfile(in *Input) Outcome {
 			cs = append(cs, in.SysctlChange("cpu.tuned-profile", k, pins[k], why))
 			pf := SysctlFix(k, pins[k])
 			fix.Runtime = append(fix.Runtime, pf.Runtime...)
-			fix.Persistent = append(fix.Persistent, pf.Persistent[0]+"   (kept over the profile's value: "+why+")")
+			e := pf.Edits[0]
+			e.Edit += "   (kept over the profile's value: " + why + ")"
+			fix.Edits = append(fix.Edits, e)
 		}
 		return cs
 	}
@@ -118,7 +120,7 @@ func checkTunedProfile(in *Input) Outcome {
 			Evidence:    "neither /etc/tuned nor /usr/lib/tuned exists (" + absentWhy + ")",
 			Why:         why + ". tuned applies the profile's CPU, memory, disk and network settings as one set and can roll them back.",
 			Fix: Fix{Runtime: append([]string{PkgInstall(s.Host, "tuned") + enable}, fix.Runtime[1:]...),
-				Persistent: fix.Persistent},
+				Persistent: fix.Persistent, Edits: fix.Edits},
 			Changes: tchange,
 			Sources: tunedSourcesFor(want),
 			Risk:    "A profile changes many settings at once (governor, C-states, THP, dirty ratios, read-ahead): apply it in a maintenance window and compare.",
