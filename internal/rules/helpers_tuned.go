@@ -161,6 +161,10 @@ func tunedProfileFile(s *snapshot.Snapshot) string {
 // profile carry a setting: "tuned-adm profile latency-performance   (sets X)".
 func (in *Input) TunedFix(sets string) string {
 	c := TunedProfileForHost(in.Snap, in.Workload, in.DB)
+	if TunedV02(in.Snap) {
+		// tuned 0.2's profiles are ktune scripts: no [cpu] options to name.
+		return "tuned-adm profile " + c.Want + "   (the profile for workload " + in.Workload + "; tuned 0.2's ktune script sets it)"
+	}
 	return "tuned-adm profile " + c.Want + "   (the profile for workload " + in.Workload + "; it sets " + sets + ")"
 }
 
