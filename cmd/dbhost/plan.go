@@ -50,7 +50,7 @@ DIR/.dbhost-manifest. A new directory, or a previous plan (unchanged since dbhos
 it), is replaced atomically; a directory holding any other file (or a plan file edited
 since) is refused, naming the file, with exit 2: nothing there is overwritten or removed.
   plan.json                    the plan 'dbhost apply --plan' reads
-  tuned.conf                   a tuned 2.20 profile including the base profile
+  tuned.conf                   a tuned 2.20 profile including the base profile (none for RHEL 6's tuned 0.2)
   sysctl.d/90-dbhost.conf      for /etc/sysctl.d
   udev/60-dbhost-block.rules   block queue settings per device class, for /etc/udev/rules.d
   limits.d/90-dbhost.conf      for /etc/security/limits.d

@@ -30,7 +30,11 @@ func TestCLIPlan(t *testing.T) {
 		}
 	}
 	b, _ := os.ReadFile(filepath.Join(out, "boot-args.txt"))
-	wantContains(t, "boot-args.txt", string(b), "grubby --update-kernel=ALL --remove-args=numa")
+	// pg-numaoff is Debian 12: the /etc/default/grub edit and update-grub, no grubby (issue 26, item 10).
+	wantContains(t, "boot-args.txt", string(b), "#   edit /etc/default/grub: remove numa=... from GRUB_CMDLINE_LINUX\n", "\nupdate-grub\n")
+	if strings.Contains(string(b), "grubby") {
+		t.Errorf("boot-args.txt offers grubby on Debian:\n%s", b)
+	}
 
 	// JSON on stdout is plan.json; --only narrows the plan; a second run replaces the directory.
 	code, stdout, stderr = cliRun(t, "plan", "--root", root, "--db", "none", "--only", "io", "--format", "json", "-o", out)

@@ -16,6 +16,7 @@ func readTuned(c *Collector) {
 	t := &c.Snap.Config.Tuned
 	if legacyTuned(c) {
 		t.Installed = true
+		t.V02 = true
 		const p = "/etc/tune-profiles/active-profile"
 		if s, err := c.Root.ReadString(p); err != nil {
 			c.Absent("config.tuned.active_profile", p, err)

@@ -83,6 +83,16 @@ type Plan struct {
 	// TunedProfile is the base profile tuned.conf includes, TunedWhy why.
 	TunedProfile string `json:"tuned_profile"`
 	TunedWhy     string `json:"tuned_why,omitempty"`
+	// TunedV02: the host's tuned is RHEL 6's 0.2, which cannot load a tuned
+	// 2.x profile: no tuned.conf is written; TunedProfile is the 0.2 profile
+	// to select with tuned-adm, the settings are in sysctl.d, udev and
+	// boot-args.txt.
+	TunedV02 bool `json:"tuned_0_2,omitempty"`
+	// BootLoader is how the host's distribution makes boot arguments
+	// persistent (rules.BootLoader): grubby, update-grub (Debian, Ubuntu:
+	// /etc/default/grub), grub2-mkconfig (SUSE); empty when not known, and
+	// boot-args.txt then gives grubby and the /etc/default/grub edit.
+	BootLoader string `json:"boot_loader,omitempty"`
 	// Conflicts says, for each setting two rules wanted at different values,
 	// which value the plan kept and why.
 	Conflicts []string `json:"conflicts,omitempty"`
@@ -102,7 +112,7 @@ func TunedProfileFor(s *snapshot.Snapshot, workload, db string) (profile, why st
 	if workload == "" {
 		workload = rules.WorkloadMixed
 	}
-	c := rules.TunedProfileFor(workload, role, db)
+	c := rules.TunedProfileForHost(s, workload, db)
 	switch role {
 	case rules.RoleGuest:
 		ev := s.Host.Virt.Type
@@ -154,6 +164,8 @@ func Build(snap *snapshot.Snapshot, in Options) (*Plan, error) {
 		TunedBootloader:        in.TunedBootloader,
 	}
 	p.TunedProfile, p.TunedWhy = TunedProfileFor(snap, wl, db)
+	p.TunedV02 = rules.TunedV02(snap)
+	p.BootLoader = rules.BootLoader(snap)
 	sev := map[string]int{} // rule id → severity rank, for conflicts
 	var all []change.Change
 	for _, f := range rep.Findings {
@@ -567,6 +579,9 @@ func (p *Plan) Vet(b []byte) error {
 	}
 	if p.TunedProfile != "" && !contains(rules.TunedProfiles, p.TunedProfile) {
 		refused = append(refused, fmt.Sprintf("tuned_profile %q: expected one of %s", p.TunedProfile, strings.Join(rules.TunedProfiles, ", ")))
+	}
+	if p.BootLoader != "" && !contains(rules.BootLoaders, p.BootLoader) {
+		refused = append(refused, fmt.Sprintf("boot_loader %q: expected one of %s", p.BootLoader, strings.Join(rules.BootLoaders, ", ")))
 	}
 	if control(p.TunedWhy) || control(p.Host) {
 		refused = append(refused, "host or tuned_why: holds a control character")

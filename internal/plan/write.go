@@ -8,6 +8,7 @@ import (
 	"github.com/dbhost/dbhost/internal/change"
 	"github.com/dbhost/dbhost/internal/cpulist"
 	"github.com/dbhost/dbhost/internal/outdir"
+	"github.com/dbhost/dbhost/internal/rules"
 )
 
 // Artifact paths inside a plan directory.
@@ -25,14 +26,26 @@ func (p *Plan) Artifacts() (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string][]byte{
+	files := map[string][]byte{
 		FileName:    j,
-		TunedFile:   p.TunedConf(),
 		SysctlFile:  p.SysctlConf(),
 		UdevFile:    p.UdevRules(),
 		LimitsFile:  p.LimitsConf(),
 		BootArgFile: p.BootArgs(),
-	}, nil
+	}
+	if !p.TunedV02 {
+		files[TunedFile] = p.TunedConf() // tuned 0.2 (RHEL 6) cannot load a tuned 2.x profile
+	}
+	return files, nil
+}
+
+// ArtifactNames are the files Write puts in the plan directory, in the
+// order a summary lists them.
+func (p *Plan) ArtifactNames() []string {
+	if p.TunedV02 {
+		return []string{FileName, SysctlFile, UdevFile, LimitsFile, BootArgFile}
+	}
+	return []string{FileName, TunedFile, SysctlFile, UdevFile, LimitsFile, BootArgFile}
 }
 
 // Write writes the plan directory dir the way every dbhost directory
@@ -135,15 +148,42 @@ func (p *Plan) LimitsConf() []byte {
 	return []byte(b.String())
 }
 
-// BootArgs is boot-args.txt: each argument, its grubby command and its reason.
+// BootArgs is boot-args.txt: each argument, its reason and how the host's
+// distribution persists it (BootLoader): a grubby command on the Red Hat
+// family; on Debian/Ubuntu and SUSE the /etc/default/grub edit, written as
+// a comment (it is not a command), and the one command that regenerates
+// grub.cfg; grubby and the edit when the distribution is not known.
 func (p *Plan) BootArgs() []byte {
 	var b strings.Builder
 	p.header(&b, "Boot arguments (pending reboot; dbhost never changes them itself)")
 	if len(p.PendingReboot) == 0 {
 		b.WriteString("# No boot argument to change.\n")
-	} else {
-		b.WriteString("# Without grubby (Debian/Ubuntu): make the same edit to GRUB_CMDLINE_LINUX in /etc/default/grub, then update-grub\n")
-		b.WriteString("# (RHEL: grub2-mkconfig -o /boot/grub2/grub.cfg). Each takes effect at the next reboot.\n")
+		return []byte(b.String())
+	}
+	switch p.BootLoader {
+	case rules.BootUpdateGrub, rules.BootGrub2Mkconfig:
+		regen := "update-grub"
+		if p.BootLoader == rules.BootGrub2Mkconfig {
+			regen = "grub2-mkconfig -o /boot/grub2/grub.cfg"
+		}
+		b.WriteString("# Edit /etc/default/grub (a file edit, not a command): change GRUB_CMDLINE_LINUX as each line below says,\n")
+		b.WriteString("# then run the last line. Each takes effect at the next reboot.\n")
+		for _, c := range p.PendingReboot {
+			b.WriteString(comment(c) + "\n")
+			if c.Remove {
+				fmt.Fprintf(&b, "#   edit /etc/default/grub: remove %s=... from GRUB_CMDLINE_LINUX\n", oneLine(c.Key))
+			} else {
+				fmt.Fprintf(&b, "#   edit /etc/default/grub: add %s to GRUB_CMDLINE_LINUX\n", oneLine(BootArg(c)))
+			}
+		}
+		b.WriteString(regen + "\n")
+		return []byte(b.String())
+	case rules.BootGrubby:
+		b.WriteString("# Each takes effect at the next reboot.\n")
+	default:
+		b.WriteString("# The distribution is not known: grubby on the Red Hat family; elsewhere make the same edit to GRUB_CMDLINE_LINUX\n")
+		b.WriteString("# in /etc/default/grub, then update-grub (Debian, Ubuntu) or grub2-mkconfig -o /boot/grub2/grub.cfg (SUSE).\n")
+		b.WriteString("# Each takes effect at the next reboot.\n")
 	}
 	for _, c := range p.PendingReboot {
 		b.WriteString(comment(c) + "\n")

@@ -124,7 +124,11 @@ func needsClean(s string, keepNewline bool) bool {
 func cleanFinding(f rules.Finding) rules.Finding {
 	f.Title, f.Setting, f.Current, f.Recommended = cleanLine(f.Title), cleanLine(f.Setting), cleanLine(f.Current), cleanLine(f.Recommended)
 	f.Evidence, f.Why, f.Risk, f.Pending = cleanLine(f.Evidence), cleanLine(f.Why), cleanLine(f.Risk), cleanLine(f.Pending)
+	edits := f.Fix.Edits
 	f.Fix = rules.Fix{Runtime: cleanLines(f.Fix.Runtime), Persistent: cleanLines(f.Fix.Persistent)}
+	for _, e := range edits {
+		f.Fix.Edits = append(f.Fix.Edits, rules.FileEdit{File: cleanLine(e.File), Edit: cleanLine(e.Edit), Then: cleanLine(e.Then)})
+	}
 	return f
 }
 

@@ -225,6 +225,9 @@ func finding(d doc, f rules.Finding, p painter) {
 	for i, c := range f.Fix.Persistent {
 		row(label(i, "persist"), c, true)
 	}
+	for i, e := range f.Fix.Edits {
+		row(label(i, "edit"), e.File+": "+e.Edit+thenRun(e.Then), false)
+	}
 	if f.RebootRequired {
 		row("reboot", "required", false)
 	}
@@ -257,6 +260,14 @@ func wrap(s string, width int) []string {
 		out = append(out, line)
 	}
 	return out
+}
+
+// thenRun is a file edit's follow-up command as the text report shows it.
+func thenRun(cmd string) string {
+	if cmd == "" {
+		return ""
+	}
+	return ", then run " + cmd
 }
 
 func label(i int, s string) string {
@@ -364,6 +375,12 @@ func HostMarkdown(w io.Writer, r rules.Report, inFleet bool, o FindingsOptions) 
 		if len(f.Fix.Persistent) > 0 {
 			per := strings.Join(f.Fix.Persistent, "\n")
 			b.WriteString("\nPersistent:\n" + mdFence(per) + "\n" + per + "\n" + mdFence(per) + "\n")
+		}
+		if len(f.Fix.Edits) > 0 {
+			b.WriteString("\nEdit (files, not commands):\n\n")
+			for _, e := range f.Fix.Edits {
+				fmt.Fprintf(&b, "- %s\n", mdCell(e.String()))
+			}
 		}
 		b.WriteString("\n")
 	}

@@ -138,7 +138,8 @@ type htmlFinding struct {
 	Scope   string
 	Runtime string // the runtime commands, one per line
 	Persist string
-	Summary string // one line for the top list
+	Edits   []string // file edits ("edit FILE: ..."): not commands, no copy button
+	Summary string   // one line for the top list
 }
 
 var areaNames = map[string]string{
@@ -250,6 +251,9 @@ func newHTMLFinding(f rules.Finding, ids map[string]int) *htmlFinding {
 	}
 	h := &htmlFinding{Finding: f, Anchor: anchor, Label: sevLabel(f.Severity), Scope: scopeText(f.Scope),
 		Runtime: strings.Join(f.Fix.Runtime, "\n"), Persist: strings.Join(f.Fix.Persistent, "\n")}
+	for _, e := range f.Fix.Edits {
+		h.Edits = append(h.Edits, e.String())
+	}
 	for _, src := range f.Sources {
 		h.Sources = append(h.Sources, src.Cite())
 	}

@@ -114,7 +114,15 @@ func planSummary(d doc, p *plan.Plan, dir string) {
 	}
 	if dir != "" {
 		x := strings.TrimSuffix(dir, "/") + "/"
-		d.section(fmt.Sprintf("Files: %s, %s, %s, %s, %s, %s", d.code(x+plan.FileName), d.code(x+plan.TunedFile), d.code(x+plan.SysctlFile), d.code(x+plan.UdevFile), d.code(x+plan.LimitsFile), d.code(x+plan.BootArgFile)))
+		var files []string
+		for _, n := range p.ArtifactNames() {
+			files = append(files, d.code(x+n))
+		}
+		d.section("Files: " + strings.Join(files, ", "))
+		if p.TunedV02 {
+			d.line("No tuned.conf: this host's tuned is RHEL 6's 0.2, which cannot load a tuned 2.x profile; select " +
+				d.code("tuned-adm profile "+p.TunedProfile) + " and keep the settings in the files above.")
+		}
 		d.line("Nothing was changed on this host. Review with: " + d.code("dbhost apply --dry-run --plan "+x+plan.FileName))
 	}
 }

@@ -27,7 +27,7 @@ func init() {
 				Quote: "99.62–65.5 = 34.12% of the DB time has been spent into the runqueue"},
 			{Doc: Seed001, Section: "cpu binding (processor_group_name) vs Instance caging comparison during LIO pressure — TEST 3: cpu binding in place and LIO pressure",
 				Quote: "This last observation is due to the fact that “CPU WAIT” is not included into “DB CPU“"},
-			{Doc: Seed000, Section: "Scenario 1: NUMA optimizations — Note",
+			{Doc: Seed000, Section: "Scenario 1: NUMA optimizations — Automatic NUMA balancing",
 				Quote: "Ordinarily, the numbers in the “% DB time” column typically add up to a value approximating 100%"},
 		},
 		Scope: Scope{

@@ -161,7 +161,12 @@ func checkDeepCstates(in *Input) Outcome {
 		tunedNote = fmt.Sprintf("; a state deeper than C1 exits as fast as C1 (%d µs): a /dev/cpu_dma_latency hold at C1's latency "+
 			"(tuned latency-performance) does not keep the CPUs out of it, disabling it does", lat01)
 	}
-	persistent := append(KernelArgFixFor(s, arg).Persistent, "or make latency-performance / network-latency the tuned profile")
+	tunedLat := "latency-performance / network-latency"
+	if TunedV02(s) {
+		tunedLat = "latency-performance" // tuned 0.2 (RHEL 6) has no network-latency
+	}
+	persistent := append(KernelArgFixFor(s, arg).Persistent, "instead of the boot argument: make "+tunedLat+" the tuned profile")
+	edits := KernelArgFixFor(s, arg).Edits
 	if noDisable {
 		// No per-state disable: only boot arguments or a /dev/cpu_dma_latency
 		// holder keep the CPUs out of these states; cpupower idle-set cannot.
@@ -173,8 +178,13 @@ func checkDeepCstates(in *Input) Outcome {
 			arg = "intel_idle.max_cstate=1 processor.max_cstate=1" // intel_idle.max_cstate alone hands idle to acpi_idle's ACPI C-states
 		}
 		runtime = []string{noDisableFix}
+		enable := "systemctl enable tuned"
+		if TunedV02(s) {
+			enable = "chkconfig tuned on && chkconfig ktune on"
+		}
+		edits = KernelArgFixFor(s, arg).Edits
 		persistent = append(KernelArgFixFor(s, arg).Persistent,
-			"or make latency-performance the tuned profile (tuned-adm profile latency-performance; chkconfig tuned on / systemctl enable tuned)")
+			"instead of the boot arguments: make latency-performance the tuned profile (tuned-adm profile latency-performance; "+enable+")")
 	}
 	if !noDisable {
 		ev += tunedNote
@@ -193,12 +203,12 @@ func checkDeepCstates(in *Input) Outcome {
 	return Found(Finding{
 		Setting:     "cmdline:" + strings.SplitN(arg, "=", 2)[0],
 		Current:     strings.Join(cur, "; "),
-		Recommended: "C0/C1 only: " + arg + ", or tuned latency-performance / network-latency",
+		Recommended: "C0/C1 only: " + arg + ", or tuned " + tunedLat,
 		Evidence:    ev,
 		Why: "000 (a latency-sensitive message-passing benchmark): allowing only C1, with the performance governor (tuned " +
 			"latency-performance), raised throughput 30 % (867,725 → 1,131,823 TPS; C1 residency 99.97 %, clock 1.73 → 3.19 GHz); " +
 			"the cost is the idle power floor, 182 W → 578 W (+317 %), and 6 % more power under load.",
-		Fix:     Fix{Runtime: runtime, Persistent: persistent},
+		Fix:     Fix{Runtime: runtime, Persistent: persistent, Edits: edits},
 		Changes: bootArgChanges(arg, s.Host.CmdlineArgs),
 		Risk: "Idle power and heat rise sharply (000 Table 3: 182 W → 578 W floor); turbo headroom from idle cores is lost on " +
 			"some CPUs. 000 Table 4: binding the workload to one node recovered most of the gain at under half the power.",

@@ -110,7 +110,7 @@ func TestDeepCstatesNoPerStateDisable(t *testing.T) {
 	const id = "cpu.deep-cstates-latency"
 	s := rhel6Idle()
 	f := fires(t, id, s, WorkloadOLTP, DBNone)
-	all := strings.Join(append(f.Fix.Runtime, f.Fix.Persistent...), "\n")
+	all := strings.Join(append(f.Fix.Runtime, f.Fix.Lines()...), "\n")
 	if strings.Contains(all, "cpupower idle-set") || strings.Contains(all, "grub2-mkconfig") ||
 		!strings.Contains(all, "intel_idle.max_cstate=1 processor.max_cstate=1") || !strings.Contains(all, "/boot/grub/grub.conf") {
 		t.Errorf("fix = %q", all)

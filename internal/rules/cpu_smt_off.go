@@ -108,10 +108,10 @@ func checkSMTOff(in *Input) Outcome {
 		f.Current = "off (" + nosmt + " on the boot line)"
 		f.RebootRequired = true
 		if nosmt == "nosmt" {
-			f.Fix = RemoveKernelArgFix("nosmt")
+			f.Fix = RemoveKernelArgFix(s, "nosmt")
 			f.Changes = []change.Change{RemoveBootArgChange("cpu.smt-off", "nosmt", "", "003: hyperthreads gave OLTP +5.5 % to +30 %")}
 		} else {
-			f.Fix.Persistent = []string{"remove ,nosmt from the mitigations= boot argument (grubby --update-kernel=ALL --args=mitigations=auto)"}
+			f.Fix = AddKernelArgFix(s, "mitigations=auto") // replaces auto,nosmt: the mitigations stay, SMT is not switched off
 		}
 	case len(offline) > 0:
 		f.Current = fmt.Sprintf("sibling threads %s offline", List(offline))

@@ -76,11 +76,17 @@ func tunedSourcesFor(want string) []Source {
 func checkTunedProfile(in *Input) Outcome {
 	s := in.Snap
 	t := s.Config.Tuned
-	c := TunedProfileFor(in.Workload, HostRole(s), in.DB)
+	c := TunedProfileForHost(s, in.Workload, in.DB)
 	want, fit, why := c.Want, c.Fit, c.Why
+	v02 := TunedV02(s)
 	absentWhy := AbsentReason(s, "config.tuned.active_profile")
 	tchange := []change.Change{{Kind: change.TunedProfile, Key: "profile", Value: want, Rule: "cpu.tuned-profile", Why: why}}
 	fix := Fix{Runtime: []string{"tuned-adm profile " + sh(want)}, Persistent: []string{"tuned-adm profile " + sh(want) + " (persists in /etc/tuned/active_profile; the tuned service must be enabled)"}}
+	if v02 {
+		// RHEL 6's tuned 0.2: SysV services, the name in
+		// /etc/tune-profiles/active-profile, no tuned-adm verify.
+		fix.Persistent = []string{"tuned-adm profile " + sh(want) + " (tuned 0.2 keeps it in /etc/tune-profiles/active-profile), then chkconfig tuned on && chkconfig ktune on"}
+	}
 	// Settings dbhost keeps over the profile's own (sysctl.d wins: tuned
 	// reapplies it after the profile, reapply_sysctl=1).
 	pin := func(profile string, fix *Fix) []change.Change {
@@ -91,7 +97,9 @@ func checkTunedProfile(in *Input) Outcome {
 			cs = append(cs, in.SysctlChange("cpu.tuned-profile", k, pins[k], why))
 			pf := SysctlFix(k, pins[k])
 			fix.Runtime = append(fix.Runtime, pf.Runtime...)
-			fix.Persistent = append(fix.Persistent, pf.Persistent[0]+"   (kept over the profile's value: "+why+")")
+			e := pf.Edits[0]
+			e.Edit += "   (kept over the profile's value: " + why + ")"
+			fix.Edits = append(fix.Edits, e)
 		}
 		return cs
 	}
@@ -100,6 +108,10 @@ func checkTunedProfile(in *Input) Outcome {
 		if !strings.Contains(absentWhy, "not installed") {
 			return CannotCheck("%s", in.Reason("config.tuned", "whether tuned is installed is not in the snapshot"))
 		}
+		enable := " && systemctl enable --now tuned && tuned-adm profile " + sh(want)
+		if v02 {
+			enable = " && chkconfig tuned on && chkconfig ktune on && tuned-adm profile " + sh(want)
+		}
 		f := Finding{
 			Severity:    SevInfo,
 			Setting:     "tuned-adm profile",
@@ -107,8 +119,8 @@ func checkTunedProfile(in *Input) Outcome {
 			Recommended: want,
 			Evidence:    "neither /etc/tuned nor /usr/lib/tuned exists (" + absentWhy + ")",
 			Why:         why + ". tuned applies the profile's CPU, memory, disk and network settings as one set and can roll them back.",
-			Fix: Fix{Runtime: append([]string{PkgInstall(s.Host, "tuned") + " && systemctl enable --now tuned && tuned-adm profile " + sh(want)}, fix.Runtime[1:]...),
-				Persistent: fix.Persistent},
+			Fix: Fix{Runtime: append([]string{PkgInstall(s.Host, "tuned") + enable}, fix.Runtime[1:]...),
+				Persistent: fix.Persistent, Edits: fix.Edits},
 			Changes: tchange,
 			Sources: tunedSourcesFor(want),
 			Risk:    "A profile changes many settings at once (governor, C-states, THP, dirty ratios, read-ahead): apply it in a maintenance window and compare.",
@@ -125,7 +137,7 @@ func checkTunedProfile(in *Input) Outcome {
 		active = strings.TrimSpace(*t.ActiveProfile)
 	}
 	tchange[0].Current = active
-	ev := "/etc/tuned/active_profile: "
+	ev := tunedProfileFile(s) + ": "
 	if active == "" {
 		ev += "none"
 	} else {
@@ -177,9 +189,12 @@ func checkTunedProfile(in *Input) Outcome {
 	if fits {
 		if t.Running != nil && !*t.Running {
 			sfix := Fix{Runtime: []string{"systemctl enable --now tuned"}, Persistent: []string{"systemctl enable tuned"}}
+			if v02 {
+				sfix = Fix{Runtime: []string{"service tuned start && service ktune start"}, Persistent: []string{"chkconfig tuned on && chkconfig ktune on"}}
+			}
 			return Found(Finding{
 				Severity: SevInfo, Setting: "tuned service", Current: "profile " + active + " selected, tuned not running",
-				Recommended: "tuned running (systemctl enable --now tuned)", Evidence: ev,
+				Recommended: "tuned running (" + sfix.Runtime[0] + ")", Evidence: ev,
 				Why:     "a selected profile is applied only while the tuned daemon runs; without it the host keeps its defaults",
 				Fix:     sfix,
 				Changes: pin(base, &sfix),
@@ -194,7 +209,11 @@ func checkTunedProfile(in *Input) Outcome {
 		}
 		return Passed("tuned profile %s fits workload %s", active, in.Workload).Wanting(tchange[1:]...).Reading(ev)
 	}
-	fix.Runtime = append(fix.Runtime, "tuned-adm verify   (then check /var/log/tuned/tuned.log for what differs)")
+	if v02 {
+		fix.Runtime = append(fix.Runtime, "tuned-adm active   (tuned 0.2 has no verify: it names the profile and whether tuned and ktune run)")
+	} else {
+		fix.Runtime = append(fix.Runtime, "tuned-adm verify   (then check /var/log/tuned/tuned.log for what differs)")
+	}
 	rec := want
 	if len(fit) > 1 {
 		rec += " (or " + strings.Join(fit[1:], ", ") + ")"

@@ -57,7 +57,7 @@ func TestTunedProfile(t *testing.T) {
 	g := mk("throughput-performance", true)
 	g.Host.Virt = snapshot.Virt{Guest: true, Type: "kvm"}
 	if f := fires(t, id, g, WorkloadOLTP, DBOracle); f.Changes[0].Value != "virtual-guest" || len(f.Changes) != 2 ||
-		!strings.Contains(f.Fix.Persistent[1], "vm.swappiness = 10") {
+		len(f.Fix.Edits) != 1 || !strings.Contains(f.Fix.Edits[0].String(), "edit /etc/sysctl.d/90-dbhost.conf: add vm.swappiness = 10") {
 		t.Fatalf("%+v", f)
 	} else {
 		wantChange(t, f, change.Sysctl, "vm.swappiness", "10", "10")

@@ -19,7 +19,6 @@ func init() {
 		DBs:      []string{DBMySQL},
 		Sources: []Source{
 			{Doc: "https://dev.mysql.com/doc/refman/8.0/en/innodb-configuring-io-capacity.html", Section: "InnoDB Configuration — Configuring InnoDB I/O Capacity (default 200; higher values for SSDs and arrays)"},
-			{Doc: Seed003, Section: "I/O Tuning – Database Layout", Quote: "Use low latency / high bandwidth devices for hot spots"},
 		},
 		Scope:      Scope{DBVersions: "MySQL 5.5+, MariaDB 10.x"},
 		Thresholds: []string{"flash (NVMe, SSD) with innodb_io_capacity ≤ 200 (1000 recommended); a rotating disk with innodb_io_capacity above 1000"},

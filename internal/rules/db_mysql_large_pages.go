@@ -19,7 +19,9 @@ func init() {
 		DBs:      []string{DBMySQL},
 		Sources: []Source{
 			{Doc: Seed003, Section: "Memory Tuning – Huge Pages", Quote: "Most databases support Huge pages"},
-			{Doc: Seed000, Section: "Scenario 2: HugePages", Quote: "page table entries are a per-user construct"},
+			{Doc: Seed003, Section: "Memory Tuning – Huge Pages", Quote: "TLB can map more physical pages, resulting in fewer misses"},
+			{Doc: Seed000, Section: "Scenario 2: HugePages",
+				Quote: "the chances of successfully finding the virtual-to-physical translation your process needs in the TLB cache increases"},
 			{Doc: "https://dev.mysql.com/doc/refman/8.0/en/large-page-support.html", Section: "Optimization — Enabling Large Page Support (large_pages; InnoDB falls back to traditional memory when large pages cannot be allocated)"},
 			{Doc: "https://mariadb.com/kb/en/server-system-variables/#large_pages", Section: "Server System Variables — large_pages, large_page_size"},
 		},
@@ -74,7 +76,9 @@ func checkMyLargePages(in *Input, d *snapshot.Database) Outcome {
 	return Found(Finding{
 		Setting: "mysql:large_pages", Current: cur,
 		Recommended: fmt.Sprintf("large_pages = ON with a pool of at least %d pages of %s (%s)", r.target, KB(h.sizeKB), h.how), Evidence: ev,
-		Why: "003: configure hugepages for the database; 000: page tables shrink from gigabytes to megabytes with the shared memory in 2 MB pages. " +
+		Why: "003: most databases support huge pages, and with 2 MB pages the TLB maps more memory, with fewer misses (000 Scenario 2: the " +
+			"translation a process needs is found in the TLB more often). mysqld is one process of many threads with one page table, so the gain " +
+			"is the TLB's, not the per-process page tables 000 saved for Oracle's many processes. " +
 			"MySQL's manual: when large pages cannot be allocated InnoDB falls back to traditional memory.",
 		Fix:     Fix{Runtime: runtime, Persistent: []string{persistLine(h, r), "my.cnf [mysqld]: large_pages = ON   (then restart; the mysql user needs memlock or CAP_IPC_LOCK: LimitMEMLOCK=infinity in the unit)"}},
 		Risk:    "Hugepages are reserved memory, unavailable to anything else; size the pool again after growing the buffer pool.",

@@ -9,7 +9,10 @@ import (
 // db.pg-effective-io-concurrency: effective_io_concurrency against the
 // device class that holds the data directory. PostgreSQL's docs: flash
 // and arrays serve many requests at once, and the best value may be in the
-// hundreds; 1 (the default before 18) issues one prefetch at a time.
+// hundreds; 1 (the default before 18) issues one prefetch at a time. The
+// seeds say nothing of read prefetch (000's libaio jobs are writers,
+// Oracle's DBWR): PostgreSQL's docs are the source, the thresholds
+// dbhost's own.
 func init() {
 	Register(Rule{
 		ID:       "db.pg-effective-io-concurrency",
@@ -20,7 +23,6 @@ func init() {
 		Sources: []Source{
 			{Doc: "https://www.postgresql.org/docs/current/runtime-config-resource.html#GUC-EFFECTIVE-IO-CONCURRENCY",
 				Section: "Resource Consumption — Asynchronous Behavior: effective_io_concurrency (SSDs and other memory-based storage: often in the hundreds)"},
-			{Doc: Seed000, Section: "I/O simulation", Quote: "32 writers that perform 8K random writes using libaio, similar to Oracle DB Writers"},
 		},
 		Scope:      Scope{DBVersions: "PostgreSQL 9.x+ (prefetch for bitmap heap scans; more uses from 17, default 16 from 18)"},
 		Thresholds: []string{"flash (NVMe, SSD) or a multipath array with effective_io_concurrency ≤ 2; 200 recommended for flash (the docs' 'hundreds')"},

@@ -54,7 +54,7 @@ func checkPGOvercommit(in *Input, d *snapshot.Database) Outcome {
 		if used*10 > limit*9 {
 			ratio, _ := in.Sysctl("vm.overcommit_ratio")
 			rec, fix := "a commit limit with room for every backend (raise vm.overcommit_ratio or add swap)",
-				Fix{Runtime: []string{}, Persistent: []string{SysctlDropIn + ": vm.overcommit_ratio = <higher>"}}
+				Fix{Runtime: []string{}, Persistent: []string{}, Edits: []FileEdit{SysctlEdit("vm.overcommit_ratio", "<higher>")}}
 			if sized && cs.need <= 100 {
 				rec = fmt.Sprintf("vm.overcommit_ratio = %d (CommitLimit %s, Committed_AS at 90 %% of it)", cs.need, KB(cs.limitAt(cs.need)))
 				fix = SysctlFix("vm.overcommit_ratio", fmt.Sprint(cs.need))
@@ -105,7 +105,7 @@ func checkPGOvercommit(in *Input, d *snapshot.Database) Outcome {
 			Recommended: fmt.Sprintf("2 with vm.overcommit_ratio = %d on a dedicated PostgreSQL host (CommitLimit %s; at ratio %d it would be %s, under Committed_AS %s)",
 				cs.need, KB(cs.limitAt(cs.need)), cs.ratio, KB(cs.limitAt(cs.ratio)), KB(cs.committed)),
 			Evidence: ev, Why: pgWhy,
-			Fix:  Fix{Runtime: append(r.Runtime, m.Runtime...), Persistent: append(r.Persistent, m.Persistent...)},
+			Fix:  Fix{Runtime: append(r.Runtime, m.Runtime...), Persistent: []string{}, Edits: append(r.Edits, m.Edits...)},
 			Risk: risk + " The ratio is set first: the limit must hold what is committed before 2 enforces it.",
 		})
 	}

@@ -44,7 +44,7 @@ func TestPGOvercommitSizedToCommitments(t *testing.T) {
 	s.Memory.Meminfo["Hugepagesize"] = 2048
 	s.Memory.Meminfo["Committed_AS"] = 25900000 // 24.7 GiB
 	f := fires(t, id, s, WorkloadOLTP, DBPostgres)
-	for _, l := range append(f.Fix.Runtime, f.Fix.Persistent...) {
+	for _, l := range append(f.Fix.Runtime, f.Fix.Lines()...) {
 		if strings.Contains(l, "overcommit_memory") {
 			t.Fatalf("2 proposed with CommitLimit 12 GiB under 24.7 GiB committed: %+v", f)
 		}

@@ -22,7 +22,6 @@ func init() {
 		Sources: []Source{
 			{Doc: "https://www.postgresql.org/docs/current/runtime-config-query.html#GUC-RANDOM-PAGE-COST",
 				Section: "Query Planning — Planner Cost Constants: random_page_cost (default 4.0; storage with a low random read cost, e.g. solid-state drives, modeled with a lower value such as 1.1)"},
-			{Doc: Seed003, Section: "I/O Tuning – Database Layout", Quote: "Use low latency / high bandwidth devices for hot spots"},
 		},
 		Scope:      Scope{DBVersions: "PostgreSQL, any version", Note: "a multipath SAN LUN does not tell the host whether the array is flash: could not check"},
 		Thresholds: []string{"flash (NVMe, SSD) with random_page_cost ≥ 2; a rotating disk with random_page_cost < 2"},

@@ -99,10 +99,11 @@ func checkPostgresHugePages(in *Input) Outcome {
 		ev += fmt.Sprintf("; /sys/kernel/mm/hugepages/hugepages-%dkB: nr_hugepages %d, free %d, reserved %d", sizeKB, pool.Total, pool.Free, pool.Reserved)
 	}
 	fix := Fix{
-		Runtime: []string{fmt.Sprintf("sysctl -w vm.nr_hugepages=%d", target)},
-		Persistent: []string{
-			fmt.Sprintf("%s: vm.nr_hugepages = %d", SysctlDropIn, target),
-			c.File + ": huge_pages = on   (then restart PostgreSQL)",
+		Runtime:    []string{fmt.Sprintf("sysctl -w vm.nr_hugepages=%d", target)},
+		Persistent: []string{},
+		Edits: []FileEdit{
+			SysctlEdit("vm.nr_hugepages", fmt.Sprint(target)),
+			{File: c.File, Edit: "set huge_pages = on (then restart PostgreSQL)"},
 		},
 	}
 	// The pool to grow (never shrink): vm.nr_hugepages is the default page size's pool.

@@ -53,7 +53,7 @@ func TestEraFixturesReachVerdicts(t *testing.T) {
 		found[f.ID] = f
 	}
 	c := found["cpu.deep-cstates-latency"]
-	fix := strings.Join(append(c.Fix.Runtime, c.Fix.Persistent...), "\n")
+	fix := strings.Join(append(c.Fix.Runtime, c.Fix.Lines()...), "\n")
 	if c.ID == "" || strings.Contains(fix, "cpupower idle-set") || !strings.Contains(fix, "/boot/grub/grub.conf") {
 		t.Errorf("rhel6 C-state finding = %+v", c)
 	}

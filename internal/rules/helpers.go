@@ -70,12 +70,19 @@ func echoTo(v, path string) string { return change.Echo(v, path) }
 // or service name from an artifact in an ALTER SYSTEM a DBA pastes.
 func sqlStr(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
-// SysctlFix is the standard fix for a sysctl.
+// SysctlFix is the standard fix for a sysctl: sysctl -w now, and the line
+// in dbhost's sysctl.d file (an edit, not a command).
 func SysctlFix(key, value string) Fix {
 	return Fix{
 		Runtime:    []string{fmt.Sprintf("sysctl -w %s=%s", change.Quote(key), change.Quote(value))},
-		Persistent: []string{fmt.Sprintf("%s: %s = %s", SysctlDropIn, key, value)},
+		Persistent: []string{},
+		Edits:      []FileEdit{SysctlEdit(key, value)},
 	}
+}
+
+// SysctlEdit is the line "key = value" added to dbhost's sysctl.d file.
+func SysctlEdit(key, value string) FileEdit {
+	return FileEdit{File: SysctlDropIn, Edit: fmt.Sprintf("add %s = %s", key, value)}
 }
 
 // NodeOfCPU maps each CPU id to its NUMA node (CPUs with node -1 left out).
@@ -212,20 +219,16 @@ func (in *Input) DBProcesses() []snapshot.Process {
 	return out
 }
 
-// RemoveKernelArgFix is the persistent fix that drops a boot argument.
-func RemoveKernelArgFix(arg string) Fix {
-	return Fix{Runtime: []string{}, Persistent: []string{
-		"grubby --update-kernel=ALL --remove-args=" + arg + "   (RHEL, Oracle Linux, SLES with grubby)",
-		"/etc/default/grub: remove " + arg + "=... from GRUB_CMDLINE_LINUX, then grub2-mkconfig -o /boot/grub2/grub.cfg (Debian/Ubuntu: update-grub)",
-	}}
+// RemoveKernelArgFix is the persistent fix that drops a boot argument on
+// host s's boot loader (KernelArgFixFor).
+func RemoveKernelArgFix(s *snapshot.Snapshot, arg string) Fix {
+	return kernelArgFix(s, arg, true)
 }
 
-// AddKernelArgFix is the persistent fix that adds a boot argument ("intel_idle.max_cstate=1").
-func AddKernelArgFix(arg string) Fix {
-	return Fix{Runtime: []string{}, Persistent: []string{
-		"grubby --update-kernel=ALL --args=" + sh(arg) + "   (RHEL, Oracle Linux, SLES with grubby)",
-		"/etc/default/grub: add " + arg + " to GRUB_CMDLINE_LINUX, then grub2-mkconfig -o /boot/grub2/grub.cfg (Debian/Ubuntu: update-grub)",
-	}}
+// AddKernelArgFix is the persistent fix that adds a boot argument
+// ("intel_idle.max_cstate=1") on host s's boot loader (KernelArgFixFor).
+func AddKernelArgFix(s *snapshot.Snapshot, arg string) Fix {
+	return kernelArgFix(s, arg, false)
 }
 
 // DBShm is the System V shared memory the audited database holds.

@@ -27,7 +27,13 @@ func TestPkgInstall(t *testing.T) {
 			t.Errorf("%s %s: %q, want %q", c.id, c.ver, got, c.want)
 		}
 	}
-	if got := NMCLIModify("ens1f0", "802-3-ethernet.mtu 9000"); got != `nmcli connection modify "$(nmcli -g GENERAL.CONNECTION device show ens1f0)" 802-3-ethernet.mtu 9000` {
+	s := host()
+	if got := NMCLIModify(s, "ens1f0", "802-3-ethernet.mtu 9000", ""); len(got) != 1 || got[0] != `nmcli connection modify "$(nmcli -g GENERAL.CONNECTION device show ens1f0)" 802-3-ethernet.mtu 9000` {
 		t.Errorf("%s", got)
+	}
+	// RHEL 6's NetworkManager 0.8 has neither connection modify nor -g.
+	s.Host.OSID, s.Host.OSVersionID = "rhel", "6.5"
+	if got := NMCLIModify(s, "eth0", "802-3-ethernet.mtu 9000", ""); got != nil {
+		t.Errorf("RHEL 6: %q", got)
 	}
 }

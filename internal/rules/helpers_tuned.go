@@ -37,6 +37,35 @@ type TunedChoice struct {
 //
 // role is HostRole's: RoleBareMetal, RoleGuest or RoleHypervisor.
 func TunedProfileFor(workload, role, db string) TunedChoice {
+	return tunedProfileFor(workload, role, db, false)
+}
+
+// TunedProfileForHost is TunedProfileFor on host s: on RHEL 6's tuned 0.2
+// (TunedV02) the profiles that fit are only those 0.2 ships (no
+// network-latency, network-throughput or database profiles).
+func TunedProfileForHost(s *snapshot.Snapshot, workload, db string) TunedChoice {
+	return tunedProfileFor(workload, HostRole(s), db, TunedV02(s))
+}
+
+func tunedProfileFor(workload, role, db string, v02 bool) TunedChoice {
+	c := tunedProfileChoice(workload, role, db)
+	if !v02 {
+		return c
+	}
+	var fit []string
+	for _, p := range c.Fit {
+		if tuned02Profiles[p] {
+			fit = append(fit, p)
+		}
+	}
+	c.Fit = fit
+	c.Why = strings.TrimSuffix(c.Why, ", or network-latency built on it")
+	c.Why = strings.TrimSuffix(c.Why, ", or a database profile built on it")
+	c.Why += " (RHEL 6's tuned 0.2 has no network-latency, network-throughput or database profiles)"
+	return c
+}
+
+func tunedProfileChoice(workload, role, db string) TunedChoice {
 	guest := role == RoleGuest
 	dbProfile := func() []string {
 		switch db {
@@ -95,10 +124,47 @@ func HostRole(s *snapshot.Snapshot) string {
 	return RoleBareMetal
 }
 
+// tuned02Profiles are the profiles RHEL 6's tuned 0.2 ships in
+// /etc/tune-profiles (tuned-0.2.19, RHEL 6.5; RHEL 6 Performance Tuning
+// Guide § 3.4 and Power Management Guide § 2.5): latency-performance is
+// there, network-latency (tuned 2.x, RHEL 7) is not, 000's "latency-performance
+// profile for RHEL6 and the network-latency profile on RHEL7".
+var tuned02Profiles = map[string]bool{
+	"default": true, "desktop-powersave": true, "server-powersave": true, "laptop-ac-powersave": true,
+	"laptop-battery-powersave": true, "spindown-disk": true, "latency-performance": true,
+	"throughput-performance": true, "enterprise-storage": true, "virtual-guest": true, "virtual-host": true,
+}
+
+// TunedV02 reports a host whose tuned is RHEL 6's 0.2: read from its layout
+// (config.tuned.tuned_0_2), or a Red Hat family release 6 or older, for
+// which no tuned 2.x was shipped.
+func TunedV02(s *snapshot.Snapshot) bool {
+	if s == nil {
+		return false
+	}
+	if s.Config.Tuned.V02 {
+		return true
+	}
+	m := osMajor(s.Host)
+	return rhelFamily(s.Host) && m > 0 && m <= 6
+}
+
+// tunedProfileFile is where the host's tuned keeps the active profile's name.
+func tunedProfileFile(s *snapshot.Snapshot) string {
+	if TunedV02(s) {
+		return "/etc/tune-profiles/active-profile"
+	}
+	return "/etc/tuned/active_profile"
+}
+
 // TunedFix is the persistent fix line that makes the recommended tuned
 // profile carry a setting: "tuned-adm profile latency-performance   (sets X)".
 func (in *Input) TunedFix(sets string) string {
-	c := TunedProfileFor(in.Workload, HostRole(in.Snap), in.DB)
+	c := TunedProfileForHost(in.Snap, in.Workload, in.DB)
+	if TunedV02(in.Snap) {
+		// tuned 0.2's profiles are ktune scripts: no [cpu] options to name.
+		return "tuned-adm profile " + c.Want + "   (the profile for workload " + in.Workload + "; tuned 0.2's ktune script sets it)"
+	}
 	return "tuned-adm profile " + c.Want + "   (the profile for workload " + in.Workload + "; it sets " + sets + ")"
 }
 

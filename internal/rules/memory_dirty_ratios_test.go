@@ -33,7 +33,7 @@ func TestDirtyRatios(t *testing.T) {
 	s.Sysctl["vm.dirty_ratio"] = "20"
 	f := fires(t, id, s, WorkloadDSS, DBNone)
 	wantChange(t, f, change.Sysctl, "vm.dirty_ratio", "40", "20")
-	if f.Fix.Persistent[0] != SysctlDropIn+": vm.dirty_ratio = 40" || !strings.HasPrefix(f.Recommended, "≥ 40") {
+	if len(f.Fix.Edits) != 1 || f.Fix.Edits[0] != SysctlEdit("vm.dirty_ratio", "40") || !strings.HasPrefix(f.Recommended, "≥ 40") {
 		t.Fatalf("%+v", f)
 	}
 	// Background at or above the synchronous threshold: the kernel halves it.

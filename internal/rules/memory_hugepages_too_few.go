@@ -180,8 +180,8 @@ func checkHugepagesTooFew(in *Input) Outcome {
 		memlockKB = 0
 	}
 	if in.DB == DBOracle && memlockKB > 0 {
-		f.Fix.Persistent = append(f.Fix.Persistent, fmt.Sprintf("/etc/security/limits.d/99-oracle.conf: oracle soft memlock %d / oracle hard memlock %d "+
-			"(kB: the largest instance's hugepages, as memory.memlock-below-sga asks)", memlockKB, memlockKB))
+		f.Fix.Edits = append(f.Fix.Edits, FileEdit{File: "/etc/security/limits.d/99-oracle.conf", Edit: fmt.Sprintf("add oracle soft memlock %d and oracle hard memlock %d "+
+			"(kB: the largest instance's hugepages, as memory.memlock-below-sga asks)", memlockKB, memlockKB)})
 	}
 	return Found(f)
 }

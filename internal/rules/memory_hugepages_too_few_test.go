@@ -28,8 +28,8 @@ func TestHugepagesTooFew(t *testing.T) {
 		}
 		if f.Setting != "vm.nr_hugepages" || f.Recommended != "vm.nr_hugepages ≥ 12288 (12288 more); per node: node0 6144, node1 6144" ||
 			f.Fix.Runtime[1] != "echo 6144 > /sys/devices/system/node/node1/hugepages/hugepages-2048kB/nr_hugepages" ||
-			f.Fix.Persistent[0] != SysctlDropIn+": vm.nr_hugepages = 12288" || !strings.Contains(f.Fix.Persistent[1], "hugepages=0:6144,1:6144") ||
-			!strings.Contains(f.Fix.Persistent[2], "memlock 25165824") || !strings.Contains(f.Why, "13 %") {
+			f.Fix.Edits[0].String() != "edit "+SysctlDropIn+": add vm.nr_hugepages = 12288" || !strings.Contains(f.Fix.Persistent[0], "hugepages=0:6144,1:6144") ||
+			!strings.Contains(f.Fix.Edits[1].String(), "edit /etc/security/limits.d/99-oracle.conf: add oracle soft memlock 25165824") || !strings.Contains(f.Why, "13 %") {
 			t.Fatalf("%+v", f)
 		}
 	})

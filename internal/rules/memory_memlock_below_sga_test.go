@@ -78,8 +78,8 @@ func TestHugepagesAndMemlockAgree(t *testing.T) {
 	hp := artFires(t, runArt(t, "memory.hugepages-too-few", s, set, DBOracle))[0]
 	ml := artFires(t, runArt(t, "memory.memlock-below-sga", s, set, DBOracle))[0]
 	const pages, kb = "1077250", "2206208000"
-	if !strings.HasPrefix(hp.Recommended, "vm.nr_hugepages ≥ "+pages+" ") || !strings.Contains(hp.Fix.Persistent[len(hp.Fix.Persistent)-1], "oracle soft memlock "+kb+" ") {
-		t.Fatalf("hugepages: %s / %v", hp.Recommended, hp.Fix.Persistent)
+	if !strings.HasPrefix(hp.Recommended, "vm.nr_hugepages ≥ "+pages+" ") || !strings.Contains(hp.Fix.Edits[len(hp.Fix.Edits)-1].Edit, "oracle soft memlock "+kb+" ") {
+		t.Fatalf("hugepages: %s / %v", hp.Recommended, hp.Fix.Lines())
 	}
 	if !strings.HasPrefix(ml.Recommended, "≥ "+kb+" kB") || !strings.Contains(ml.Evidence, "expected 1077250") {
 		t.Fatalf("memlock: %+v", ml)
@@ -93,7 +93,7 @@ func TestHugepagesAndMemlockAgree(t *testing.T) {
 		s2.Topology.Nodes = s.Topology.Nodes
 		s2.Config.Limits = []snapshot.LimitEntry{{File: "/etc/security/limits.conf", Line: 1, Domain: "oracle", Type: "soft", Item: "memlock", Value: v}}
 		hp := artFires(t, runArt(t, "memory.hugepages-too-few", s2, set, DBOracle))[0]
-		for _, p := range hp.Fix.Persistent {
+		for _, p := range hp.Fix.Lines() {
 			if strings.Contains(p, "memlock") {
 				t.Errorf("memlock %s: the hugepages fix would set %q", v, p)
 			}

@@ -92,6 +92,7 @@ func checkTHP(in *Input) Outcome {
 		Fix: Fix{
 			Runtime:    []string{echoTo(firstWord(recommended), enabled)},
 			Persistent: KernelArgFixFor(s, "transparent_hugepage="+firstWord(recommended)).Persistent,
+			Edits:      KernelArgFixFor(s, "transparent_hugepage="+firstWord(recommended)).Edits,
 		},
 		Changes: []change.Change{
 			SysfsChange("memory.thp-enabled", enabled, firstWord(recommended), mode,

@@ -83,11 +83,9 @@ func checkBondHash(in *Input) Outcome {
 				"peer (or to every client behind one router) takes the same slave. 000's layer3+4 4-port bond reached 36.4-40 Gb/s with 15-60 " +
 				"streams versus 9.5 Gb/s in the low-performance configuration.",
 			Fix: Fix{
-				Runtime: []string{echoTo("layer3+4", p)},
-				Persistent: []string{
-					NMCLIModify(it.Name, "+bond.options xmit_hash_policy=layer3+4"),
-					fmt.Sprintf("/etc/sysconfig/network-scripts/ifcfg-%s: BONDING_OPTS=\"mode=%s xmit_hash_policy=layer3+4 ...\"", it.Name, mode),
-				},
+				Runtime:    []string{echoTo("layer3+4", p)},
+				Persistent: append([]string{}, NMCLIModify(in.Snap, it.Name, "+bond.options xmit_hash_policy=layer3+4", "")...),
+				Edits:      IfcfgEdits(in.Snap, it.Name, fmt.Sprintf("BONDING_OPTS=\"mode=%s xmit_hash_policy=layer3+4 ...\"", mode)),
 			},
 			Changes: []change.Change{SysfsChange("network.bond-xmit-hash-policy", p, "layer3+4", pol, bondWhy)},
 			Risk: "Transmit only; the switch's own hash decides inbound spreading (set its port-channel to src-dst-ip-port too). The kernel notes " +

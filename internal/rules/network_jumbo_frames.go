@@ -79,11 +79,9 @@ func checkJumboFrames(in *Input) Outcome {
 				"queue (RAC cache fusion sends 8K blocks); 9000 is in Table 13. 003: a DSS load on iSCSI moved ~198 MB/s per interface at " +
 				"MTU 1500 and ~1,000 MB/s at 9000 (sar -n DEV).",
 			Fix: Fix{
-				Runtime: []string{fmt.Sprintf("ip link set dev %s mtu 9000", sh(it.Name)), "ping -M do -s 8972 <peer>   (verify the path carries 9000 unfragmented)"},
-				Persistent: []string{
-					NMCLIModify(it.Name, "802-3-ethernet.mtu 9000") + "   (a bond: run it for the bond; its slaves take the bond's MTU)",
-					fmt.Sprintf("/etc/sysconfig/network-scripts/ifcfg-%s: MTU=9000 (RHEL 7/8 ifcfg); netplan: mtu: 9000", it.Name),
-				},
+				Runtime:    []string{fmt.Sprintf("ip link set dev %s mtu 9000", sh(it.Name)), "ping -M do -s 8972 <peer>   (verify the path carries 9000 unfragmented)"},
+				Persistent: append([]string{}, NMCLIModify(in.Snap, it.Name, "802-3-ethernet.mtu 9000", "   (a bond: run it for the bond; its slaves take the bond's MTU)")...),
+				Edits:      jumboEdits(in.Snap, it.Name),
 			},
 			Risk:    jumboRisk,
 			Changes: []change.Change{jumbo(it)},
@@ -99,4 +97,13 @@ func checkJumboFrames(in *Input) Outcome {
 		return NotApplicable("no 10 GbE+ interface up with a known speed")
 	}
 	return Passed("jumbo frames on %s", strings.Join(ok, ", ")).Wanting(wants...).Reading("/sys/class/net/*/mtu: " + strings.Join(ok, ", "))
+}
+
+// jumboEdits: MTU=9000 in the interface's ifcfg file (Red Hat family), or
+// mtu: 9000 in its netplan definition (Ubuntu 18.04+).
+func jumboEdits(s *snapshot.Snapshot, ifname string) []FileEdit {
+	if s.Host.OSID == "ubuntu" && osMajor(s.Host) >= 18 {
+		return []FileEdit{{File: "/etc/netplan/*.yaml", Edit: "set mtu: 9000 in the definition of " + ifname, Then: "netplan apply"}}
+	}
+	return IfcfgEdits(s, ifname, "MTU=9000")
 }

@@ -63,11 +63,9 @@ func checkRxUsecs(in *Input) Outcome {
 				"event ... This added delay can impact latency-sensitive applications\"; rx-usecs 0 is one of Table 5's largest-impact settings " +
 				"(single UDP_RR 7610 → 14191 TPS, +86 %, with the rest of the configuration).",
 			Fix: Fix{
-				Runtime: []string{fmt.Sprintf("ethtool -C %s adaptive-rx off rx-usecs 0", sh(it.Name))},
-				Persistent: []string{
-					NMCLIModify(it.Name, "ethtool.coalesce-adaptive-rx off ethtool.coalesce-rx-usecs 0") + "   (NetworkManager ≥ 1.26)",
-					fmt.Sprintf("/etc/sysconfig/network-scripts/ifcfg-%s: ETHTOOL_OPTS=\"-C %s adaptive-rx off rx-usecs 0\"", it.Name, it.Name),
-				},
+				Runtime:    []string{fmt.Sprintf("ethtool -C %s adaptive-rx off rx-usecs 0", sh(it.Name))},
+				Persistent: append([]string{}, NMCLIModify(in.Snap, it.Name, "ethtool.coalesce-adaptive-rx off ethtool.coalesce-rx-usecs 0", "   (NetworkManager ≥ 1.26)")...),
+				Edits:      IfcfgEdits(in.Snap, it.Name, fmt.Sprintf("ETHTOOL_OPTS=\"-C %s adaptive-rx off rx-usecs 0\"", it.Name)),
 			},
 			Risk: "One interrupt per packet: more CPU in softirq at high packet rates; throughput workloads may lose. Keep it to latency-bound links.",
 		})

@@ -25,9 +25,9 @@ func init() {
 		DBs:          []string{DBOracle},
 		HostOptional: true,
 		Sources: []Source{
-			{Doc: Seed000, Section: "Scenario 1: NUMA optimizations — Note",
+			{Doc: Seed000, Section: "Scenario 1: NUMA optimizations — Automatic NUMA balancing",
 				Quote: "In this test, the DB time percentage numbers added up to roughly 65%"},
-			{Doc: Seed000, Section: "Scenario 1: NUMA optimizations — Note",
+			{Doc: Seed000, Section: "Scenario 1: NUMA optimizations — Automatic NUMA balancing",
 				Quote: "we deduce the process is going to sleep waiting on a memory page migration from one NUMA node to another"},
 			{Doc: Seed000, Section: "Scenario 1: NUMA optimizations — Recommendation",
 				Quote: "Disable the Automatic NUMA Balancing feature by setting the “kernel.numa\\_balancing” parameter to 0"},

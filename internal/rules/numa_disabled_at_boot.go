@@ -82,7 +82,7 @@ func checkNUMADisabledAtBoot(in *Input) Outcome {
 			Recommended:    "no numa= argument (NUMA on)",
 			Evidence:       ev,
 			Why:            why + note,
-			Fix:            RemoveKernelArgFix("numa"),
+			Fix:            RemoveKernelArgFix(s, "numa"),
 			Changes:        []change.Change{RemoveBootArgChange("numa.disabled-at-boot", "numa", "off", "numa=off hides the NUMA topology from the kernel and the database")},
 			RebootRequired: true,
 			Risk: "After the reboot memory is allocated per node: re-check hugepages per node (an SGA larger than one node's pool " +

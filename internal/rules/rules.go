@@ -180,11 +180,43 @@ type Scope struct {
 	Note       string `json:"note,omitempty"`
 }
 
-// Fix is what to do: commands that change the running system, and file lines
-// that make the change survive a reboot ("/etc/sysctl.d/90-dbhost.conf: vm.swappiness = 10").
+// Fix is what to do: commands that change the running system (Runtime),
+// commands or steps that make the change survive a reboot (Persistent), and
+// the file edits that do (Edits: not commands, never offered to copy into a
+// shell).
 type Fix struct {
-	Runtime    []string `json:"runtime"`
-	Persistent []string `json:"persistent"`
+	Runtime    []string   `json:"runtime"`
+	Persistent []string   `json:"persistent"`
+	Edits      []FileEdit `json:"edits,omitempty"`
+}
+
+// FileEdit is a persistent fix that is an edit of a file: what to change in
+// File ("add vm.swappiness = 10"; "add intel_idle.max_cstate=1 to
+// GRUB_CMDLINE_LINUX") and, when the file is read only through a tool, the
+// command that makes the edit take effect ("update-grub").
+type FileEdit struct {
+	File string `json:"file"`
+	Edit string `json:"edit"`
+	Then string `json:"then,omitempty"`
+}
+
+// String is the edit as people read it: "edit FILE: add LINE[, then run CMD]".
+func (e FileEdit) String() string {
+	s := "edit " + e.File + ": " + e.Edit
+	if e.Then != "" {
+		s += ", then run " + e.Then
+	}
+	return s
+}
+
+// Lines is every persistent step as people read it: the commands, then the
+// file edits ("edit FILE: ...").
+func (f Fix) Lines() []string {
+	out := append([]string{}, f.Persistent...)
+	for _, e := range f.Edits {
+		out = append(out, e.String())
+	}
+	return out
 }
 
 // Finding is one problem on one host. The JSON names are a contract (issue 3).

@@ -43,12 +43,17 @@ func normSeed(s string) string {
 
 // seedDoc is a seed as one normalized text, with where each line starts in
 // it and each line's heading level: 1-6 for markdown '#' headings, 7 for a
-// line in bold only, 0 for text.
+// line in bold only, 8 for a bold callout ("**Note**": it holds the
+// paragraph below it and ends no section), 0 for text.
 type seedDoc struct {
 	text   string
 	starts []int
 	level  []int
+	blank  []bool
 }
+
+// calloutLevel is the level of a bold callout line ("**Note**").
+const calloutLevel = 8
 
 func loadSeed(t *testing.T, dir, name string) *seedDoc {
 	t.Helper()
@@ -69,10 +74,13 @@ func loadSeed(t *testing.T, dir, name string) *seedDoc {
 		case code:
 		case strings.HasPrefix(raw, "#"):
 			lv = len(raw) - len(strings.TrimLeft(raw, "#"))
+		case boldLine.MatchString(raw) && normSeed(raw) == "note":
+			lv = calloutLevel
 		case boldLine.MatchString(raw):
 			lv = 7
 		}
 		d.level = append(d.level, lv)
+		d.blank = append(d.blank, raw == "")
 		if n := normSeed(line); n != "" {
 			sb.WriteString(n)
 			sb.WriteByte(' ')
@@ -109,6 +117,18 @@ const sectionLines, subLines = 60, 400
 func (d *seedDoc) spanEnd(off, maxLines int, parent bool) int {
 	l := d.lineAt(off)
 	lv := d.level[l]
+	if lv == calloutLevel {
+		// A callout holds its paragraph: it ends at the first blank line
+		// after text, or at any heading.
+		text := false
+		for k := l + 1; k < len(d.starts); k++ {
+			if d.level[k] > 0 && d.level[k] < calloutLevel || text && d.blank[k] {
+				return d.starts[k]
+			}
+			text = text || !d.blank[k]
+		}
+		return len(d.text)
+	}
 	if parent && lv == 7 {
 		lv = 6
 	}
@@ -220,6 +240,51 @@ func TestSeedSectionSearch(t *testing.T) {
 	} {
 		if got := in(c.section, c.quote); got != c.want {
 			t.Errorf("%q / %q: %v, want %v", c.section, c.quote, got, c.want)
+		}
+	}
+}
+
+// TestNoteQuotesAreInANote: a source filed under a seed's "Note" quotes
+// that note (a "### Note" heading's section, or the paragraph of a bold
+// "**Note**" callout), not text that merely follows one (issue 26: three
+// quotes of 000's Automatic NUMA balancing were filed under "Scenario 1 —
+// Note", whose note is one sentence about the HammerDB figures).
+func TestNoteQuotesAreInANote(t *testing.T) {
+	dir := seedDir(t)
+	docs := map[string]*seedDoc{}
+	for _, r := range All() {
+		for _, s := range r.Sources {
+			parts := strings.Split(s.Section, " — ")
+			if strings.Contains(s.Doc, "://") || normSeed(parts[len(parts)-1]) != "note" {
+				continue
+			}
+			d := docs[s.Doc]
+			if d == nil {
+				d = loadSeed(t, dir, s.Doc)
+				docs[s.Doc] = d
+			}
+			parents := [][2]int{{0, len(d.text)}}
+			if len(parts) > 1 {
+				parents = d.findSection(strings.Join(parts[:len(parts)-1], " — "))
+			}
+			q, found := normSeed(s.Quote), false
+			for _, p := range parents {
+				for l := d.lineAt(p[0]); l < len(d.starts) && d.starts[l] < p[1]; l++ {
+					end := len(d.text)
+					if l+1 < len(d.starts) {
+						end = d.starts[l+1]
+					}
+					if d.level[l] == 0 || strings.TrimSpace(strings.TrimLeft(d.text[d.starts[l]:end], "# ")) != "note" {
+						continue
+					}
+					if e := min(d.spanEnd(d.starts[l], sectionLines, false), p[1]); strings.Contains(d.text[d.starts[l]:e], q) {
+						found = true
+					}
+				}
+			}
+			if !found {
+				t.Errorf("%s: quote %q is in no Note of %q (%s)", r.ID, s.Quote, s.Section, s.Doc)
+			}
 		}
 	}
 }

@@ -663,6 +663,11 @@ type Tuned struct {
 	ActiveProfile *string `json:"active_profile"`
 	ProfileMode   string  `json:"profile_mode,omitempty"`
 	Running       *bool   `json:"running,omitempty"`
+	// V02 is true for RHEL 6's tuned 0.2, read from its layout
+	// (/etc/tune-profiles, neither /etc/tuned nor /usr/lib/tuned): its
+	// profiles are ktune scripts, not tuned.conf files; its tuned-adm has no
+	// verify; it ships no network-latency profile.
+	V02 bool `json:"tuned_0_2,omitempty"`
 	// Profile is what the active profile(s) set once tuned has merged them
 	// with the profiles they include (included first, the including profile
 	// overrides; replace= and drop= honoured), sorted by unit and option.
