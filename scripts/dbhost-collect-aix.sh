@@ -204,6 +204,7 @@ for a in $(devices '^fcs[0-9]+$' "$bundle/commands/lsdev_-Cc_adapter"); do
 	run fcstat -e "$a"
 done
 run ioo -a
+run ioo -F -a
 run vmo -a
 run vmo -F -a
 run schedo -a

@@ -76,7 +76,10 @@ func TestPlaceWritesArtifacts(t *testing.T) {
 		}
 	}
 	b, _ := os.ReadFile(filepath.Join(dir, "oracle/cust1.ora"))
-	wantContains(t, "cust1.ora", string(b), "*.processor_group_name='dbhost_cust1'", "*.cpu_count=40", "HOST=15.1.1.1")
+	wantContains(t, "cust1.ora", string(b), "*.processor_group_name='dbhost_cust1'", "sizes it from the cpuset (40 threads)", "HOST=15.1.1.1")
+	if strings.Contains(string(b), "*.cpu_count=") {
+		t.Errorf("cust1.ora: a bound instance is not caged:\n%s", b)
+	}
 	b, _ = os.ReadFile(filepath.Join(dir, "oracle/tnsnames.ora"))
 	wantContains(t, "tnsnames.ora", string(b), "LOAD_BALANCE = ON", "CUST2 =")
 }
@@ -197,7 +200,7 @@ func TestPlaceMarkdownCLI(t *testing.T) {
 		}
 		return a
 	}
-	mix, infeasible, snap := abs("../../examples/place/case3-mix.yaml"), abs("../../examples/place/case4-caging-infeasible.yaml"), abs(bdtSnap)
+	mix, infeasible, snap := abs("../../examples/place/case2-mix.yaml"), abs("../../examples/place/case4-caging-infeasible.yaml"), abs(bdtSnap)
 	laptop, cgv2 := abs("../../testdata/hosts/laptop-2s"), abs("../../testdata/hosts/cgroup-v2")
 	dir := filepath.Join(t.TempDir(), "out")
 	md := dbhostExec(t, nil, "place", "--spec", mix, "--snapshot", snap, "--format", "markdown", "-o", dir)
@@ -272,5 +275,44 @@ func TestPlaceMarkdownCLI(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(root, "sys/fs/cgroup/dbhost_pg")); err == nil {
 		t.Error("the group --apply created is still there after rollback")
+	}
+}
+
+// TestPlaceArtifactsAuditedBack: the init parameters and listener.ora
+// dbhost place writes for bdt's customer cases, audited with the host they
+// were planned on, raise nothing above info and nothing about the settings
+// that make the placement (caging, binding, NUMA support, listeners):
+// following the audit never undoes the placement.
+func TestPlaceArtifactsAuditedBack(t *testing.T) {
+	for _, c := range []string{"case1-caging", "case2-binding", "case2-mix", "case3-binding-option1", "case3-caging-option1", "case4-binding"} {
+		t.Run(c, func(t *testing.T) {
+			dir := t.TempDir()
+			if code, _, errs := cliRun(t, "place", "--spec", "../../examples/place/"+c+".yaml", "--snapshot", bdtSnap, "-o", dir); code != 0 {
+				t.Fatalf("place: exit %d, %s", code, errs)
+			}
+			arts, _ := filepath.Glob(filepath.Join(dir, "oracle", "*.ora"))
+			args := []string{"audit", "--snapshot", bdtSnap, "--db", "oracle", "--format", "json"}
+			for _, a := range arts {
+				if filepath.Base(a) != "tnsnames.ora" {
+					args = append(args, "--artifact", a)
+				}
+			}
+			_, out, errs := cliRun(t, args...)
+			var doc struct {
+				Hosts []struct {
+					Findings []struct{ ID, Severity, Setting, Current string }
+				}
+			}
+			if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Hosts) != 1 {
+				t.Fatalf("audit json: %v\n%s\n%s", err, out, errs)
+			}
+			for _, f := range doc.Hosts[0].Findings {
+				s := strings.ToLower(f.Setting + " " + f.Current)
+				if f.Severity != "info" || strings.Contains(s, "cpu_count") || strings.Contains(s, "resource_manager_plan") ||
+					strings.Contains(s, "processor_group") || strings.Contains(s, "numa_support") || strings.Contains(s, "listener") {
+					t.Errorf("%s %s: %s (%s) — the audit asks to change the placement", f.ID, f.Severity, f.Setting, f.Current)
+				}
+			}
+		})
 	}
 }

@@ -130,7 +130,7 @@ func TestCollectorScriptWithStubs(t *testing.T) {
 				cmds = append(cmds, c.Status+" "+c.Command)
 			}
 			sort.Strings(cmds)
-			if len(cmds) != 35 || got.AIX.Bundle.Collector != "dbhost-collect-aix.sh 2" {
+			if len(cmds) != 36 || got.AIX.Bundle.Collector != "dbhost-collect-aix.sh 2" {
 				t.Errorf("%d commands %v, collector %q", len(cmds), cmds, got.AIX.Bundle.Collector)
 			}
 		})

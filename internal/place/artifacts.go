@@ -9,6 +9,7 @@ import (
 	"github.com/dbhost/dbhost/internal/change"
 	"github.com/dbhost/dbhost/internal/cpulist"
 	"github.com/dbhost/dbhost/internal/outdir"
+	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
 // Artifacts renders the files that put a feasible plan in place, keyed by
@@ -145,16 +146,26 @@ func (r *Result) oracleParams(ip InstancePlan) string {
 		fmt.Fprintf(&b, "# binds the instance to cpus %s, mems %s (001: processor_group_name, 12.1+)\n", cpulist.Format(ip.CPUs), cpulist.Format(ip.Mems))
 		fmt.Fprintf(&b, "*.processor_group_name='%s'\n", ip.Group)
 	}
-	if ip.Caged {
+	switch {
+	case ip.Caged:
 		b.WriteString("# instance caging: cpu_count limits the instance once a resource manager plan is active (001)\n")
 		fmt.Fprintf(&b, "*.cpu_count=%d\n*.resource_manager_plan='DEFAULT_PLAN'\n", ip.CPUCount)
-	} else {
-		fmt.Fprintf(&b, "# cpu_count follows the cpuset (%d threads)\n*.cpu_count=%d\n", len(ip.CPUs), ip.CPUCount)
+	case ip.Group == "":
+		fmt.Fprintf(&b, "# not bound, not caged (001, customer case 3 option 1): the paying database may use every CPU (%d threads);\n# cpu_count and resource_manager_plan are left to their defaults\n", len(ip.CPUs))
+	case !ip.Guaranteed():
+		// 001: the non-paying databases go into their own cgroup "without caging".
+		fmt.Fprintf(&b, "# not caged (001: the non-paying databases share their cgroup without caging): cpu_count is left\n# to Oracle, which sizes it from the cpuset (%d threads); no resource manager plan is needed\n", len(ip.CPUs))
+	default:
+		// Bound, not caged: a cpu_count set without a plan reads as caging
+		// left half-done; Oracle sizes it from the processor group.
+		fmt.Fprintf(&b, "# bound, not caged: cpu_count is left to Oracle, which sizes it from the cpuset (%d threads);\n# no resource manager plan is needed\n", len(ip.CPUs))
 	}
 	if len(ip.Hugepages) > 0 {
 		b.WriteString("*.use_large_pages='ONLY'\n")
 	}
-	if ip.Group != "" && len(ip.Mems) > 1 && len(ip.Hugepages) > 0 {
+	// _enable_NUMA_support is for the paying instances only: 001 ran every
+	// test with its default FALSE, which a non-paying database keeps.
+	if ip.Group != "" && ip.Guaranteed() && len(ip.Mems) > 1 && len(ip.Hugepages) > 0 {
 		b.WriteString("# bound to several nodes with large pages: without NUMA support the SGA fills one node first (001).\n")
 		b.WriteString("# _enable_NUMA_support is a hidden parameter: set it only with Oracle Support's agreement.\n")
 		b.WriteString("*._enable_NUMA_support=TRUE\n")
@@ -216,16 +227,31 @@ func (r *Result) nodeListeners() []listener {
 	}
 	var out []listener
 	seen := map[int]bool{}
+	used := map[string]bool{}    // interfaces a listener is on: a bond's slaves on several nodes share its one address
 	for _, ifc := range t.nics { // sorted by name in the snapshot
 		if ifc.NUMANode == nil || seen[*ifc.NUMANode] || ifc.Kind != "physical" {
 			continue
 		}
-		seen[*ifc.NUMANode] = true
-		host := "<address of " + ifc.Name + ">"
-		if len(ifc.IPv4) > 0 {
-			host, _, _ = strings.Cut(ifc.IPv4[0], "/")
+		// A bond's slave has no address of its own: the listener is on its
+		// bond (master), whose traffic the slave's node serves.
+		on, nic := ifc, ifc.Name
+		if ifc.Master != "" {
+			m, ok := t.nic(ifc.Master)
+			if !ok {
+				m = snapshot.Interface{Name: ifc.Master}
+			}
+			on, nic = m, m.Name+" (slave "+ifc.Name+")"
 		}
-		out = append(out, listener{node: *ifc.NUMANode, name: fmt.Sprintf("LISTENER_N%d", *ifc.NUMANode), nic: ifc.Name, host: host})
+		if used[on.Name] {
+			continue
+		}
+		used[on.Name] = true
+		seen[*ifc.NUMANode] = true
+		host := "<address of " + on.Name + ">"
+		if len(on.IPv4) > 0 {
+			host, _, _ = strings.Cut(on.IPv4[0], "/")
+		}
+		out = append(out, listener{node: *ifc.NUMANode, name: fmt.Sprintf("LISTENER_N%d", *ifc.NUMANode), nic: nic, host: host})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].node < out[j].node })
 	return out

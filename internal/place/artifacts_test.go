@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/dbhost/dbhost/internal/snapshot"
 )
 
 func TestNICPreferenceAndListeners(t *testing.T) {
@@ -24,7 +26,10 @@ func TestNICPreferenceAndListeners(t *testing.T) {
 	}
 	files := r.Artifacts("v2", textView(r))
 	ora := files["oracle/net.ora"]
-	for _, w := range []string{"*.processor_group_name='dbhost_net'", "*.cpu_count=4", "*.use_large_pages='ONLY'", "*.local_listener='(ADDRESS_LIST=(ADDRESS=(PROTOCOL=TCP)(HOST=10.9.0.5)(PORT=1521)))'"} {
+	if strings.Contains(ora, "*.cpu_count=") || strings.Contains(ora, "*.resource_manager_plan=") {
+		t.Errorf("net.ora: a bound instance is not caged (Oracle sizes cpu_count from its cpuset):\n%s", ora)
+	}
+	for _, w := range []string{"*.processor_group_name='dbhost_net'", "*.use_large_pages='ONLY'", "*.local_listener='(ADDRESS_LIST=(ADDRESS=(PROTOCOL=TCP)(HOST=10.9.0.5)(PORT=1521)))'"} {
 		if !strings.Contains(ora, w) {
 			t.Errorf("net.ora lacks %q:\n%s", w, ora)
 		}
@@ -107,5 +112,68 @@ func TestCagingArtifactsAndPoolGrowth(t *testing.T) {
 	}
 	if !strings.Contains(files["README.txt"], "cgroup v1") {
 		t.Error("README does not say which cgroup form applies")
+	}
+}
+
+// TestListenerOnBondNotSlave: the spec names ens1f1, a slave of bond0 (a
+// slave has no address: the kernel puts it on the bond); the listener is on
+// bond0's address, once, even when its slaves sit on two nodes.
+func TestListenerOnBondNotSlave(t *testing.T) {
+	s := mkHost(hostSpec{ids: []int{0, 1}, cores: []int{4, 4}, memGB: []int64{16, 16},
+		nicNode: map[string]int{"ens1f0": 0, "ens1f1": 1}})
+	for i := range s.Network.Interfaces {
+		s.Network.Interfaces[i].Master = "bond0"
+	}
+	s.Network.Interfaces = append(s.Network.Interfaces, snapshot.Interface{Name: "bond0", Kind: "bond", IPv4: []string{"10.20.0.7/24"}})
+	spec := &Spec{Strategy: "binding", Instances: []Instance{
+		{Name: "ora", Engine: "oracle", CPUs: 4, MemoryGB: 1, Class: "guaranteed", NIC: "ens1f1"},
+	}}
+	r := Plan(s, spec)
+	if !r.Feasible {
+		t.Fatal(r.Errors)
+	}
+	files := r.Artifacts("v1", textView(r))
+	lo := files["oracle/listener.ora"]
+	if strings.Contains(lo, "ens1f1>") || strings.Contains(lo, "ens1f0>") || strings.Count(lo, "HOST=10.20.0.7") != 1 {
+		t.Errorf("listener.ora: want one listener on bond0's address, none on a slave:\n%s", lo)
+	}
+	if ora := files["oracle/ora.ora"]; !strings.Contains(ora, "(HOST=10.20.0.7)") || strings.Contains(ora, "address of ens1f") {
+		t.Errorf("local_listener on a slave:\n%s", ora)
+	}
+	var said bool
+	for _, w := range r.Warnings {
+		said = said || w.Instance == "ora" && strings.Contains(w.Message, "nic ens1f1 is a slave of bond0")
+	}
+	if !said {
+		t.Errorf("no warning that ens1f1 is a bond slave: %v", r.Warnings)
+	}
+}
+
+// TestNUMASupportPayingOnly: a paying database bound over two nodes gets
+// _enable_NUMA_support=TRUE (000 Scenario 1), a non-paying one sharing a
+// two-node cpuset keeps 001's tested default FALSE and is not caged.
+func TestNUMASupportPayingOnly(t *testing.T) {
+	s := mkHost(hostSpec{ids: []int{0, 1, 2, 3}, cores: []int{4, 4, 4, 4}, memGB: []int64{16, 16, 16, 16}})
+	spec := &Spec{Strategy: "binding", Instances: []Instance{
+		{Name: "prod", Engine: "oracle", CPUs: 8, MemoryGB: 20, Class: "guaranteed"},
+		{Name: "dev", Engine: "oracle", CPUs: 4, MemoryGB: 2, Class: "best-effort"},
+	}}
+	r := Plan(s, spec)
+	if !r.Feasible {
+		t.Fatal(r.Errors)
+	}
+	if len(r.Instances[0].Mems) < 2 || len(r.Instances[1].Mems) < 2 {
+		t.Fatalf("want both on two nodes or more: %v %v", r.Instances[0].Mems, r.Instances[1].Mems)
+	}
+	files := r.Artifacts("v1", nil)
+	if prod := files["oracle/prod.ora"]; !strings.Contains(prod, "*._enable_NUMA_support=TRUE") {
+		t.Errorf("prod:\n%s", prod)
+	}
+	dev := files["oracle/dev.ora"]
+	if strings.Contains(dev, "_enable_NUMA_support") || strings.Contains(dev, "*.cpu_count=") || strings.Contains(dev, "*.resource_manager_plan=") {
+		t.Errorf("dev (non-paying): no caging, default NUMA support:\n%s", dev)
+	}
+	if r.Instances[1].Caged {
+		t.Error("dev caged")
 	}
 }

@@ -17,8 +17,11 @@ const examplesDir = "../../examples/place"
 
 // bdtHost is the 8-node host of seed 001 (bdt): lscpu's CPU lists (node 4
 // holds CPU 0), numa_memory.sh's MemTotal/MemFree and hugepage pools, and
-// the SLIT "node distances" table. Threads are given one per core (001 does
-// not show the sibling lists). NICs as in seed 000 Scenario 3: one per
+// the SLIT "node distances" table. lscpu says "Thread(s) per core: 2",
+// "Core(s) per socket: 10", "Socket(s): 8": each node's list is its socket's
+// 10 first threads then their 10 siblings (1-10 with 41-50; node 4's 0,81-89
+// with 120-129), paired in order as Linux numbers them (001 does not show the
+// sibling lists; the pairing is the enumeration's, the count is lscpu's). NICs as in seed 000 Scenario 3: one per
 // socket pair, each in its own subnet. cgroup v1 (RHEL 6.5).
 func bdtHost() *snapshot.Snapshot {
 	lists := []string{"1-10,41-50", "11-20,51-60", "21-30,61-70", "31-40,71-80", "0,81-89,120-129", "90-99,130-139", "100-109,140-149", "110-119,150-159"}
@@ -52,15 +55,19 @@ func bdtHost() *snapshot.Snapshot {
 			MemTotalKB: &total, MemFreeKB: &free, MemUsedKB: &used,
 			Hugepages: []snapshot.NodeHugepages{{SizeKB: 2048, Total: hpTotal[i], Free: hpFree[i]}},
 		})
-		for c, cpu := range cpus {
-			s.Topology.CPUs = append(s.Topology.CPUs, snapshot.CPU{ID: cpu, Online: true, Node: i, Socket: i, Core: c, Siblings: []int{cpu}})
+		half := len(cpus) / 2
+		for c := 0; c < half; c++ {
+			a, b := cpus[c], cpus[half+c]
+			for _, cpu := range []int{a, b} {
+				s.Topology.CPUs = append(s.Topology.CPUs, snapshot.CPU{ID: cpu, Online: true, Node: i, Socket: i, Core: c, Siblings: []int{a, b}})
+			}
 		}
 	}
 	sortCPUs(s.Topology.CPUs)
 	for _, c := range s.Topology.CPUs {
 		s.Topology.CPUsOnline = append(s.Topology.CPUsOnline, c.ID)
 	}
-	s.Topology.Sockets, s.Topology.Cores, s.Topology.Threads, s.Topology.NUMAEnabled = 8, 160, 160, true
+	s.Topology.Sockets, s.Topology.Cores, s.Topology.Threads, s.Topology.NUMAEnabled = 8, 80, 160, true
 	n0, n4 := 0, 4
 	s.Network.Interfaces = []snapshot.Interface{
 		{Name: "eno24", Kind: "physical", NUMANode: &n0, IPv4: []string{"11.1.1.1/24"}},
@@ -138,7 +145,7 @@ func TestCustomerCases(t *testing.T) {
 				t.Errorf("non-paying instances share one group: %q %q", r.Instances[3].Group, r.Instances[4].Group)
 			}
 		}},
-		{"case3-mix.yaml", true, func(t *testing.T, r *Result) {
+		{"case2-mix.yaml", true, func(t *testing.T, r *Result) {
 			g := r.Instances[0]
 			if len(g.CPUs) != 24 || len(g.Mems) != 2 {
 				t.Fatalf("guaranteed set: %v mems %v, want 24 CPUs on 2 nodes", g.CPUs, g.Mems)
@@ -152,8 +159,52 @@ func TestCustomerCases(t *testing.T) {
 					t.Errorf("%s: not caged inside the one guaranteed cpuset", ip.Name)
 				}
 			}
-			if inList(r.Instances[3].CPUs, g.CPUs[0]) {
+			be := r.Instances[3]
+			if inList(be.CPUs, g.CPUs[0]) {
 				t.Error("best-effort set overlaps the guaranteed one")
+			}
+			// 001: "Put the non-paying into another cgroup (no overlap with the paying one) without caging."
+			if be.Caged || be.Group != GroupPrefix+"besteffort" {
+				t.Errorf("%s: caged %v in %q, want its own cgroup without caging", be.Name, be.Caged, be.Group)
+			}
+			ora := r.oracleParams(be)
+			if strings.Contains(ora, "*.cpu_count=") || strings.Contains(ora, "*.resource_manager_plan=") || strings.Contains(ora, "_enable_NUMA_support") {
+				t.Errorf("%s: a non-paying database is not caged and keeps 001's default NUMA support:\n%s", be.Name, ora)
+			}
+		}},
+		{"case3-binding-option1.yaml", true, func(t *testing.T, r *Result) {
+			// the non-paying cgroup: CPU Total − 24 paid = 136 threads; the paying ones unbound.
+			if len(r.Groups) != 1 || r.Groups[0].Name != GroupPrefix+"besteffort" || len(r.Groups[0].CPUs) != 136 {
+				t.Fatalf("groups %+v: want one non-paying cgroup of 160 − 24 = 136 CPUs", r.Groups)
+			}
+			for _, ip := range r.Instances {
+				if ip.Caged {
+					t.Errorf("%s: caged; option 1 binds only", ip.Name)
+				}
+				if ip.Guaranteed() && (ip.Group != "" || len(ip.CPUs) != 160) {
+					t.Errorf("%s: paying database bound to %q %d CPUs, want every CPU", ip.Name, ip.Group, len(ip.CPUs))
+				}
+				if !ip.Guaranteed() && ip.Group != r.Groups[0].Name {
+					t.Errorf("%s: non-paying database in %q", ip.Name, ip.Group)
+				}
+				ora := r.oracleParams(ip)
+				if strings.Contains(ora, "*.cpu_count=") || strings.Contains(ora, "*.resource_manager_plan=") {
+					t.Errorf("%s: option 1 cages nobody:\n%s", ip.Name, ora)
+				}
+			}
+		}},
+		{"case3-caging-option1.yaml", true, func(t *testing.T, r *Result) {
+			if len(r.Groups) != 0 {
+				t.Errorf("caging creates no cgroup: %v", r.Groups)
+			}
+			for _, ip := range r.Instances {
+				if ip.Caged == ip.Guaranteed() {
+					t.Errorf("%s (%s): caged %v; option 1 cages the non-paying databases only", ip.Name, ip.Class, ip.Caged)
+				}
+				ora := r.oracleParams(ip)
+				if ip.Guaranteed() == strings.Contains(ora, "*.resource_manager_plan=") {
+					t.Errorf("%s: init parameters:\n%s", ip.Name, ora)
+				}
 			}
 		}},
 		{"case4-binding.yaml", true, func(t *testing.T, r *Result) {

@@ -50,7 +50,7 @@ func checkGuests(t *testing.T, s *snapshot.Snapshot, spec *Spec, r *Result) {
 	for i, ip := range r.Instances {
 		in := spec.Instances[i]
 		if !in.Guest() {
-			if ip.Group != "" && !ip.Caged {
+			if ip.Group != "" && !ip.Caged && ip.Class == "guaranteed" {
 				for _, c := range ip.CPUs {
 					claim(c, ip.Name)
 				}

@@ -58,6 +58,9 @@ type InstancePlan struct {
 	Guest *Guest `json:"guest,omitempty"`
 }
 
+// Guaranteed reports whether the instance is a paying (guaranteed) one.
+func (ip InstancePlan) Guaranteed() bool { return ip.Class == "guaranteed" }
+
 // HugepageAlloc is pages of one size on one node.
 type HugepageAlloc struct {
 	Node   int   `json:"node"`
@@ -117,6 +120,9 @@ func Plan(snap *snapshot.Snapshot, spec *Spec) *Result {
 			if _, ok := t.nicNodes[in.NIC]; !ok {
 				r.warn(in.Name, "nic %s: no such interface with a known NUMA node on this host; no node preferred", in.NIC)
 			}
+			if m := t.masterOf(in.NIC); m != "" {
+				r.warn(in.Name, "nic %s is a slave of %s: a slave has no address of its own; its node is preferred and the listener is on %s's address", in.NIC, m, m)
+			}
 		}
 	}
 	r.planGuests()
@@ -124,9 +130,13 @@ func Plan(snap *snapshot.Snapshot, spec *Spec) *Result {
 	case "binding":
 		r.planBinding()
 	case "caging":
-		r.planCaging()
+		r.planCaging(false)
 	case "mix":
 		r.planMix()
+	case StrategyBindBestEffort:
+		r.planBindBestEffort()
+	case StrategyCageBestEffort:
+		r.planCaging(true)
 	}
 	r.Feasible = len(r.Errors) == 0
 	if r.Feasible {
@@ -624,14 +634,17 @@ func (r *Result) planBinding() {
 		ip.CPUs, ip.Mems, ip.CPUCount, ip.Hugepages, ip.Group = a.cpus, a.mems, len(a.cpus), hp, GroupPrefix+in.Name
 		r.addGroup(ip.Group, a, []string{in.Name})
 		if len(a.mems) > 1 && in.Engine == "oracle" && in.MemoryGB > 0 {
-			r.warn(in.Name, "bound to %d nodes with large pages: Oracle fills the first node's pages before the next (001, SGA distribution); _enable_NUMA_support=TRUE spreads it", len(a.mems))
+			r.warn(in.Name, "bound to %d nodes with large pages: with _enable_NUMA_support at its default FALSE Oracle fills the first node's pages before the next (001, SGA distribution); its init parameters set _enable_NUMA_support=TRUE (000 Scenario 1), with Oracle Support's agreement", len(a.mems))
 		}
 	}
 	r.bestEffortShared()
 }
 
 // bestEffortShared gives every best-effort instance the CPUs left, in one
-// shared cpuset.
+// shared cpuset, without caging: 001 (customer case 2, binding and the
+// binding + caging mix) puts the non-paying databases "into another cgroup
+// (no overlap with the paying one) without caging". An Oracle instance bound
+// to a processor group sizes cpu_count from its cpuset.
 func (r *Result) bestEffortShared() {
 	t := r.topo
 	r.emulatorCores()
@@ -692,15 +705,20 @@ func (r *Result) bestEffortShared() {
 			continue
 		}
 		ip.CPUs, ip.Mems, ip.Hugepages, ip.Group = a.cpus, a.mems, hp, GroupPrefix+"besteffort"
-		ip.CPUCount = min(in.CPUs, len(a.cpus))
-		ip.Caged = true
+		ip.CPUCount = len(a.cpus)
 		if in.CPUs > len(a.cpus) {
-			r.warn(in.Name, "asks %d CPU threads; the best-effort set has %d: cpu_count capped", in.CPUs, len(a.cpus))
+			r.warn(in.Name, "asks %d CPU threads; the best-effort set has %d, shared with the other non-paying instances", in.CPUs, len(a.cpus))
 		}
 	}
 }
 
-func (r *Result) planCaging() {
+// planCaging cages the instances (001's caging, customer cases 1, 2, 4 and
+// case 3 option 2: every instance caged). With bestEffortOnly it is case 3
+// option 1: only the non-paying instances are caged, their sum(cpu_count)
+// within "CPU Total – number of paid CPU"; the paying ones are not caged and
+// may use every CPU ("That way the paying databases have guaranteed at least
+// the resources they paid for").
+func (r *Result) planCaging(bestEffortOnly bool) {
 	t := r.topo
 	r.emulatorCores()
 	// The caged instances share the CPUs the guaranteed guests left.
@@ -719,7 +737,7 @@ func (r *Result) planCaging() {
 			all = append(all, i)
 			continue
 		}
-		if in.CPUs < 2 {
+		if in.CPUs < 2 && !(bestEffortOnly && in.Guaranteed()) {
 			r.fail(in.Name, "cpu_count %d: caging needs cpu_count ≥ 2 (001: Oracle advises at least 2); short by %d", in.CPUs, 2-in.CPUs)
 		}
 		if in.Guaranteed() {
@@ -729,7 +747,16 @@ func (r *Result) planCaging() {
 		}
 		all = append(all, i)
 	}
-	if n := len(all); n > threads/2 {
+	caged := len(all)
+	if bestEffortOnly {
+		caged = 0
+		for _, i := range all {
+			if !r.spec.Instances[i].Guaranteed() {
+				caged++
+			}
+		}
+	}
+	if n := caged; n > threads/2 {
 		r.fail("", "%d instances to cage; with cpu_count ≥ 2 at most threads/2 = %d fit (001)%s: %d too many", n, threads/2, after, n-threads/2)
 	}
 	if gSum > threads {
@@ -764,7 +791,121 @@ func (r *Result) planCaging() {
 				r.pages(in), t.sizeKB, gbOf(r.pages(in), t.sizeKB), cpulist.Format(mems), short, gbOf(short, t.sizeKB))
 		}
 		ip.CPUs, ip.Mems, ip.CPUCount, ip.Hugepages, ip.Caged = cpus, mems, in.CPUs, hp, !in.Guest()
+		if bestEffortOnly && in.Guaranteed() {
+			// not caged: Oracle's cpu_count defaults to the CPUs it sees
+			ip.CPUCount, ip.Caged = len(cpus), false
+		}
 	}
+}
+
+// planBindBestEffort is 001's customer case 3, binding option 1 (the
+// author's favourite): "Put all the non-paying databases into a “CPU Total –
+// number of paid CPU ” cgroup" and "Allow all the CPUs to be used by the
+// paying databases (don't create a cgroup for the paying databases)". The
+// paid CPUs are the sum of the guaranteed instances' cpus (the group paid
+// for them whatever the number of its databases). The non-paying cgroup is
+// whole cores, never more than the CPUs left after the paid ones; the paying
+// instances are not bound: their SGA is interleaved over every node (001,
+// observation 2).
+func (r *Result) planBindBestEffort() {
+	t := r.topo
+	paid := 0
+	var be []int
+	for i, in := range r.spec.Instances {
+		if in.Guaranteed() {
+			paid += in.CPUs
+		} else {
+			be = append(be, i)
+		}
+	}
+	if paid > t.threads {
+		r.fail("", "guaranteed instances need %d CPU threads in total; the host has %d: short by %d", paid, t.threads, paid-t.threads)
+		return
+	}
+	if len(be) > 0 {
+		names := make([]string, 0, len(be))
+		var p int64
+		nic := -1
+		for _, i := range be {
+			in := r.spec.Instances[i]
+			names = append(names, in.Name)
+			p += r.pages(in)
+			if n := r.nicIndex(in); n >= 0 && nic < 0 {
+				nic = n
+			}
+		}
+		sort.Strings(names)
+		who := strings.Join(names, ",")
+		k := r.wholeCoresWithin(t.threads - paid)
+		if k < 1 {
+			r.fail(who, "best-effort instances have no whole core left: the %d paid CPU threads leave %d of %d", paid, t.threads-paid, t.threads)
+		} else if a, _ := r.bindGroup(who, k, p, nic); a != nil {
+			if len(a.cpus) > t.threads-paid {
+				r.fail(who, "the non-paying cpuset takes %d CPU threads in whole cores; only %d are left after the %d paid", len(a.cpus), t.threads-paid, paid)
+			} else {
+				r.addGroup(GroupPrefix+"besteffort", a, names)
+				for _, i := range be {
+					in := r.spec.Instances[i]
+					hp, short := t.spread(a.memIdx, r.pages(in))
+					if short > 0 {
+						r.fail(in.Name, "needs %d hugepages of %d kB (%s) on the non-paying nodes %s; short by %d (%s)",
+							r.pages(in), t.sizeKB, gbOf(r.pages(in), t.sizeKB), cpulist.Format(a.mems), short, gbOf(short, t.sizeKB))
+					}
+					ip := r.plan(in.Name)
+					ip.CPUs, ip.Mems, ip.Hugepages, ip.Group, ip.CPUCount = a.cpus, a.mems, hp, GroupPrefix+"besteffort", len(a.cpus)
+				}
+			}
+		}
+	} else {
+		r.warn("", "no best-effort instance: option 1 binds only the non-paying databases, so the paying ones run unbound on every CPU")
+	}
+	var all, memIdx []int
+	for i, n := range t.nodes {
+		for _, c := range n.cores {
+			all = append(all, c.cpus...)
+		}
+		if n.hasMem {
+			memIdx = append(memIdx, i)
+		}
+	}
+	sort.Ints(all)
+	mems := t.ids(memIdx)
+	if len(memIdx) > 1 {
+		r.warn("", "the paying instances are not bound: the SGA / shared memory of each is interleaved over all %d memory nodes (001)", len(memIdx))
+	}
+	for _, in := range r.spec.Instances {
+		if !in.Guaranteed() {
+			continue
+		}
+		hp, short := t.spread(memIdx, r.pages(in))
+		if short > 0 {
+			r.fail(in.Name, "needs %d hugepages of %d kB (%s) interleaved over nodes %s; short by %d (%s)",
+				r.pages(in), t.sizeKB, gbOf(r.pages(in), t.sizeKB), cpulist.Format(mems), short, gbOf(short, t.sizeKB))
+		}
+		ip := r.plan(in.Name)
+		ip.CPUs, ip.Mems, ip.CPUCount, ip.Hugepages = all, mems, len(all), hp
+	}
+}
+
+// wholeCoresWithin is the most CPU threads, at most n, that whole free
+// cores can make when every core has the same number of threads (an SMT-2
+// host: an odd n is one less); n itself otherwise.
+func (r *Result) wholeCoresWithin(n int) int {
+	size := 0
+	for _, nd := range r.topo.nodes {
+		for _, c := range nd.cores {
+			switch {
+			case size == 0:
+				size = len(c.cpus)
+			case size != len(c.cpus):
+				return n
+			}
+		}
+	}
+	if size <= 1 {
+		return n
+	}
+	return n - n%size
 }
 
 func (r *Result) planMix() {

@@ -17,6 +17,15 @@ import (
 	"github.com/goccy/go-yaml/parser"
 )
 
+// The strategies of 001's customer case 3, option 1 (the author's
+// favourite): only the non-paying (best-effort) databases are bound to one
+// cpuset of "CPU Total – number of paid CPU", or caged within it; the paying
+// ones are neither bound nor caged and may use every CPU.
+const (
+	StrategyBindBestEffort = "binding-best-effort"
+	StrategyCageBestEffort = "caging-best-effort"
+)
+
 // Spec is the placement request (the YAML contract of issue 6).
 type Spec struct {
 	Strategy string `yaml:"strategy" json:"strategy"` // binding | caging | mix
@@ -124,11 +133,11 @@ func ParseSpec(file string, data []byte) (*Spec, error) {
 		return &SpecError{File: file, Line: line, Msg: fmt.Sprintf(format, a...)}
 	}
 	switch s.Strategy {
-	case "binding", "caging", "mix":
+	case "binding", "caging", "mix", StrategyBindBestEffort, StrategyCageBestEffort:
 	case "":
-		return nil, fail(sh.topLine("strategy"), "strategy: required, one of binding, caging, mix")
+		return nil, fail(sh.topLine("strategy"), "strategy: required, one of binding, caging, mix, binding-best-effort, caging-best-effort")
 	default:
-		return nil, fail(sh.topLine("strategy"), "strategy %q: expected binding, caging or mix", s.Strategy)
+		return nil, fail(sh.topLine("strategy"), "strategy %q: expected binding, caging, mix, binding-best-effort or caging-best-effort", s.Strategy)
 	}
 	if s.HugepageSizeKB < 0 || s.HugepageSizeKB > 16<<20 {
 		return nil, fail(sh.topLine("hugepage_size_kb"), "hugepage_size_kb %d: expected a page size in kB (2048, 1048576)", s.HugepageSizeKB)
@@ -170,6 +179,9 @@ func ParseSpec(file string, data []byte) (*Spec, error) {
 			return nil, fail(at("engine"), "%s: engine: required, one of oracle, postgres, mysql, other, kvm-guest", in.Name)
 		default:
 			return nil, fail(at("engine"), "%s: engine %q: expected oracle, postgres, mysql, other or kvm-guest", in.Name, in.Engine)
+		}
+		if in.Guest() && (s.Strategy == StrategyBindBestEffort || s.Strategy == StrategyCageBestEffort) {
+			return nil, fail(at("engine"), "%s: engine kvm-guest: strategy %s places database instances only (pin guests with binding, caging or mix)", in.Name, s.Strategy)
 		}
 		if in.Domain != "" && !in.Guest() {
 			return nil, fail(at("domain"), "%s: domain: only a kvm-guest names a libvirt domain", in.Name)

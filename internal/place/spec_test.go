@@ -44,7 +44,7 @@ func TestParseSpecErrorsHaveLines(t *testing.T) {
 }
 
 func FuzzParseSpec(f *testing.F) {
-	for _, p := range []string{"case1-caging.yaml", "case2-binding.yaml", "case3-mix.yaml"} {
+	for _, p := range []string{"case1-caging.yaml", "case2-binding.yaml", "case2-mix.yaml", "case3-binding-option1.yaml", "case3-caging-option1.yaml"} {
 		if b, err := os.ReadFile(filepath.Join(examplesDir, p)); err == nil {
 			f.Add(b)
 		}

@@ -49,6 +49,26 @@ type topo struct {
 	nics     []snapshot.Interface
 }
 
+// masterOf is the bond (or other master) an interface is enslaved to, "" when none.
+func (t *topo) masterOf(name string) string {
+	for _, ifc := range t.nics {
+		if ifc.Name == name {
+			return ifc.Master
+		}
+	}
+	return ""
+}
+
+// nic is the snapshot's interface of that name.
+func (t *topo) nic(name string) (snapshot.Interface, bool) {
+	for _, ifc := range t.nics {
+		if ifc.Name == name {
+			return ifc, true
+		}
+	}
+	return snapshot.Interface{}, false
+}
+
 func (t *topo) index(id int) int {
 	for i, n := range t.nodes {
 		if n.id == id {

@@ -59,6 +59,9 @@ func placement(d doc, r *place.Result) {
 			cpus := cpulist.Format(ip.CPUs)
 			if ip.Group == "" && ip.Guest == nil {
 				cpus = "all (caged)"
+				if !ip.Caged {
+					cpus = "all (not caged)"
+				}
 			}
 			t.rows = append(t.rows, []string{ip.Name, ip.Engine, ip.Class, fmt.Sprint(ip.CPUCount), cpus, cpulist.Format(ip.Mems), strings.Join(hp, " ")})
 		}

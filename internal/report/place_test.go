@@ -135,7 +135,7 @@ func TestPlaceMarkdown(t *testing.T) {
 func TestPlaceTextColumns(t *testing.T) {
 	r := &place.Result{Strategy: "binding", Feasible: true, Threads: 8, Nodes: 1, HugepageSizeKB: 2048, Instances: []place.InstancePlan{
 		{Name: "a_name_longer_than_twenty", Engine: "kvm-guest", Class: "guaranteed", CPUCount: 4, CPUs: []int{0, 1, 2, 3}, Mems: []int{0}, Group: "dbhost_x", Hugepages: []place.HugepageAlloc{{Node: 0, Pages: 512}}},
-		{Name: "pg", Engine: "postgres", Class: "best-effort", CPUCount: 2, Mems: []int{0}},
+		{Name: "pg", Engine: "postgres", Class: "best-effort", CPUCount: 2, Mems: []int{0}, Caged: true},
 	}}
 	want := "Placement (binding): feasible on 8 threads, 1 node; hugepages of 2048 kB\n" +
 		fmt.Sprintf("%-20s %-8s %-11s %-9s %-24s %-8s %s\n", "INSTANCE", "ENGINE", "CLASS", "CPU_COUNT", "CPUS", "MEMS", "HUGEPAGES (node:pages)") +

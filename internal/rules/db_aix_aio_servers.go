@@ -30,7 +30,7 @@ func init() {
 				Quote: "No need to tune the min and max aioservers"},
 		},
 		Scope: Scope{
-			Kernels: "AIX 5.3 (lsattr -El aio0: maxservers, maxreqs) and 6.1 and later (ioo aio_maxservers, aio_maxreqs, aio_fsfastpath)",
+			Kernels: "AIX 5.3 (lsattr -El aio0: maxservers, maxreqs) and 6.1 and later (ioo aio_maxservers, aio_maxreqs; aio_fsfastpath, a restricted tunable, from ioo -F -a)",
 			Note: "disks accessed concurrently: those with transfers in iostat -D, else every disk; maxservers is per logical CPU. " +
 				"004: \"only tests allow to set correctly minservers and maxservers\"",
 		},
@@ -76,6 +76,12 @@ func aixAIOSettings(s *snapshot.Snapshot) (aixAIO, string) {
 	st := aixAIO{maxservers: ms, maxreqs: mr, from: "ioo -a"}
 	if fp, why := aixTunable(s, "ioo", "aio_fsfastpath"); why == "" {
 		st.fsfastpath = &fp
+	} else if v, ok := a.Tunables.IOORestricted["aio_fsfastpath"]; ok && v.Number != nil {
+		// aio_fsfastpath is a restricted tunable: ioo -a does not list it,
+		// ioo -F -a does (after its "##Restricted tunables" line).
+		fp := *v.Number
+		st.fsfastpath = &fp
+		st.from = "ioo -a; aio_fsfastpath from ioo -F -a"
 	}
 	return st, ""
 }

@@ -28,6 +28,18 @@ func TestAIXAIOServers(t *testing.T) {
 			t.Fatalf("%+v", rep.Findings)
 		}
 	})
+	t.Run("fsfastpath on, read from ioo -F -a (a restricted tunable): the server count is not judged", func(t *testing.T) {
+		// aio_fsfastpath is restricted: ioo -a never lists it, ioo -F -a
+		// does after "##Restricted tunables".
+		s := aixHost()
+		s.AIX.Tunables.IOO["aio_maxservers"] = tun(1)
+		delete(s.AIX.Tunables.IOO, "aio_fsfastpath")
+		s.AIX.Tunables.IOORestricted = map[string]snapshot.AIXValue{"aio_fsfastpath": tun(1)}
+		rep := quiet(t, id, s, WorkloadOLTP, DBOracle)
+		if len(rep.Passed) != 1 || !strings.Contains(rep.Passed[0].Reason, "aio_fsfastpath 1") || !strings.Contains(rep.Passed[0].Reason, "ioo -F -a") {
+			t.Fatalf("%+v", rep.Passed)
+		}
+	})
 	t.Run("fsfastpath on: the server count is not judged", func(t *testing.T) {
 		s := aixHost()
 		s.AIX.Tunables.IOO["aio_maxservers"] = tun(1)

@@ -9,11 +9,13 @@ import (
 
 // db.oracle-redo-sector-size: 004 sizes the filesystem block for the redo
 // log, "always written in 512B block": a redo write smaller than the unit
-// the storage writes costs "1 phys io read + 1 phys io write" (AIX demoted
-// I/O: log file sync 28 ms against 2 ms). On Linux the same mismatch is a
-// 512e device: it takes 512-byte writes (logical_block_size 512) but writes
-// 4 KiB sectors (physical_block_size 4096), so a 512-byte redo block is a
-// read-modify-write inside the drive or array. Oracle takes the redo
+// the storage writes costs "1 phys io read + 1 phys io write". On Linux the
+// mismatch is a 512e device: it takes 512-byte writes (logical_block_size
+// 512) but writes 4 KiB sectors (physical_block_size 4096), so a 512-byte
+// redo block is a read-modify-write inside the drive or array. 004's AWR
+// figure (log file sync 28 ms against 2 ms) measures another mechanism,
+// JFS2's demoted I/O (a CIO write falling back to the file cache), and is
+// not claimed for it. Oracle takes the redo
 // BLOCKSIZE from the sector size the device reports; on 512e it is 512
 // unless the log groups were created with BLOCKSIZE 4096. The online redo
 // members come from the alert logs given (Current log# ... mem# ...: PATH),
@@ -30,8 +32,6 @@ func init() {
 				Quote: "Redolog are always written in 512B block; So jfs2 agblksize must be 512"},
 			{Doc: Seed004, Section: "IO : Benefits of CIO for Oracle",
 				Quote: "1 io write = 1 phys io read + 1 phys io write"},
-			{Doc: Seed004, Section: "IO : Direct IO demoted",
-				Quote: "Waits on redolog (with demoted IO, FS blk=4k)"},
 			{Doc: "https://docs.oracle.com/en/database/oracle/oracle-database/19/admin/managing-the-redo-log.html",
 				Section: "Planning the Block Size of Redo Log Files (BLOCKSIZE 512, 1024 or 4096; 4096 for disks with 4 KB sectors, including 512-byte emulation mode)"},
 		},
@@ -96,7 +96,9 @@ func checkOracleRedoSectorSize(in *Input) Outcome {
 			Recommended: "redo log groups with BLOCKSIZE 4096 on this device (or redo on a device with 512-byte physical sectors)",
 			Evidence:    desc[n] + "; members: " + strings.Join(byDev[n], ", "),
 			Why: "004: \"Redolog are always written in 512B block\"; where the storage writes a larger unit, each redo write costs \"1 phys io " +
-				"read + 1 phys io write\" (004's AWR: log file sync 28 ms with demoted I/O, 2 ms without). This device accepts 512-byte " +
+				"read + 1 phys io write\". (004's log file sync of 28 ms against 2 ms is JFS2's demoted I/O on AIX, a CIO write falling back " +
+				"to the file cache: another mechanism, so no figure is claimed here; what a drive's internal read-modify-write costs " +
+				"depends on the drive and its cache.) This device accepts 512-byte " +
 				"writes but writes 4 KiB sectors, so a 512-byte redo block is read, merged and rewritten by the drive or array. Oracle " +
 				"takes the redo block size from the sector size the device reports (512 here) unless the groups were created with " +
 				"BLOCKSIZE 4096: check SELECT group#, blocksize FROM v$log.",

@@ -79,7 +79,7 @@ func aixDiskIO(d snapshot.AIXDisk) (aixIOAvg, bool) {
 	if len(reps) == 0 {
 		return a, false
 	}
-	nq, ns := 0, 0
+	nq, ns, nf := 0, 0, 0
 	for _, r := range reps {
 		a.reports++
 		if r.TPS != nil {
@@ -95,7 +95,13 @@ func aixDiskIO(d snapshot.AIXDisk) (aixIOAvg, bool) {
 		}
 		if r.SQFull != nil && !r.SinceBoot {
 			a.sqfull += *r.SQFull
+			nf++
 		}
+	}
+	// Each interval report's sqfull covers its own interval: the reports
+	// are averaged like every other figure, never summed.
+	if nf > 0 {
+		a.sqfull /= float64(nf)
 	}
 	a.tps /= float64(a.reports)
 	if ns > 0 {
@@ -172,7 +178,7 @@ func checkAIXHdiskQueueDepth(in *Input) Outcome {
 			sig = append(sig, fmt.Sprintf("I/Os wait %s ms in AIX's queue (avgtime > %s ms)", num2(io.qt), num(aixQueueMinMS)))
 		}
 		if full {
-			sig = append(sig, fmt.Sprintf("the service queue was full %s time(s)/s (sqfull)", num2(io.sqfull)))
+			sig = append(sig, fmt.Sprintf("the service queue was found full (sqfull %s, the mean of the interval reports)", num2(io.sqfull)))
 		}
 		fs = append(fs, Finding{
 			Setting:     d.Name + ":queue_depth",

@@ -32,6 +32,17 @@ func TestAIXHdiskQueueDepth(t *testing.T) {
 			t.Fatalf("%+v", f)
 		}
 	})
+	t.Run("sqfull is averaged over the interval reports, not summed", func(t *testing.T) {
+		// iostat -D 2 3: the since-boot report, then two interval reports of
+		// 312 each: sqfull is 312 per report, never 624.
+		s := aixHost()
+		s.AIX.Disks[0].IOStat = []snapshot.AIXDiskIOStat{aixIO(true, 900, 1.1, 0.6, 0.2, 90000),
+			aixIO(false, 900, 1.1, 0.6, 0.2, 312), aixIO(false, 900, 1.1, 0.6, 0.2, 312)}
+		f := fires(t, id, s, WorkloadDSS, DBNone)
+		if !strings.Contains(f.Current, "sqfull 312 ") || strings.Contains(f.Evidence, "624") || strings.Contains(f.Evidence, "90000") {
+			t.Fatalf("%+v", f)
+		}
+	})
 	t.Run("slow storage: a deeper queue would not help", func(t *testing.T) {
 		s := aixHost()
 		s.AIX.Disks[0].IOStat = []snapshot.AIXDiskIOStat{aixIO(false, 900, 12, 9, 6, 4)}

@@ -23,6 +23,10 @@ func init() {
 				Quote: "As you can see there is drastic change when it comes to large sequential writes, but don’t change that parameters yet!"},
 			{Doc: Seed002, Section: "AIX disk I/O pacing vs PowerHA",
 				Quote: "So perhaps the way forward for 33/20 environments here is to leave them somewhere between 33/20 and 8193/4096 (like the mentioned 513/256 in the IBM manuals)."},
+			{Doc: Seed004, Section: "FS mount options advices",
+				Quote: "mount –o noatime,cio jfs2 agblksize=512 (to avoid io demotion)"},
+			{Doc: Seed004, Section: "FS mount options advices",
+				Quote: "Use jfs2 cache, but memory is released after read/write."},
 		},
 		Scope: Scope{
 			Kernels: "AIX 6.1 and later (defaults 8193/4096); AIX 5.3's default 0/0 (no pacing) is not judged",
@@ -99,8 +103,11 @@ func checkAIXIOPacing(in *Input) Outcome {
 		Current:  cur,
 		Evidence: "lsattr -El sys0: " + cur + "; " + haEv,
 		Why: "002 (AIX 6.1, Orion, 100 % writes): large sequential writes reached 213.55 MB/s at maxpout/minpout 8193/4096 and " +
-			"109.64 MB/s at the old HACMP 33/24 — halved — while small random IOPS barely changed. A thread is suspended each time " +
-			"a file has maxpout pages in flight: a redo, archive or RMAN stream stalls." + note,
+			"109.64 MB/s at the old HACMP 33/24 — halved — while small random IOPS barely changed. Pacing counts a file's dirty pages " +
+			"written through the file cache: a thread writing a cached file (004 mounts archive logs with rbrw, \"Use jfs2 cache\"; " +
+			"RMAN backups, exports, data loads to a cached file system) is suspended each time the file has maxpout pages in flight. " +
+			"Redo on a cio mount, as 004 advises (\"mount –o noatime,cio jfs2 agblksize=512\"), and data files on cio bypass the file " +
+			"cache and are not paced." + note,
 		Fix: Fix{Persistent: []string{"chdev on sys0 is kept in the ODM (lsattr -El sys0 -a maxpout -a minpout)"}},
 	}
 	perFS := " Per-file-system pacing (mount -o maxpout=,minpout=) overrides sys0 for that file system."

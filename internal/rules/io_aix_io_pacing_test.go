@@ -68,6 +68,14 @@ func TestAIXIOPacing(t *testing.T) {
 			t.Fatalf("%+v", f)
 		}
 	})
+	t.Run("redo on cio is not paced (004)", func(t *testing.T) {
+		s := aixHost()
+		set(s, 33, 24)
+		f := fires(t, id, s, WorkloadOLTP, DBOracle)
+		if strings.Contains(f.Why, "a redo, archive or RMAN stream stalls") || !strings.Contains(f.Why, "Redo on a cio mount") || !strings.Contains(f.Why, "not paced") {
+			t.Fatalf("why: %s", f.Why)
+		}
+	})
 	t.Run("defaults pass; pacing off passes", func(t *testing.T) {
 		quiet(t, id, aixHost(), WorkloadDSS, DBOracle)
 		s := aixHost()

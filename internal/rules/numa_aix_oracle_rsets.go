@@ -27,6 +27,8 @@ func init() {
 			{Doc: Seed004, Section: "Preparing a system for Oracle NUMA Optimization",
 				Quote: "If the Issrad output shows unevenly distributed domains, fix the problem before proceeding."},
 			{Doc: Seed004, Section: "Preparing a system for Oracle NUMA Optimization", Quote: "mkrset -c 0-31 -m 0 SA/0"},
+			{Doc: Seed004, Section: "Affinitizing User Connections",
+				Quote: "For network connections, multiple listeners can be arranged with each listener affinitized to a different domain."},
 			{Doc: Seed004, Section: "Relative Performance",
 				Quote: "the relative performance shown applies only to this individual test, and can vary widely with different workloads."},
 		},
@@ -38,7 +40,10 @@ func init() {
 		Thresholds: []string{"SRADs are uneven when the largest holds more than 1.5 times the memory or CPUs of the smallest"},
 		Description: `On a dedicated LPAR whose CPUs and memory span several SRADs (lssrad -av), Oracle 11g on AIX can
 place its SGA and processes per domain: _enable_NUMA_support=true, and one rset per SRAD named
-${ORACLE_SID}/0, ${ORACLE_SID}/1, ... (mkrset -c CPUS -m 0 SID/N), the oracle user with CAP_NUMA_ATTACH.
+${ORACLE_SID}/0, ${ORACLE_SID}/1, ... (mkrset -c CPUS -m SRAD SID/N: each rset the CPUs and the memory of its
+own SRAD; 004's slide repeats "-m 0" for SA/1 to SA/3, which would tie every domain's rset to SRAD 0's
+memory), the oracle user with CAP_NUMA_ATTACH, and one listener per rset started inside it (execrset), so
+that the shadow processes, the listeners' children, inherit the domain.
 004 measured 112 % (round-robin connections) and 144 % (connections partitioned per domain, one listener
 per rset) of the default in one in-memory test, and warns the gain "can vary widely"; lssrad must show
 even domains first.`,
@@ -129,7 +134,14 @@ func checkAIXOracleRsets(in *Input) Outcome {
 		}
 		var cmds []string
 		for i, sr := range srads {
-			cmds = append(cmds, fmt.Sprintf("mkrset -c %s -m 0 %s", sh(List(sr.CPUs)), sh(fmt.Sprintf("%s/%d", sid, i))))
+			// Each rset holds its own SRAD's memory domain, never SRAD 0's for all.
+			cmds = append(cmds, fmt.Sprintf("mkrset -c %s -m %d %s", sh(List(sr.CPUs)), sr.SRAD, sh(fmt.Sprintf("%s/%d", sid, i))))
+		}
+		for i := range srads {
+			// 004, "Affinitizing User Connections": one listener per domain; the
+			// shadows are its children and inherit its affinity.
+			cmds = append(cmds, fmt.Sprintf("execrset %s -e lsnrctl start %s   # a listener per rset (its own port in listener.ora); clients spread over them",
+				sh(fmt.Sprintf("%s/%d", sid, i)), sh(fmt.Sprintf("LISTENER_%s_%d", sid, i))))
 		}
 		cmds = append(cmds, "chuser capabilities=CAP_NUMA_ATTACH,CAP_BYPASS_RAC_VMM,CAP_PROPAGATE oracle",
 			"vmo -o memplace_data=1 -o memplace_stack=1   # 004: process private memory local",

@@ -363,6 +363,10 @@ type AIXTunables struct {
 	// minperm%, maxperm%, maxclient% from 6.1, ...), which vmo -a does not
 	// list; nil on AIX 5.3, which has no -F (and lists them in vmo -a).
 	VMORestricted map[string]AIXValue `json:"vmo_restricted"`
+	// IOORestricted are the restricted tunables of `ioo -F -a` likewise
+	// (aio_fsfastpath, aio_fastpath, j2_* restricted ones, ...), which
+	// ioo -a does not list; nil on AIX 5.3 (no -F).
+	IOORestricted map[string]AIXValue `json:"ioo_restricted"`
 }
 
 // AIXDSCR is `dscrctl -q`: the Data Stream Control Register defaults. The

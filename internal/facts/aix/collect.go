@@ -79,6 +79,9 @@ func Collect(files map[string][]byte, opt Options) *snapshot.Snapshot {
 	c.guard("aix.tunables.vmo_restricted", func() {
 		parseInto(c, "aix.tunables.vmo_restricted", "vmo -F -a", parseRestricted, func(v map[string]snapshot.AIXValue) { c.aix.Tunables.VMORestricted = v })
 	})
+	c.guard("aix.tunables.ioo_restricted", func() {
+		parseInto(c, "aix.tunables.ioo_restricted", "ioo -F -a", parseRestricted, func(v map[string]snapshot.AIXValue) { c.aix.Tunables.IOORestricted = v })
+	})
 	c.guard("aix.sys0", func() {
 		parseInto(c, "aix.sys0", "lsattr -El sys0", parseLsattr, func(v map[string]snapshot.AIXAttr) { c.aix.Sys0 = v })
 	})

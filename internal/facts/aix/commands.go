@@ -45,6 +45,7 @@ var Steps = []Step{
 	{Command: "iostat -D 2 3"},
 	{Command: "lsdev -Cc adapter", Each: &EachDevice{Pattern: `^fcs[0-9]+$`, Var: "a", Commands: []string{"lsattr -El", "fcstat -e"}}},
 	{Command: "ioo -a"},
+	{Command: "ioo -F -a"},
 	{Command: "vmo -a"},
 	{Command: "vmo -F -a"},
 	{Command: "schedo -a"},

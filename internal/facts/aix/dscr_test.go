@@ -1,6 +1,7 @@
 package aix
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -82,5 +83,24 @@ func TestParseRestricted(t *testing.T) {
 	}
 	if _, _, err := parseRestricted("maxfree = 1088\n"); err == nil {
 		t.Error("vmo -a output read as vmo -F -a")
+	}
+}
+
+// TestParseRestrictedIOO: ioo -F -a as AIX 7.2 prints it; aio_fsfastpath,
+// a restricted tunable, is only after "##Restricted tunables".
+func TestParseRestrictedIOO(t *testing.T) {
+	b, err := os.ReadFile("testdata/bundles/aix72/commands/ioo_-F_-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, n, err := parseRestricted(string(b))
+	if err != nil || len(n) != 0 {
+		t.Fatalf("%v %v", err, n)
+	}
+	if v, ok := m["aio_fsfastpath"]; !ok || v.Number == nil || *v.Number != 1 {
+		t.Errorf("aio_fsfastpath: %+v", m["aio_fsfastpath"])
+	}
+	if _, ok := m["aio_maxservers"]; ok {
+		t.Error("aio_maxservers (ioo -a's, before the marker) read as restricted")
 	}
 }

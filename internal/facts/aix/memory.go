@@ -223,10 +223,11 @@ func parseSvmonG(s string) (*svmon, notes, error) {
 // between the tunables and the restricted ones: "##Restricted tunables".
 var restrictedRe = lazyre.New(`(?i)^\s*#+\s*restricted tunables\s*$`)
 
-// parseRestricted reads the restricted tunables of `vmo -F -a` (AIX 6.1
-// and later): the "name = value" lines after its "##Restricted tunables"
-// line (those before it are vmo -a's, read from vmo -a). No such line is
-// an error: every AIX level with -F has restricted vmo tunables.
+// parseRestricted reads the restricted tunables of `vmo -F -a` or
+// `ioo -F -a` (AIX 6.1 and later): the "name = value" lines after its
+// "##Restricted tunables" line (those before it are the -a listing's, read
+// from vmo -a / ioo -a). No such line is an error: every AIX level with -F
+// has restricted vmo and ioo tunables.
 func parseRestricted(s string) (map[string]snapshot.AIXValue, notes, error) {
 	ls := lines(s)
 	for i, l := range ls {
@@ -241,5 +242,5 @@ func parseRestricted(s string) (map[string]snapshot.AIXValue, notes, error) {
 			return out, n, nil
 		}
 	}
-	return nil, nil, parseErr(0, "no \"##Restricted tunables\" line (vmo -F -a lists the restricted tunables after it)")
+	return nil, nil, parseErr(0, "no \"##Restricted tunables\" line (vmo -F -a and ioo -F -a list the restricted tunables after it)")
 }
