@@ -101,7 +101,8 @@ func checkAIXTerabyteSegments(in *Input) Outcome {
 	ev := fmt.Sprintf("oslevel -s: %s; %s; %s", level, onHow, unshHow)
 	if len(o11203) > 0 && !fixed {
 		if !on || unsh == 0 {
-			return Passed("%s; %s: Terabyte segments are off for unshared memory (004's workaround for 11.2.0.3 before AIX 7.1 TL1 SP5)", ev, strings.Join(o11203, ", "))
+			return Passed("%s; %s: Terabyte segments are off for unshared memory (004's workaround for 11.2.0.3 before AIX 7.1 TL1 SP5)", ev, strings.Join(o11203, ", ")).
+				Reading(append([]string{ev}, o11203...)...)
 		}
 		sev := SevWarning
 		if esidWhy != "" {
@@ -129,10 +130,11 @@ func checkAIXTerabyteSegments(in *Input) Outcome {
 		if len(o11203) > 0 {
 			msg += "; Oracle 11.2.0.3 on " + level.String() + ", which has 004's fix (AIX 7.1 TL1 SP5)"
 		}
-		return Passed("%s", msg)
+		return Passed("%s", msg).Reading(append([]string{ev}, o11203...)...)
 	}
 	if len(o11203) > 0 {
-		return Passed("%s; %s: Terabyte Segment aliasing stays off — 004's 11.2.0.3 slowdown with Terabyte segments is fixed only in AIX 7.1 TL1 SP5", ev, strings.Join(o11203, ", "))
+		return Passed("%s; %s: Terabyte Segment aliasing stays off — 004's 11.2.0.3 slowdown with Terabyte segments is fixed only in AIX 7.1 TL1 SP5", ev, strings.Join(o11203, ", ")).
+			Reading(append([]string{ev}, o11203...)...)
 	}
 	known := "no alert log given: the Oracle version is not known"
 	if len(versions) > 0 {
