@@ -121,8 +121,9 @@ func runAudit(c *cobra.Command, src *sourceFlags, out *outputFlags, f *auditFlag
 	}
 	o := report.FindingsOptions{Explain: f.explain, Color: out.format == "text" && colorOK(c, out)}
 	failing, guestErrs := 0, 0
+	var notRead []string
 	audit := func(s *snapshot.Snapshot, file string) rules.Report {
-		f.live.attach(c, s, src, f.db)
+		notRead = append(notRead, f.live.attach(c, s, src, f.db)...)
 		guestErrs += libvirtErrors(c, s)
 		r := auditOne(s, file, &f.scopeFlags, set)
 		if f.failOn != "" {
@@ -169,6 +170,9 @@ func runAudit(c *cobra.Command, src *sourceFlags, out *outputFlags, f *auditFlag
 	}
 	if guestErrs > 0 {
 		return usageErr("%d libvirt domain definition(s) could not be read (listed above); the audit ran with the rest", guestErrs)
+	}
+	if err := notReadErr(notRead, "the audit ran with the rest"); err != nil {
+		return err
 	}
 	if failing > 0 {
 		return &exitError{code: exitFindings, err: fmt.Errorf("%d finding(s) at or above %s", failing, f.failOn)}

@@ -62,7 +62,7 @@ also writes them as a bundle, which dbhost reads anywhere with --aix-bundle (doc
 			if err != nil {
 				return err
 			}
-			live.attach(c, s, &src, db)
+			notRead := live.attach(c, s, &src, db)
 			bad := libvirtErrors(c, s)
 			var b []byte
 			switch out.format {
@@ -82,7 +82,7 @@ also writes them as a bundle, which dbhost reads anywhere with --aix-bundle (doc
 			if bad > 0 {
 				return usageErr("%d libvirt domain definition(s) could not be read (listed above); the snapshot holds the rest", bad)
 			}
-			return nil
+			return notReadErr(notRead, "the snapshot holds the rest, each with its reason")
 		},
 	}
 	src.add(c)

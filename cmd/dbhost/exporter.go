@@ -28,6 +28,7 @@ import (
 func newExporterCmd() *cobra.Command {
 	var src sourceFlags
 	var scope scopeFlags
+	var live liveDBFlags
 	var listen, webConfig string
 	var interval time.Duration
 	c := &cobra.Command{
@@ -38,6 +39,9 @@ for Prometheus: dbhost_finding{rule,severity,area,setting} = 1 per finding, dbho
 severity, dbhost_rules by result, per-node memory and hugepages, NUMA counters (numa_miss,
 numa_foreign, pages migrated), per-node CPU time and busy share between the last two audits,
 dbhost_last_audit_timestamp_seconds, and the exporter's own dbhost_audits_total.
+With --pg, --mysql or --db postgres|mysql (as root) every audit reads those servers too:
+dbhost_database_up{engine,instance} is 1 for a server read, 0 for one that could not be
+(refused, wrong password, timeout; its rules could not check).
 
 An audit reads every fact of the host: it runs at most once per --cache-interval, and never
 twice at once (scrapes arriving during an audit wait for it and share its result). The first
@@ -61,6 +65,9 @@ For node_exporter's textfile collector use 'dbhost audit --format prometheus' in
 			if err := scope.validate(); err != nil {
 				return err
 			}
+			if err := live.check(&src); err != nil {
+				return err
+			}
 			if interval < 0 {
 				return usageErr("--cache-interval %s: expected a duration of 0 or more", interval)
 			}
@@ -73,7 +80,7 @@ For node_exporter's textfile collector use 'dbhost audit --format prometheus' in
 			if len(errs) > 0 {
 				return usageErr("%d problem(s) with --artifact files (listed above): the exporter did not start", len(errs))
 			}
-			e := &exporter.Exporter{Audit: exporterAudit(src.spec(), &scope, set), Interval: interval, Log: c.ErrOrStderr()}
+			e := &exporter.Exporter{Audit: exporterAudit(c, &src, &scope, &live, set), Interval: interval, Log: c.ErrOrStderr()}
 			// The first audit before listening: bad input is exit 2 now, not
 			// an error on every scrape.
 			e.Log = nil // the first audit's error is the command's
@@ -91,6 +98,7 @@ For node_exporter's textfile collector use 'dbhost audit --format prometheus' in
 	src.add(c)
 	src.addAIX(c)
 	scope.add(c)
+	live.add(c)
 	fl := c.Flags()
 	fl.StringVar(&listen, "listen", "127.0.0.1:9591", "address to listen on (loopback unless told: :9591 listens on every address)")
 	fl.StringVar(&webConfig, "web-config", "", "exporter-toolkit web configuration file: TLS and basic authentication")
@@ -98,14 +106,18 @@ For node_exporter's textfile collector use 'dbhost audit --format prometheus' in
 	return c
 }
 
-// exporterAudit is one audit of the host spec names, timed.
-func exporterAudit(spec hostsrc.Spec, scope *scopeFlags, set *artifacts.Set) func() (report.Audit, error) {
+// exporterAudit is one audit of the host src names, timed, with its live
+// database servers read again (a server not read is dbhost_database_up 0,
+// not an error of the audit).
+func exporterAudit(c *cobra.Command, src *sourceFlags, scope *scopeFlags, live *liveDBFlags, set *artifacts.Set) func() (report.Audit, error) {
+	spec := src.spec()
 	return func() (report.Audit, error) {
 		t0 := time.Now()
 		s, err := hostsrc.One(spec, "exporter")
 		if err != nil {
 			return report.Audit{}, err
 		}
+		live.attach(c, s, src, scope.db)
 		r := auditOne(s, "", scope, set)
 		return report.Audit{Report: r, Snap: s, At: time.Now(), Duration: time.Since(t0), Version: version,
 			Revision: buildversion.Get().Revision, GoVersion: buildversion.Get().GoVersion}, nil

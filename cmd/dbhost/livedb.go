@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/dbhost/dbhost/internal/livedb"
@@ -52,10 +53,11 @@ func (f *liveDBFlags) check(src *sourceFlags) error {
 // processes (as root over their unix socket as their OS user; otherwise
 // each says what is needed), into the snapshot's Databases. db is the --db
 // value ("" where the command has none). A server that cannot be read is
-// an entry with its error, never a failure of the command. check ran first.
-func (f *liveDBFlags) attach(c *cobra.Command, s *snapshot.Snapshot, src *sourceFlags, db string) {
+// an entry with its error, never a stop of the command: attach returns them
+// (notRead), and the command exits 2 after its output. check ran first.
+func (f *liveDBFlags) attach(c *cobra.Command, s *snapshot.Snapshot, src *sourceFlags, db string) (notRead []string) {
 	if !src.live() {
-		return
+		return nil
 	}
 	var targets []livedb.Target
 	for _, d := range f.pg {
@@ -75,6 +77,22 @@ func (f *liveDBFlags) attach(c *cobra.Command, s *snapshot.Snapshot, src *source
 	if len(targets) > 0 {
 		s.Databases = livedb.Read(context.Background(), targets, livedb.Options{Timeout: f.timeout})
 	}
+	for _, d := range s.Databases {
+		if d.Error != "" {
+			notRead = append(notRead, fmt.Sprintf("%s %s: %s", d.Engine, d.Connection, d.Error))
+		}
+	}
+	return notRead
+}
+
+// notReadErr is the exit-2 error after the output of a command some of
+// whose database servers could not be read ("the rest" is what it did).
+func notReadErr(notRead []string, rest string) error {
+	if len(notRead) == 0 {
+		return nil
+	}
+	return usageErr("%d database server(s) could not be read, their rules could not check (%s); %s",
+		len(notRead), strings.Join(notRead, "; "), rest)
 }
 
 func (f *liveDBFlags) discover(c *cobra.Command, s *snapshot.Snapshot, engine string) []livedb.Target {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -143,9 +144,9 @@ func TestLiveDBPostgresCLI(t *testing.T) {
 		t.Errorf("summary:\n%s", out)
 	}
 
-	// As nobody: found, not connected, and told what is needed.
+	// As nobody: found, not connected, and told what is needed (exit 2 after the snapshot).
 	out, errOut, code = runDB(t, true, "collect", "--db", "postgres", "--format", "json")
-	if code != 0 {
+	if code != 2 {
 		t.Fatalf("collect as nobody: %d %s", code, errOut)
 	}
 	s, _ := snapshot.Parse("nobody", []byte(out))
@@ -173,7 +174,7 @@ func TestLiveDBPostgresCLI(t *testing.T) {
 		{"audit", "--pg", strings.Replace(dsn, pw, pw+"x", 1)},
 	} {
 		out, errOut, code = runDB(t, false, args...)
-		if strings.Contains(out+errOut, pw) || code != 0 {
+		if want := map[bool]int{false: 0, true: 2}[strings.Contains(args[2], pw+"x")]; strings.Contains(out+errOut, pw) || code != want {
 			t.Errorf("%v: exit %d; the password shown or a failure:\n%s\n%s", args[:2], code, out, errOut)
 		}
 	}
@@ -195,6 +196,62 @@ func TestLiveDBPostgresCLI(t *testing.T) {
 	}
 	if _, errOut, code = runDB(t, false, "audit", "--snapshot", snap, "--pg", "host=/tmp"); code != 2 || !strings.Contains(errOut, "cannot be joined") {
 		t.Errorf("--pg with --snapshot: %d %s", code, errOut)
+	}
+}
+
+// A server dbhost could not read (a wrong password) is a could-not-check
+// with its reason on every output: the text header does not say it was
+// read, the JSON carries the error, the metrics say dbhost_database_up 0,
+// and audit, collect and plan exit 2 after their output.
+func TestLiveDBNotReadCLI(t *testing.T) {
+	liveDBSuite(t)
+	p := testdb.StartPostgres(t, testdb.PGOptions{AuthLocal: "peer", AuthHost: "scram-sha-256"})
+	p.SQL(t, "CREATE ROLE dbhost_nr LOGIN PASSWORD 'right-pw'")
+	dsn := fmt.Sprintf("postgres://dbhost_nr:wrong-pw@127.0.0.1:%d/postgres?sslmode=disable", p.Port)
+	conn := fmt.Sprintf("user=dbhost_nr host=127.0.0.1 port=%d dbname=postgres", p.Port)
+	const why = "password authentication failed"
+
+	out, errOut, code := runDB(t, false, "audit", "--pg", dsn, "--explain")
+	header, _, _ := strings.Cut(out, "\nRules:")
+	if code != 2 || strings.Contains(header, "server read") || !strings.Contains(header, "NOT read") ||
+		!strings.Contains(header, why) || !strings.Contains(errOut, why) || strings.Contains(out+errOut, "wrong-pw") {
+		t.Errorf("audit text: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if !regexp.MustCompile(`db\.pg-huge-pages-pool[^\n]*\n?[^\n]*` + regexp.QuoteMeta(conn) + `: not read: [^\n]*` + why).MatchString(out) {
+		t.Errorf("audit --explain: the rule's could-not-check lacks the server's reason:\n%s", out)
+	}
+
+	out, _, code = runDB(t, false, "audit", "--pg", dsn, "--format", "json")
+	var reps struct {
+		Hosts []struct {
+			DBSource       string                                       `json:"db_source"`
+			ServersNotRead []struct{ Engine, Connection, Error string } `json:"servers_not_read"`
+		} `json:"hosts"`
+	}
+	if err := json.Unmarshal([]byte(out), &reps); err != nil || code != 2 || len(reps.Hosts) != 1 {
+		t.Fatalf("audit json: exit %d %v\n%s", code, err, out)
+	}
+	h := reps.Hosts[0]
+	if len(h.ServersNotRead) != 1 || h.ServersNotRead[0].Connection != conn || !strings.Contains(h.ServersNotRead[0].Error, why) || strings.Contains(h.DBSource, "server read") {
+		t.Errorf("audit json: %+v", h)
+	}
+
+	out, _, code = runDB(t, false, "audit", "--pg", dsn, "--format", "prometheus")
+	if want := `dbhost_database_up{engine="postgres",instance="` + conn + `"} 0`; code != 2 || !strings.Contains(out, want+"\n") {
+		t.Errorf("prometheus: exit %d, want %s:\n%s", code, want, out)
+	}
+	// The right password: up 1, exit 0.
+	good := strings.Replace(dsn, "wrong-pw", "right-pw", 1)
+	out, _, code = runDB(t, false, "audit", "--pg", good, "--format", "prometheus")
+	if want := `dbhost_database_up{engine="postgres",instance="` + conn + `"} 1`; code != 0 || !strings.Contains(out, want+"\n") {
+		t.Errorf("prometheus, the right password: exit %d, want %s:\n%s", code, want, out)
+	}
+
+	if _, errOut, code = runDB(t, false, "collect", "--pg", dsn, "--format", "json"); code != 2 || !strings.Contains(errOut, why) {
+		t.Errorf("collect: exit %d %s", code, errOut)
+	}
+	if _, errOut, code = runDB(t, false, "plan", "--pg", dsn, "-o", filepath.Join(t.TempDir(), "plan")); code != 2 || !strings.Contains(errOut, why) {
+		t.Errorf("plan: exit %d %s", code, errOut)
 	}
 }
 

@@ -40,7 +40,7 @@ const (
 var exitCodes = [][3]string{
 	{"0", "all", "success, or nothing to do; verify: every setting as applied"},
 	{"1", "all", "internal failure; apply, place --apply: a change failed (rollback restores the run); rollback: a value it could not restore, or a damaged journal it stopped at (listed with the recorded old values; the journal stays open)"},
-	{"2", "all", "bad input or usage (the message names the file or flag and what was expected); rollback, verify: no journal; plan, place: -o names a directory holding files dbhost did not write (named); every other command: -o FILE names a file dbhost did not write, or edited since (named, left as it was; apply and rollback check it before changing anything)"},
+	{"2", "all", "bad input or usage (the message names the file or flag and what was expected); rollback, verify: no journal; plan, place: -o names a directory holding files dbhost did not write (named); every other command: -o FILE names a file dbhost did not write, or edited since (named, left as it was; apply and rollback check it before changing anything); audit, collect, plan: a database server (--pg, --mysql, --db) that could not be read, after the whole output (its rules could not check)"},
 	{"3", "audit, verify, diff", "audit: findings at or above --fail-on; verify: a setting not as applied (drift, failed or interrupted write, boot argument pending reboot), a damaged journal or an apply interrupted before its end; diff: the two snapshots differ (drift)"},
 	{"4", "place", "placement infeasible (every reason is listed)"},
 	{"5", "apply", "risky changes refused without --accept-risk (warnings quoted); the other changes were applied"},

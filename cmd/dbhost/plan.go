@@ -121,7 +121,7 @@ func runPlan(c *cobra.Command, src *sourceFlags, out *outputFlags, f *planFlags)
 	if err := linuxOnly("plan", s); err != nil {
 		return err
 	}
-	f.live.attach(c, s, src, f.db)
+	notRead := f.live.attach(c, s, src, f.db)
 	db := f.db
 	if db == "auto" {
 		db, _ = rules.DetectDB(s, set)
@@ -150,5 +150,5 @@ func runPlan(c *cobra.Command, src *sourceFlags, out *outputFlags, f *planFlags)
 	if len(artErrs) > 0 {
 		return usageErr("%d problem(s) with --artifact files (listed above); the plan was made with the rest", len(artErrs))
 	}
-	return nil
+	return notReadErr(notRead, "the plan was made without them")
 }

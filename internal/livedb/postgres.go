@@ -33,6 +33,8 @@ var pgSettings = []pgSetting{
 	{"bgwriter_delay", ""}, {"bgwriter_lru_maxpages", ""}, {"bgwriter_lru_multiplier", ""},
 	{"bgwriter_flush_after", "9.6"}, {"backend_flush_after", "9.6"},
 	{"data_directory", ""},
+	{"fsync", ""}, {"full_page_writes", ""}, {"synchronous_commit", ""},
+	{"autovacuum", ""}, {"track_counts", ""}, {"work_mem", ""}, {"checkpoint_warning", ""},
 }
 
 // pgTarget is a parsed PostgreSQL connection string.
@@ -183,6 +185,7 @@ func readPG(ctx context.Context, t Target, o Options) snapshot.Database {
 	}
 	d.Version = find("server_version")
 	d.VersionNum, _ = strconv.Atoi(find("server_version_num"))
+	d.Checkpoints, d.CheckpointsReason = pgCheckpoints(ctx, conn, d.VersionNum, q, secrets)
 	d.DataDirectory = find("data_directory")
 	resolveData(&d)
 	pgWAL(&d)
@@ -209,4 +212,36 @@ func pgWAL(d *snapshot.Database) {
 	default:
 		d.WALDirectory, d.WALResolved = resolveDir(filepath.Join(d.DataDirectory, wal), wal)
 	}
+}
+
+// pgCheckpoints reads the checkpoint counters: pg_stat_checkpointer
+// (num_timed, num_requested) on PostgreSQL 17+, pg_stat_bgwriter
+// (checkpoints_timed, checkpoints_req) before; with the time since their
+// reset, so that a rate can be told from a total.
+func pgCheckpoints(ctx context.Context, conn *pgx.Conn, version int, q func(func(context.Context) error) error, secrets []string) (*snapshot.DBCheckpoints, string) {
+	c := &snapshot.DBCheckpoints{View: "pg_stat_bgwriter"}
+	sql := "SELECT checkpoints_timed, checkpoints_req, stats_reset, extract(epoch FROM now() - stats_reset) FROM pg_catalog.pg_stat_bgwriter"
+	if version >= 170000 {
+		c.View = "pg_stat_checkpointer"
+		sql = "SELECT num_timed, num_requested, stats_reset, extract(epoch FROM now() - stats_reset) FROM pg_catalog.pg_stat_checkpointer"
+	}
+	var reset *time.Time
+	var secs *float64
+	err := q(func(ctx context.Context) error {
+		return conn.QueryRow(ctx, sql).Scan(&c.Timed, &c.Requested, &reset, &secs)
+	})
+	if err != nil {
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) && pe.Code == "42501" {
+			return nil, fmt.Sprintf("%s: %s: %s (grant it pg_monitor)", PermissionReason, c.View, pe.Message)
+		}
+		return nil, "not read: " + c.View + ": " + scrub(err.Error(), "", secrets...)
+	}
+	if reset != nil {
+		c.StatsReset = reset.UTC().Format(time.RFC3339)
+	}
+	if secs != nil {
+		c.Seconds = *secs
+	}
+	return c, ""
 }

@@ -69,6 +69,13 @@ type Advice struct {
 	Fix         rules.Fix `json:"fix"`
 }
 
+// Step is what an operator does after the plan's changes for a rule's
+// changes to take effect (Finding.Then).
+type Step struct {
+	Rule  string   `json:"rule"`
+	Steps []string `json:"steps"`
+}
+
 // Plan is the desired state of one host. The JSON names are a contract with apply.
 type Plan struct {
 	SchemaVersion int       `json:"schema_version"`
@@ -99,6 +106,10 @@ type Plan struct {
 	// Dropped lists changes a rule produced that are not safe to write (a
 	// key outside /sys, a newline in a value: read from a malformed host), with why.
 	Dropped []string `json:"dropped,omitempty"`
+	// AfterApply are the steps outside dbhost's changes without which those
+	// changes do nothing (a database setting and a restart: PostgreSQL maps
+	// huge pages only at start), each with the rule whose changes need it.
+	AfterApply []Step `json:"after_apply,omitempty"`
 	// FindingsWithoutChanges is advice a DBA must act on by hand.
 	FindingsWithoutChanges []Advice `json:"findings_without_changes"`
 	// TunedBootloader: see Options.TunedBootloader.
@@ -187,6 +198,9 @@ func Build(snap *snapshot.Snapshot, in Options) (*Plan, error) {
 			}
 			all = append(all, c)
 			kept++
+		}
+		if kept > 0 && len(f.Then) > 0 {
+			p.AfterApply = append(p.AfterApply, Step{Rule: f.ID, Steps: f.Then})
 		}
 		if kept == 0 {
 			p.FindingsWithoutChanges = append(p.FindingsWithoutChanges, Advice{

@@ -94,6 +94,14 @@ func planSummary(d doc, p *plan.Plan, dir string) {
 			}
 		}
 	}
+	if len(p.AfterApply) > 0 {
+		d.section(fmt.Sprintf("After the changes, for them to take effect (%d):", len(p.AfterApply)))
+		for _, st := range p.AfterApply {
+			for _, x := range st.Steps {
+				d.item(fmt.Sprintf("%s   [%s]", oneLine(x), st.Rule))
+			}
+		}
+	}
 	if len(p.Conflicts) > 0 {
 		d.section(fmt.Sprintf("Conflicts resolved (%d):", len(p.Conflicts)))
 		for _, c := range p.Conflicts {

@@ -55,6 +55,7 @@ var (
 	descNumaMigr  = desc("numa_pages_migrated_total", "Pages moved by automatic NUMA balancing (vmstat numa_pages_migrated).")
 	descPgMigrate = desc("pages_migrated_total", "Pages migrated successfully, by any cause (vmstat pgmigrate_success).")
 	descAbsent    = desc("facts_absent", "Facts the last audit could not read (not present, permission denied, malformed).")
+	descDBUp      = desc("database_up", "1 when a live database server (--pg, --mysql, --db as root) was read, 0 when it could not be (refused, wrong password, timeout: its rules could not check).", "engine", "instance")
 
 	// An AIX host (the snapshot's aix section): the equivalents of the
 	// per-node gauges, from lssrad -av, svmon -G, fcstat -e, lsattr -El,
@@ -134,6 +135,25 @@ func (a Audit) Metrics() []prometheus.Metric {
 	gauge(descLastAudit, float64(a.At.UnixNano())/1e9)
 	gauge(descAuditTime, a.Duration.Seconds())
 	gauge(descAbsent, float64(len(s.Absent)))
+	// One series per server; a server named twice is up only when every
+	// read of it succeeded (a duplicate series would fail the scrape).
+	type dbKey struct{ engine, instance string }
+	up := map[dbKey]float64{}
+	var dbs []dbKey
+	for i := range s.Databases {
+		d := &s.Databases[i]
+		k := dbKey{d.Engine, d.Connection}
+		if _, ok := up[k]; !ok {
+			dbs = append(dbs, k)
+			up[k] = 1
+		}
+		if d.Error != "" {
+			up[k] = 0
+		}
+	}
+	for _, k := range dbs {
+		gauge(descDBUp, up[k], k.engine, k.instance)
+	}
 	for _, n := range s.Topology.Nodes {
 		node := strconv.Itoa(n.ID)
 		if n.MemTotalKB != nil {

@@ -243,3 +243,35 @@ func TestPrometheusNodeKinds(t *testing.T) {
 		}
 	}
 }
+
+// A live server that could not be read is dbhost_database_up 0 with its
+// engine and connection; one read is 1; a snapshot without servers has no
+// series (absent is not zero); a server named twice is one series.
+func TestPrometheusDatabaseUp(t *testing.T) {
+	s, err := snapshot.Load("../../testdata/golden/odd-8n.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Databases = nil
+	a := Audit{Report: rules.Run(&rules.Input{Snap: s, Workload: rules.WorkloadMixed, DB: "none"}), Snap: s, At: time.Unix(1_800_000_000, 0), Version: "t"}
+	b, err := FindingsPrometheus(a)
+	if err != nil || strings.Contains(string(b), "dbhost_database_up") {
+		t.Fatalf("no server: %v\n%s", err, b)
+	}
+	bad := snapshot.Database{Engine: "postgres", Connection: "user=m host=127.0.0.1 port=5432 dbname=postgres", Error: `FATAL: password authentication failed for user "m"`}
+	good := snapshot.Database{Engine: "mariadb", Connection: "root@unix(/run/mysqld/mysqld.sock)/", User: "root@localhost"}
+	s.Databases = []snapshot.Database{bad, good, bad}
+	a.Report = rules.Run(&rules.Input{Snap: s, Workload: rules.WorkloadMixed, DB: "postgres"})
+	if b, err = FindingsPrometheus(a); err != nil {
+		t.Fatal(err)
+	}
+	out := string(b)
+	for _, want := range []string{
+		`dbhost_database_up{engine="postgres",instance="user=m host=127.0.0.1 port=5432 dbname=postgres"} 0` + "\n",
+		`dbhost_database_up{engine="mariadb",instance="root@unix(/run/mysqld/mysqld.sock)/"} 1` + "\n",
+	} {
+		if strings.Count(out, want) != 1 {
+			t.Errorf("want one %q in:\n%s", want, out)
+		}
+	}
+}

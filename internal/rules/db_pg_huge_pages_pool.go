@@ -10,7 +10,11 @@ import (
 // not in hugepages — huge_pages off, or try with a pool that cannot hold
 // it (try then falls back to 4 kB pages without a word) — sized from the
 // server's own shared_memory_size_in_huge_pages (15+), per node when the
-// postmaster is bound to some nodes.
+// postmaster is bound to some nodes. Whether huge_pages off (or a try that
+// fell back) is worth a finding is judged by what 4 kB pages cost: every
+// backend maps the shared memory with page tables of its own (000: page
+// table entries are a per-user construct; 5.5 GB of page tables became
+// 175 MB with HugePages), up to max_connections × shared memory / 512.
 func init() {
 	Register(Rule{
 		ID:       "db.pg-huge-pages-pool",
@@ -28,9 +32,9 @@ func init() {
 		},
 		Scope: Scope{
 			DBVersions: "PostgreSQL 12+ read live; the exact page count from 15 (shared_memory_size_in_huge_pages), computed and said so before",
-			Note:       "read over a connection (--pg, --db postgres); shared_buffers above 2 GiB makes huge_pages off worth a finding (PGTune's cut-off)",
+			Note:       "read over a connection (--pg, --db postgres); the page-table cost counts every allowed connection mapping all of the shared memory, an upper bound",
 		},
-		Thresholds: []string{"huge_pages = off is judged when shared_buffers is above 2 GiB, and try below it is info (PGTune's cut-off, not a source's)"},
+		Thresholds: []string{"huge_pages = off is judged when the page tables could reach 128 MiB (max_connections × the server's shared memory in huge pages × page size / 512), and try below it is info"},
 		Pending:    PendingRestart,
 		Check: func(in *Input) Outcome {
 			return in.eachServer(DBPostgres, func(d *snapshot.Database) Outcome { return checkPGHugePagesPool(in, d) })
@@ -55,9 +59,13 @@ func checkPGHugePagesPool(in *Input, d *snapshot.Database) Outcome {
 		return Passed("huge_pages = try and postmaster %d has %s in hugepages (numa_maps)", h.main.PID, KB(h.usesKB)).
 			Reading(fmt.Sprintf("%s: huge_pages = try; /proc/%d/numa_maps: %s in hugepages", serverName(d), h.main.PID, KB(h.usesKB)))
 	}
-	if hp == "off" && sb <= pgHugeThreshold {
-		return Passed("huge_pages = off with shared_buffers %s (not above 2 GiB)", KB(sb/1024)).
-			Reading(fmt.Sprintf("%s: huge_pages = off, shared_buffers %s", serverName(d), KB(sb/1024)))
+	pt, ptHow, why := pgPageTableCost(d, h)
+	if why != "" && hp == "off" {
+		return CannotCheck("huge_pages = off; %s", why)
+	}
+	if hp == "off" && pt < pgPageTableThreshold {
+		return Passed("huge_pages = off; %s, below 128 MiB", ptHow).
+			Reading(fmt.Sprintf("%s: huge_pages = off, shared_buffers %s; %s", serverName(d), KB(sb/1024), ptHow))
 	}
 	if !d.Local {
 		return CannotCheck("huge_pages = %s; the server is not on this host (%s): its host's hugepage pool is not in this snapshot", hp, d.Connection)
@@ -67,7 +75,7 @@ func checkPGHugePagesPool(in *Input, d *snapshot.Database) Outcome {
 		return CannotCheck("huge_pages = %s, needs %s; %s", hp, h.how, why)
 	}
 	short, missing := r.short(h)
-	ev := fmt.Sprintf("%s: huge_pages = %s, shared_buffers %s, needs %s; %s", serverName(d), hp, KB(sb/1024), h.how, r.evidence)
+	ev := fmt.Sprintf("%s: huge_pages = %s, shared_buffers %s, needs %s; %s; %s", serverName(d), hp, KB(sb/1024), h.how, r.evidence, ptHow)
 	if hp == "try" && h.main == nil {
 		ev += "; its postmaster is not in the snapshot's processes, so whether it holds hugepages now is unknown"
 	}
@@ -78,9 +86,9 @@ func checkPGHugePagesPool(in *Input, d *snapshot.Database) Outcome {
 	if !short {
 		chg, runtime = nil, nil // off with a pool that holds it: only the setting changes
 	}
-	cur := fmt.Sprintf("off with shared_buffers %s", KB(sb/1024))
+	cur := fmt.Sprintf("off with shared_buffers %s: page tables up to %s", KB(sb/1024), pgSize(pt))
 	sev := ""
-	if hp == "try" && sb <= pgHugeThreshold {
+	if hp == "try" && (why != "" || pt < pgPageTableThreshold) {
 		sev = SevInfo // the default try on a small server: little to gain, but the pool it asks for is named
 	}
 	if hp == "try" {
@@ -95,8 +103,36 @@ func checkPGHugePagesPool(in *Input, d *snapshot.Database) Outcome {
 			"PostgreSQL's docs: with try, a pool that cannot hold the segment means normal pages, silently.",
 		Fix: Fix{Runtime: runtime, Persistent: []string{persistLine(h, r),
 			"postgresql.conf: huge_pages = on   (then restart PostgreSQL; it refuses to start when the pool is short, which is the point)"}},
+		Then: pgHugeThen(hp, h),
 		Risk: "Hugepages are reserved memory, unavailable to anything else and to the page cache PostgreSQL relies on. " +
 			"Size the pool first, and again after raising shared_buffers or max_connections.",
 		Changes: chg,
 	})
+}
+
+// pgPageTableThreshold is dbhost's own line for huge_pages off: the page
+// tables the backends could need to map the shared memory with 4 kB pages.
+const pgPageTableThreshold = 128 << 20
+
+// pgPageTableCost is what mapping the shared memory with 4 kB pages could
+// cost in page tables: every allowed connection's backend maps all of it,
+// 8 bytes per 4 kB page (shared / 512 each); the shared memory is the
+// server's own count of huge pages (hugeNeed) times their size.
+func pgPageTableCost(d *snapshot.Database, h hugeNeed) (cost int64, how, why string) {
+	conns, why := dbInt(d, "max_connections")
+	if why != "" {
+		return 0, "", why
+	}
+	shared := h.pages * h.sizeKB << 10
+	cost = conns * shared / 512
+	return cost, fmt.Sprintf("page tables up to max_connections %d × %s / 512 = %s (8 bytes per 4 kB page, per backend)", conns, pgSize(shared), pgSize(cost)), ""
+}
+
+// pgHugeThen are the steps that pair the pool with the server: huge_pages
+// on (or left at try) and a restart, since PostgreSQL maps its shared
+// memory, and so takes huge pages, only when it starts.
+func pgHugeThen(hp string, h hugeNeed) []string {
+	set := "psql -c \"ALTER SYSTEM SET huge_pages = 'on'\"   (was " + hp + "; on makes a short pool an error at start instead of a silent fallback; try also takes the pages)"
+	return []string{set,
+		fmt.Sprintf("restart PostgreSQL: it maps huge pages only at start; until then the %d pages (%s) sit reserved and unused", h.pages, KB(h.pages*h.sizeKB))}
 }

@@ -19,6 +19,10 @@ func TestPGHugePagesPool(t *testing.T) {
 		t.Fatalf("%+v", f)
 	}
 	wantChange(t, f, change.Sysctl, "vm.nr_hugepages", "2150", "-")
+	// The pool alone does nothing until PostgreSQL restarts with huge_pages on: said as the steps that follow.
+	if then := strings.Join(f.Then, "\n"); !strings.Contains(then, "ALTER SYSTEM SET huge_pages = 'on'") || !strings.Contains(then, "maps huge pages only at start") {
+		t.Fatalf("then: %q", f.Then)
+	}
 	// Another live server wanting hugepages it does not hold yet: the pool holds both.
 	s = liveHost(1000, 1000)
 	pgLive(s)
@@ -60,8 +64,23 @@ func TestPGHugePagesPool(t *testing.T) {
 	postmaster(s, "/srv/pg/data", []int{0, 1}, []snapshot.NodeMem{{Node: 0, HugeKB: 2 << 20}, {Node: 1, HugeKB: 2 << 20}})
 	quiet(t, id, s, WorkloadOLTP, DBPostgres)
 	s = liveHost(0, 0)
-	pgLive(s, "huge_pages=off", "shared_buffers=16384")
+	d = pgLive(s, "huge_pages=off", "shared_buffers=16384", "shared_memory_size=143", "shared_memory_size_in_huge_pages=72")
+	quiet(t, id, s, WorkloadOLTP, DBPostgres) // 100 × 144 MiB / 512 = 28.1 MiB of page tables
+	// Judged by the page tables, not by a flat 2 GiB line: shared_buffers
+	// 1 GiB (the server's own 552 pages) with 100 connections could need
+	// 100 × 1.1 GiB / 512 = 216 MiB of page tables.
+	setLive(d, "shared_buffers=131072", "shared_memory_size=1103", "shared_memory_size_in_huge_pages=552")
+	f = fires(t, id, s, WorkloadOLTP, DBPostgres)
+	if f.Severity != SevWarning || !strings.Contains(f.Evidence, "page tables up to max_connections 100 × 1.1 GiB / 512 = 215.6 MiB") ||
+		!strings.Contains(f.Recommended, "552 pages") || !strings.Contains(f.Why, "128 MiB") {
+		t.Fatalf("%+v", f)
+	}
+	// 20 connections: 44 MiB, below the line.
+	setLive(d, "max_connections=20")
 	quiet(t, id, s, WorkloadOLTP, DBPostgres)
+	// max_connections not read: could not check.
+	setLive(d, "max_connections=!could not check (permission): x")
+	cannot(t, id, s, WorkloadOLTP, DBPostgres, "max_connections")
 	// huge_pages = off with 4 GiB: fires without a pool change when the pool already holds it.
 	s = liveHost(3000, 3000)
 	pgLive(s, "huge_pages=off")

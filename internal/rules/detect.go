@@ -18,6 +18,11 @@ func DetectDB(s *snapshot.Snapshot, set *artifacts.Set) (db, evidence string) {
 		// A server the user connected to (--pg, --mysql) names the database first.
 		for _, d := range s.Databases {
 			if e := engineDB(d.Engine); e != "" {
+				if d.Error != "" {
+					// Named, not read: the engine is what the user asked
+					// for, and the header says the server was not read.
+					return e, fmt.Sprintf("live %s server named, NOT read (%s): %s; its rules could not check", d.Engine, d.Connection, d.Error)
+				}
 				return e, fmt.Sprintf("live %s server read (%s)", d.Engine, d.Connection)
 			}
 		}

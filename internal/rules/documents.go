@@ -12,6 +12,13 @@ type Document struct {
 	Year      string `json:"year"`
 	// Short is the name a table column has room for ("Red Hat 2015").
 	Short string `json:"short"`
+	// A vendor's documentation (not a seed): where it is online, which
+	// release, and the file in this repository (internal/rules/vendordocs)
+	// that keeps the excerpts its quotes are checked against
+	// (TestSourcesQuoteTheirVendorDoc), as the seeds' are.
+	URL     string `json:"url,omitempty"`
+	Version string `json:"version,omitempty"`
+	KeptIn  string `json:"kept_in,omitempty"`
 }
 
 // Name is the document for a reader: “Title” (author, publisher, year).
@@ -34,12 +41,27 @@ var documents = []Document{
 	{File: Seed004, Title: "Oracle DB and AIX Best Practices for Performance & Tuning", Author: "Ronan Bourlier, Loïc Fura", Publisher: "IBM Power Systems Technical University", Year: "2012", Short: "IBM 2012"},
 }
 
+// DocPostgreSQL15 is the PostgreSQL 15 documentation, a vendor document
+// whose cited paragraphs are kept in vendordocs/postgresql-15.md. A
+// Source's Section is "PAGE.html — PARAMETER (type)" as that file heads it.
+const DocPostgreSQL15 = "postgresql-15.md"
+
+// vendorDocuments are vendors' documentation, cited like the seeds.
+var vendorDocuments = []Document{
+	{File: DocPostgreSQL15, Title: "PostgreSQL 15 Documentation", Publisher: "The PostgreSQL Global Development Group", Year: "2022",
+		Short: "PostgreSQL 15 docs", URL: "https://www.postgresql.org/docs/15/", Version: "15 (text of 15.20)",
+		KeptIn: "internal/rules/vendordocs/postgresql-15.md"},
+}
+
 // Documents lists the seed documents.
 func Documents() []Document { return append([]Document(nil), documents...) }
 
+// VendorDocuments lists the vendor documents.
+func VendorDocuments() []Document { return append([]Document(nil), vendorDocuments...) }
+
 // DocumentOf finds a seed document by its file name.
 func DocumentOf(file string) (Document, bool) {
-	for _, d := range documents {
+	for _, d := range append(documents, vendorDocuments...) {
 		if d.File == file {
 			return d, true
 		}

@@ -20,6 +20,13 @@ type Result struct {
 	Evidence string `json:"evidence,omitempty"`
 }
 
+// ServerNotRead is a database server dbhost could not read, and why.
+type ServerNotRead struct {
+	Engine     string `json:"engine"`
+	Connection string `json:"connection"` // without a password
+	Error      string `json:"error"`
+}
+
 // Report is one host's audit.
 type Report struct {
 	Host string `json:"host"`
@@ -37,8 +44,12 @@ type Report struct {
 	// DBSource says how DB was chosen: "--db oracle", or what --db auto found.
 	DBSource string `json:"db_source,omitempty"`
 	// Databases names the servers read over a connection (snapshot.Databases), one line each.
-	Databases []string  `json:"databases,omitempty"`
-	Findings  []Finding `json:"findings"`
+	Databases []string `json:"databases,omitempty"`
+	// ServersNotRead are the servers named or found that could not be read
+	// (refused, wrong password, timeout): every rule that needs one said
+	// "could not check" with this reason (docs/livedb.md).
+	ServersNotRead []ServerNotRead `json:"servers_not_read,omitempty"`
+	Findings       []Finding       `json:"findings"`
 	// Passed, CannotCheck and NotApplicable are shown under --explain.
 	Passed        []Result `json:"passed,omitempty"`
 	CannotCheck   []Result `json:"cannot_check,omitempty"`
@@ -91,7 +102,11 @@ func RunRules(list []Rule, in *Input) Report {
 			rep.OS = HostOS(in.Snap)
 		}
 		for i := range in.Snap.Databases {
-			rep.Databases = append(rep.Databases, in.Snap.Databases[i].Describe())
+			d := &in.Snap.Databases[i]
+			rep.Databases = append(rep.Databases, d.Describe())
+			if d.Error != "" {
+				rep.ServersNotRead = append(rep.ServersNotRead, ServerNotRead{Engine: d.Engine, Connection: d.Connection, Error: d.Error})
+			}
 		}
 	}
 	for _, r := range list {

@@ -144,6 +144,16 @@ func TestDetectDB(t *testing.T) {
 	if db, ev := DetectDB(s, nil); db != DBPostgres || !strings.Contains(ev, "live postgres server read (user=m host=db2") {
 		t.Fatalf("live server → %s (%s)", db, ev)
 	}
+	// A server named but not read (wrong password): the engine asked for,
+	// and a header that says it was not read, with the server's error.
+	s.Databases[0].Error = "FATAL: password authentication failed for user \"m\""
+	if db, ev := DetectDB(s, nil); db != DBPostgres || strings.Contains(ev, "server read") || !strings.Contains(ev, "NOT read") || !strings.Contains(ev, "password authentication failed") {
+		t.Fatalf("server not read → %s (%s)", db, ev)
+	}
+	rep := RunRules(nil, &Input{Snap: s, DB: DBPostgres})
+	if len(rep.ServersNotRead) != 1 || rep.ServersNotRead[0].Error != s.Databases[0].Error || rep.ServersNotRead[0].Connection != s.Databases[0].Connection {
+		t.Fatalf("report: %+v", rep.ServersNotRead)
+	}
 }
 
 var idRe = regexp.MustCompile(`^[a-z]+\.[a-z0-9]+(-[a-z0-9]+)*$`)
@@ -156,7 +166,7 @@ func TestCatalog(t *testing.T) {
 			t.Errorf("%s: id must be area.kebab-name with area %q", r.ID, r.Area)
 		}
 		for _, s := range r.Sources {
-			if !seeds[s.Doc] && !strings.Contains(s.Doc, "://") {
+			if _, vendor := vendorDoc(s.Doc); !seeds[s.Doc] && !vendor && !strings.Contains(s.Doc, "://") {
 				t.Errorf("%s: source %q is neither a seed nor a public reference", r.ID, s.Doc)
 			}
 		}

@@ -238,7 +238,11 @@ type Finding struct {
 	// parameters), "manual" (an operator's change dbhost cannot make: data
 	// placement, addressing, hardware). Empty when its changes apply at run
 	// time. The engine derives it from the changes when the check leaves it.
-	Pending string   `json:"pending,omitempty"`
+	Pending string `json:"pending,omitempty"`
+	// Then are the steps, outside dbhost's changes, without which those
+	// changes do nothing: a database setting and its restart (PostgreSQL
+	// maps huge pages only at start). The plan lists them with the changes.
+	Then    []string `json:"then,omitempty"`
 	Risk    string   `json:"risk"`
 	Sources []Source `json:"sources"`
 	Scope   Scope    `json:"scope"`

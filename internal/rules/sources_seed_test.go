@@ -178,8 +178,8 @@ func TestSourcesQuoteTheirSeedSection(t *testing.T) {
 	docs := map[string]*seedDoc{}
 	for _, r := range All() {
 		for _, s := range r.Sources {
-			if strings.Contains(s.Doc, "://") {
-				continue
+			if _, vendor := vendorDoc(s.Doc); vendor || strings.Contains(s.Doc, "://") {
+				continue // a vendor's: TestSourcesQuoteTheirVendorDoc
 			}
 			d := docs[s.Doc]
 			if d == nil {
@@ -203,6 +203,63 @@ func TestSourcesQuoteTheirSeedSection(t *testing.T) {
 				t.Errorf("%s: quote %q is not in section %q of %s", r.ID, s.Quote, s.Section, s.Doc)
 			}
 		}
+	}
+}
+
+// vendorDoc is the vendor document a source cites, if it is one.
+func vendorDoc(file string) (Document, bool) {
+	for _, d := range VendorDocuments() {
+		if d.File == file {
+			return d, true
+		}
+	}
+	return Document{}, false
+}
+
+// TestSourcesQuoteTheirVendorDoc: every source citing a vendor's
+// documentation names a section of the excerpts kept in the repository
+// and quotes a phrase of it, as seeds are checked (never skipped: the
+// excerpts are in the repository); each page section names its address.
+func TestSourcesQuoteTheirVendorDoc(t *testing.T) {
+	cited := map[string]int{}
+	for _, v := range VendorDocuments() {
+		if v.URL == "" || v.Version == "" || !strings.HasPrefix(v.KeptIn, "internal/rules/vendordocs/") {
+			t.Errorf("%s: a vendor document needs its URL, version and the file keeping it: %+v", v.File, v)
+			continue
+		}
+		kept := strings.TrimPrefix(v.KeptIn, "internal/rules/")
+		d := loadSeed(t, filepath.Dir(kept), filepath.Base(kept))
+		raw, _ := os.ReadFile(kept)
+		if !strings.Contains(string(raw), v.URL) {
+			t.Errorf("%s does not name the document's address %s", kept, v.URL)
+		}
+		for _, r := range All() {
+			for _, s := range r.Sources {
+				if s.Doc != v.File {
+					continue
+				}
+				cited[v.File]++
+				if s.Quote == "" {
+					t.Errorf("%s: a vendor document's citation quotes it", r.ID)
+				}
+				page, _, _ := strings.Cut(s.Section, " — ")
+				if !strings.Contains(string(raw), "URL: "+v.URL+page+"\n") {
+					t.Errorf("%s: page %q has no address line in %s", r.ID, page, kept)
+				}
+				found := false
+				for _, sp := range d.findSection(s.Section) {
+					if strings.Contains(d.text[sp[0]:sp[1]], normSeed(s.Quote)) {
+						found = true
+					}
+				}
+				if !found {
+					t.Errorf("%s: quote %q is not in section %q of %s", r.ID, s.Quote, s.Section, kept)
+				}
+			}
+		}
+	}
+	if cited[DocPostgreSQL15] == 0 {
+		t.Errorf("no rule cites %s", DocPostgreSQL15)
 	}
 }
 

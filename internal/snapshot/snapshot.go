@@ -769,6 +769,23 @@ type Database struct {
 	WALResolved  string `json:"wal_resolved,omitempty"`
 	// Settings are the server's settings dbhost reads, sorted by name.
 	Settings []DBSetting `json:"settings"`
+	// Checkpoints are a PostgreSQL server's checkpoint counters since their
+	// reset (pg_stat_checkpointer on 17+, pg_stat_bgwriter before); nil
+	// when not read, CheckpointsReason then says why.
+	Checkpoints       *DBCheckpoints `json:"checkpoints,omitempty"`
+	CheckpointsReason string         `json:"checkpoints_reason,omitempty"`
+}
+
+// DBCheckpoints counts a PostgreSQL server's checkpoints: started because
+// checkpoint_timeout passed (timed) or because they were asked for (requested:
+// max_wal_size about to be exceeded, a CHECKPOINT command, a backup).
+type DBCheckpoints struct {
+	View       string `json:"view"` // pg_stat_checkpointer | pg_stat_bgwriter
+	Timed      int64  `json:"timed"`
+	Requested  int64  `json:"requested"`
+	StatsReset string `json:"stats_reset,omitempty"` // when the counters were last reset (RFC 3339)
+	// Seconds is the time the counters cover: from stats_reset to the read.
+	Seconds float64 `json:"seconds,omitempty"`
 }
 
 // DBDiscovery is how a local server was found (dbhost --db postgres|mysql as root).
