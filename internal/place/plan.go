@@ -765,19 +765,7 @@ func (r *Result) planCaging(bestEffortOnly bool) {
 		r.fail("", "sum(cpu_count) of best-effort instances is %d; only %d threads%s − %d guaranteed = %d remain (001: non-paid ≤ total − paid): over by %d",
 			bSum, threads, after, gSum, threads-gSum, bSum-(threads-gSum))
 	}
-	var cpus []int
-	var memIdx []int
-	for i, n := range t.nodes {
-		for _, c := range n.cores {
-			if !c.taken {
-				cpus = append(cpus, c.cpus...)
-			}
-		}
-		if n.hasMem {
-			memIdx = append(memIdx, i)
-		}
-	}
-	sort.Ints(cpus)
+	cpus, memIdx := t.cpusAndMemNodes(true)
 	mems := t.ids(memIdx)
 	if len(memIdx) > 1 {
 		r.warn("", "caging sets no cpuset: the SGA / shared memory of each instance is interleaved over all %d memory nodes (001)", len(memIdx))
@@ -859,16 +847,7 @@ func (r *Result) planBindBestEffort() {
 	} else {
 		r.warn("", "no best-effort instance: option 1 binds only the non-paying databases, so the paying ones run unbound on every CPU")
 	}
-	var all, memIdx []int
-	for i, n := range t.nodes {
-		for _, c := range n.cores {
-			all = append(all, c.cpus...)
-		}
-		if n.hasMem {
-			memIdx = append(memIdx, i)
-		}
-	}
-	sort.Ints(all)
+	all, memIdx := t.cpusAndMemNodes(false)
 	mems := t.ids(memIdx)
 	if len(memIdx) > 1 {
 		r.warn("", "the paying instances are not bound: the SGA / shared memory of each is interleaved over all %d memory nodes (001)", len(memIdx))
@@ -969,4 +948,21 @@ func plural(n int, one, many string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+// cpusAndMemNodes lists the host's CPUs (only those of cores no instance
+// took, when free), sorted, and the indexes of the nodes with memory.
+func (t *topo) cpusAndMemNodes(free bool) (cpus, memIdx []int) {
+	for i, n := range t.nodes {
+		for _, c := range n.cores {
+			if !free || !c.taken {
+				cpus = append(cpus, c.cpus...)
+			}
+		}
+		if n.hasMem {
+			memIdx = append(memIdx, i)
+		}
+	}
+	sort.Ints(cpus)
+	return cpus, memIdx
 }

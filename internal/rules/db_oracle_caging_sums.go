@@ -59,11 +59,6 @@ func checkOracleCagingSums(in *Input) Outcome {
 	}
 	local := artLocalSIDs(in.Snap)
 	// One entry per database: a RAC database's SIDs run on different hosts.
-	type dbPick struct {
-		inst  cagedInst
-		note  string
-		local bool
-	}
 	picks := map[string]*dbPick{}
 	var order []string
 	var fs []Finding
@@ -190,15 +185,7 @@ func checkOracleCagingSums(in *Input) Outcome {
 			checked = append(checked, fmt.Sprintf("sum(cpu_count) = %d ≤ %d CPUs of processor group %s", sum, cpus, g))
 			continue
 		}
-		var fix []string
-		for _, k := range keys {
-			p := picks[k]
-			n := p.inst.cpus * cpus / sum
-			if n < 2 {
-				n = 2
-			}
-			fix = append(fix, fmt.Sprintf("ALTER SYSTEM SET cpu_count=%d SCOPE=BOTH SID=%s;", n, sqlStr(p.inst.sid)))
-		}
+		fix := cpuCountShares(keys, picks, cpus, sum)
 		fsSIDs = append(fsSIDs, "")
 		fs = append(fs, Finding{
 			Setting:     "oracle:cpu_count",
@@ -229,15 +216,7 @@ func checkOracleCagingSums(in *Input) Outcome {
 			parts = append(parts, s)
 		}
 		if sum > threads {
-			var fix []string
-			for _, k := range order {
-				p := picks[k]
-				n := p.inst.cpus * threads / sum
-				if n < 2 {
-					n = 2
-				}
-				fix = append(fix, fmt.Sprintf("ALTER SYSTEM SET cpu_count=%d SCOPE=BOTH SID=%s;", n, sqlStr(p.inst.sid)))
-			}
+			fix := cpuCountShares(order, picks, threads, sum)
 			fsSIDs = append(fsSIDs, "")
 			fs = append(fs, Finding{
 				Setting:     "oracle:cpu_count",
@@ -305,4 +284,24 @@ func oraGroupCPUs(in *Input, name string) (int, string, bool) {
 		}
 	}
 	return 0, "", false
+}
+
+// dbPick is the instance chosen for one database (cagingSums: a RAC
+// database's SIDs run on different hosts).
+type dbPick struct {
+	inst  cagedInst
+	note  string
+	local bool
+}
+
+// cpuCountShares is the fix for caged instances whose cpu_count sum
+// exceeds the CPUs they share: each gets its share of them (at least 2).
+func cpuCountShares(keys []string, picks map[string]*dbPick, cpus, sum int) []string {
+	var fix []string
+	for _, k := range keys {
+		p := picks[k]
+		n := max(p.inst.cpus*cpus/sum, 2)
+		fix = append(fix, fmt.Sprintf("ALTER SYSTEM SET cpu_count=%d SCOPE=BOTH SID=%s;", n, sqlStr(p.inst.sid)))
+	}
+	return fix
 }
