@@ -12,7 +12,8 @@ import (
 )
 
 // FindingsSchemaVersion is the version of `dbhost audit --format json`; it is
-// bumped on any incompatible change of the document's shape.
+// bumped on any incompatible change of the document's shape. docs/audit-json.md
+// documents every field (TestAuditJSONDocumented keeps it in step).
 const FindingsSchemaVersion = 1
 
 // FindingsOptions choose what the audit renderers show.
