@@ -640,10 +640,16 @@ func prepareBootArg(c change.Change, root facts.Root, it *Item) {
 		return
 	}
 	it.Status = StatusPending
+	// The distribution's way (issue 26 item 10): grubby on the Red Hat family
+	// only; an unreadable /etc/os-release gets every way, labelled.
+	family := ""
+	if osr, oerr := root.ReadString("/etc/os-release"); oerr == nil {
+		family = change.BootArgFamily(change.OSRelease(osr))
+	}
 	if c.Remove {
-		it.Command = "grubby --update-kernel=ALL --remove-args=" + change.Quote(c.Key)
+		it.Command = change.BootArgCommand(family, c.Key, true)
 	} else {
-		it.Command = "grubby --update-kernel=ALL --args=" + change.Quote(arg)
+		it.Command = change.BootArgCommand(family, arg, false)
 	}
 	it.Message = "boot arguments are never changed by apply: run the command, then reboot"
 	if err != nil {
