@@ -49,7 +49,7 @@ func TestCLIApplyRollbackMarkdown(t *testing.T) {
 	wantContains(t, "apply markdown", md, "# dbhost apply\n", "\n\\+ `vm.dirty_ratio`: 20 → 40  [memory.dirty-ratios]",
 		"\n\\+ `/sys/devices/system/cpu/cpu*/cpufreq/scaling_governor (16 CPUs: 0-15)`: powersave → performance",
 		"\n= `vm.swappiness`: 10 → 10  [memory.swappiness]", "\n  - already set: nothing written\n",
-		"\n\\> `transparent_hugepage`: (absent) → transparent_hugepage=madvise", "  - pending reboot: `grubby --update-kernel=ALL --args=transparent_hugepage=madvise`\n",
+		"\n\\> `transparent_hugepage`: (absent) → transparent_hugepage=madvise", "  - pending reboot: `edit /etc/default/grub: add transparent_hugepage=madvise to GRUB_CMDLINE_LINUX, then run update-grub`\n",
 		"; journal ")
 	wantContains(t, "apply stderr", errOut, `dbhost: warning: the plan was made for host "dev-2s", this is "other"`)
 	if strings.Contains(md, "warning") {

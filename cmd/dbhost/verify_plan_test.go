@@ -134,7 +134,7 @@ func TestVerifyPlanContract(t *testing.T) {
 		want := "ok"
 		if pending[c.Setting] {
 			want = "pending-reboot"
-			if !strings.Contains(c.Cause, "grubby") {
+			if !strings.Contains(c.Cause, "GRUB_CMDLINE_LINUX") {
 				t.Errorf("pending boot argument %s does not name the command: %q", c.Setting, c.Cause)
 			}
 			args = append(args, c.Want)

@@ -133,7 +133,7 @@ type todo struct {
 
 // Apply brings the host to the changes' values. Values already equal are
 // not written; risky changes are refused unless AcceptRisk; boot arguments
-// are never written (pending, with the grubby command); limits go to
+// are never written (pending, with the distribution's command); limits go to
 // LimitsFile only. Every write is journaled (see package doc). The state
 // lock is held from before the first current value is read. The error is
 // for the journal itself (no state directory, lock held: *LockedError):
@@ -598,7 +598,7 @@ func writeReason(err error) string {
 	return err.Error()
 }
 
-// prepareBootArg reports a boot argument as pending with its grubby
+// prepareBootArg reports a boot argument as pending with the distribution's
 // command, or unchanged when the running command line already has it.
 func prepareBootArg(c change.Change, root facts.Root, it *Item) {
 	it.Path = "/proc/cmdline"
@@ -640,10 +640,16 @@ func prepareBootArg(c change.Change, root facts.Root, it *Item) {
 		return
 	}
 	it.Status = StatusPending
+	// The distribution's way (issue 26 item 10): grubby on the Red Hat family
+	// only; an unreadable /etc/os-release gets every way, labelled.
+	family := ""
+	if osr, oerr := root.ReadString("/etc/os-release"); oerr == nil {
+		family = change.BootArgFamily(change.OSRelease(osr))
+	}
 	if c.Remove {
-		it.Command = "grubby --update-kernel=ALL --remove-args=" + change.Quote(c.Key)
+		it.Command = change.BootArgCommand(family, c.Key, true)
 	} else {
-		it.Command = "grubby --update-kernel=ALL --args=" + change.Quote(arg)
+		it.Command = change.BootArgCommand(family, arg, false)
 	}
 	it.Message = "boot arguments are never changed by apply: run the command, then reboot"
 	if err != nil {

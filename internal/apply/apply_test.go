@@ -186,7 +186,7 @@ func TestApplyRollbackEveryKind(t *testing.T) {
 	if it := itemBy(t, res, "/sys/class/net/eno1/mtu"); !strings.Contains(it.Message, "silently drops full-size frames") {
 		t.Errorf("refusal does not quote the risk: %q", it.Message)
 	}
-	if it := itemBy(t, res, "transparent_hugepage"); it.Command != "grubby --update-kernel=ALL --args=transparent_hugepage=never" {
+	if it := itemBy(t, res, "transparent_hugepage"); it.Command != "edit /etc/default/grub: add transparent_hugepage=never to GRUB_CMDLINE_LINUX, then run update-grub" {
 		t.Errorf("boot arg command %q", it.Command)
 	}
 	// Values as the kernel shows them.
@@ -695,5 +695,41 @@ func TestCpusetListsAndEffectiveFallback(t *testing.T) {
 	}
 	if it := res.Items[0]; it.Status != StatusFailed || !strings.Contains(it.Message, "cpuset.effective_mems") || strings.TrimSpace(eff) == "0" {
 		t.Errorf("v1 fallback (effective %q): %+v", eff, it)
+	}
+}
+
+// Issue 26 item 10: the pending command for a boot argument is the host's
+// distribution's way, read from the tree's /etc/os-release: grubby on the
+// Red Hat family only.
+func TestBootArgCommandPerDistribution(t *testing.T) {
+	for _, c := range []struct{ host, add, remove string }{
+		{"rhel8", "grubby --update-kernel=ALL --args=transparent_hugepage=never", "grubby --update-kernel=ALL --remove-args=numa"},
+		{"laptop-2s", "edit /etc/default/grub: add transparent_hugepage=never to GRUB_CMDLINE_LINUX, then run update-grub",
+			"edit /etc/default/grub: remove numa=... from GRUB_CMDLINE_LINUX, then run update-grub"},
+		{"ubuntu2204", "edit /etc/default/grub: add transparent_hugepage=never to GRUB_CMDLINE_LINUX, then run update-grub",
+			"edit /etc/default/grub: remove numa=... from GRUB_CMDLINE_LINUX, then run update-grub"},
+		{"sles12", "edit /etc/default/grub: add transparent_hugepage=never to GRUB_CMDLINE_LINUX, then run grub2-mkconfig -o /boot/grub2/grub.cfg",
+			"edit /etc/default/grub: remove numa=... from GRUB_CMDLINE_LINUX, then run grub2-mkconfig -o /boot/grub2/grub.cfg"},
+	} {
+		root := fixture(t, c.host)
+		o := opts(root)
+		o.DryRun = true
+		res, err := Apply([]change.Change{
+			{Kind: change.BootArg, Key: "transparent_hugepage", Value: "never", Rule: "memory.thp-enabled"},
+			{Kind: change.BootArg, Key: "numa", Remove: true, Rule: "numa.disabled-at-boot"},
+		}, o)
+		if err != nil {
+			t.Fatalf("%s: %v", c.host, err)
+		}
+		if it := itemBy(t, res, "transparent_hugepage"); it.Status == StatusPending && it.Command != c.add {
+			t.Errorf("%s: add command %q, want %q", c.host, it.Command, c.add)
+		}
+		if it := itemBy(t, res, "numa"); it.Status == StatusPending && it.Command != c.remove {
+			t.Errorf("%s: remove command %q, want %q", c.host, it.Command, c.remove)
+		}
+	}
+	// No os-release: both ways, labelled.
+	if got := change.BootArgCommand("", "numa", true); !strings.Contains(got, "(Red Hat family") || !strings.Contains(got, "update-grub (Debian, Ubuntu)") {
+		t.Errorf("unknown distribution: %q", got)
 	}
 }

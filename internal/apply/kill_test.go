@@ -165,7 +165,7 @@ func TestCLIDryRunAndVerify(t *testing.T) {
 		"~ vm.swappiness: 10 → 1  [memory.swappiness] keep the SGA in RAM\n",
 		"~ /sys/block/nvme0n1/queue/scheduler: none → mq-deadline  [io.scheduler]\n",
 		"! /sys/class/net/eno1/mtu: 1500 → 9000  [network.jumbo-frames]\n    refused: risky, refused without --accept-risk: A switch port or peer left at 1500 silently drops full-size frames",
-		"> transparent_hugepage: (absent) → transparent_hugepage=never  [memory.thp-enabled]\n    pending reboot: grubby --update-kernel=ALL --args=transparent_hugepage=never\n",
+		"> transparent_hugepage: (absent) → transparent_hugepage=never  [memory.thp-enabled]\n    pending reboot: edit /etc/default/grub: add transparent_hugepage=never to GRUB_CMDLINE_LINUX, then run update-grub\n",
 		"= numa: (absent) → (removed)  [numa.disabled-at-boot]\n    already set: nothing written\n",
 	} {
 		if !strings.Contains(out, want) {

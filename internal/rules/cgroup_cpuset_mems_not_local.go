@@ -182,10 +182,10 @@ func cpusetFinding(s *snapshot.Snapshot, c cpuset) (f Finding, want []change.Cha
 	}
 	ev += "; " + ratio
 	setting := "cgroup:" + strings.Trim(c.name, "/") + " cpuset.mems"
-	fix := Fix{Runtime: []string{}, Persistent: []string{
-		fmt.Sprintf("/etc/cgconfig.conf: group %s { cpuset { cpuset.mems=\"%s\"; } }   (or the unit's AllowedMemoryNodes=%s)",
+	fix := Fix{Runtime: []string{}, Persistent: []string{}, Edits: []FileEdit{{File: "/etc/cgconfig.conf",
+		Edit: fmt.Sprintf("set group %s { cpuset { cpuset.mems=\"%s\"; } }   (or the unit's AllowedMemoryNodes=%s)",
 			sh(strings.Trim(c.name, "/")), List(cpuNodes), List(cpuNodes)),
-	}}
+		Then: "systemctl restart cgconfig"}}}
 	if c.mount != "" {
 		fix.Runtime = append(fix.Runtime, echoTo(List(cpuNodes), c.mount+c.name+"/cpuset.mems")+"   (then restart the instance: memory already allocated does not move)")
 	}

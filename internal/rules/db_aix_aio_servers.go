@@ -153,7 +153,7 @@ func checkAIXAIOServers(in *Input) Outcome {
 		if st.legacy {
 			return fmt.Sprintf("the ODM keeps aio0 %s=%d (lsattr -El aio0)", name, v)
 		}
-		return fmt.Sprintf("/etc/tunables/nextboot: ioo aio_%s = %d (ioo -p writes it)", name, v)
+		return fmt.Sprintf("ioo -p -o aio_%s=%d   # -p also writes aio_%s = %d to /etc/tunables/nextboot", name, v, name, v)
 	}
 	risk := "More servers cost kernel processes and memory; 004: \"only tests allow to set correctly minservers and maxservers\": " +
 		"watch the servers in use (ps -k | grep aio | wc -l, iostat -A) after the change."

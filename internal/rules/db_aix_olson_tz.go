@@ -118,7 +118,8 @@ func checkAIXOlsonTZ(in *Input) Outcome {
 				"the oracle user's profile, and with clusterware: srvctl setenv database -d <db> -t " + sh(set) + " (and the listener's)",
 				"restart the instances and listeners (a process reads TZ when it starts)",
 			},
-			Persistent: []string{"/etc/environment: " + set},
+			Persistent: []string{},
+			Edits:      []FileEdit{{File: "/etc/environment", Edit: "set " + set + " (chtz above does it)"}},
 		},
 		Pending: PendingRestart,
 		Risk: "The POSIX string must carry the zone's daylight-saving rules: a wrong one shifts sysdate and every timestamp the " +

@@ -246,9 +246,10 @@ func resmgrReport(in *Input, r *artifacts.AWRReport) Outcome {
 		if node, cpusOn := awrNodeFor(in, need); node >= 0 {
 			hostEv = append(hostEv, fmt.Sprintf("node %d has %d CPUs: a cpuset of %d CPUs (%s) with cpuset.mems=%d keeps the instance's CPUs and memory local",
 				node, len(cpusOn), need, List(cpusOn[:need]), node))
-			fix.Persistent = append(fix.Persistent, fmt.Sprintf("binding instead of caging: /etc/cgconfig.conf group oracle { cpuset { cpuset.cpus = \"%s\"; cpuset.mems = \"%d\"; } }, "+
-				"then ALTER SYSTEM SET processor_group_name='oracle' SCOPE=SPFILE SID=%s; reset cpu_count and resource_manager_plan; restart the instance",
-				List(cpusOn[:need]), node, sqlStr(sid)))
+			fix.Edits = append(fix.Edits, FileEdit{File: "/etc/cgconfig.conf",
+				Edit: fmt.Sprintf("binding instead of caging: add group oracle { cpuset { cpuset.cpus = \"%s\"; cpuset.mems = \"%d\"; } }", List(cpusOn[:need]), node),
+				Then: fmt.Sprintf("systemctl restart cgconfig, then ALTER SYSTEM SET processor_group_name='oracle' SCOPE=SPFILE SID=%s; "+
+					"reset cpu_count and resource_manager_plan; restart the instance", sqlStr(sid))})
 		} else if need > 0 && NodeCount(in.Snap) > 0 {
 			hostEv = append(hostEv, fmt.Sprintf("no NUMA node of this host has %d CPUs: a cpuset would span nodes (001: the SGA is then not evenly spread, and remote access costs 2.15x)", need))
 		}

@@ -31,7 +31,7 @@ func TestAWRResmgrCPUQuantum(t *testing.T) {
 	h.Processes = append(h.Processes, oracleProc(4242, "BDT12C1", cpuRange(0, 159), []int{0, 1, 2, 3, 4, 5, 6, 7}))
 	f = awrFires(t, id, h, caging)
 	wantIn(t, "evidence", f.Evidence, "this host: 160 CPU threads, 8 NUMA node(s)", "node 0 has 20 CPUs: a cpuset of 9 CPUs (0-8) with cpuset.mems=0")
-	if strings.Contains(f.Evidence, "no host given") || !strings.Contains(strings.Join(f.Fix.Persistent, " "), `cpuset.cpus = "0-8"; cpuset.mems = "0"`) {
+	if strings.Contains(f.Evidence, "no host given") || !strings.Contains(strings.Join(f.Fix.Lines(), " "), `edit /etc/cgconfig.conf: binding instead of caging: add group oracle { cpuset { cpuset.cpus = "0-8"; cpuset.mems = "0"; } }, then run systemctl restart cgconfig`) {
 		t.Errorf("host fix: %+v\n%s", f.Fix, f.Evidence)
 	}
 	if f.Severity != SevWarning || !strings.Contains(f.Why, "about 10 %") || strings.Contains(f.Why, "1.65") {

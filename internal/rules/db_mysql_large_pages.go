@@ -80,7 +80,7 @@ func checkMyLargePages(in *Input, d *snapshot.Database) Outcome {
 			"translation a process needs is found in the TLB more often). mysqld is one process of many threads with one page table, so the gain " +
 			"is the TLB's, not the per-process page tables 000 saved for Oracle's many processes. " +
 			"MySQL's manual: when large pages cannot be allocated InnoDB falls back to traditional memory.",
-		Fix:     Fix{Runtime: runtime, Persistent: []string{persistLine(h, r), "my.cnf [mysqld]: large_pages = ON   (then restart; the mysql user needs memlock or CAP_IPC_LOCK: LimitMEMLOCK=infinity in the unit)"}},
+		Fix:     persistLine(h, r, runtime, "my.cnf [mysqld]: large_pages = ON   (then restart; the mysql user needs memlock or CAP_IPC_LOCK: LimitMEMLOCK=infinity in the unit)"),
 		Risk:    "Hugepages are reserved memory, unavailable to anything else; size the pool again after growing the buffer pool.",
 		Changes: chg,
 	})

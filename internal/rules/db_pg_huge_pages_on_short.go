@@ -65,7 +65,7 @@ func checkPGHugePagesOnShort(in *Input, d *snapshot.Database) Outcome {
 			Setting: "vm.nr_hugepages", Current: fmt.Sprintf("room for %d of its %d pages once it restarts (%d short)", h.pages-missing, h.pages, missing),
 			Recommended: fmt.Sprintf("a pool of at least %d pages of %s", r.target, KB(h.sizeKB)), Evidence: ev,
 			Why: "huge_pages = on: PostgreSQL does not start when the pool cannot hold its shared memory (FATAL: could not map anonymous shared memory).",
-			Fix: Fix{Runtime: runtime, Persistent: []string{persistLine(h, r)}},
+			Fix: persistLine(h, r, runtime),
 			Risk: "Hugepages are reserved memory, unavailable to anything else. Growing a pool at run time may get fewer pages than asked " +
 				"when memory is fragmented: read nr_hugepages back.",
 			Changes: chg,
@@ -79,7 +79,7 @@ func checkPGHugePagesOnShort(in *Input, d *snapshot.Database) Outcome {
 				Current:     fmt.Sprintf("%d pages now, set in no sysctl file and not on the kernel command line", r.pool.Total),
 				Recommended: fmt.Sprintf("vm.nr_hugepages = %d in %s", r.target, SysctlDropIn), Evidence: ev,
 				Why:     "huge_pages = on: after a reboot the pool is empty and PostgreSQL will not start.",
-				Fix:     Fix{Runtime: []string{}, Persistent: []string{persistLine(h, r)}},
+				Fix:     persistLine(h, r, []string{}),
 				Risk:    "none beyond the memory the pool already holds",
 				Changes: []change.Change{in.SysctlChange("db.pg-huge-pages-on-short", "vm.nr_hugepages", fmt.Sprint(r.target), "PostgreSQL with huge_pages = on needs its pool at boot")},
 			})

@@ -101,8 +101,8 @@ func checkPGHugePagesPool(in *Input, d *snapshot.Database) Outcome {
 		Why: "003: configure hugepages for the database's shared memory; 000: the shared memory in 2 MB pages gave +13 % TPM and " +
 			"page tables of 175 MB instead of 5.5 GB — a per-process cost PostgreSQL's process-per-connection model pays in full. " +
 			"PostgreSQL's docs: with try, a pool that cannot hold the segment means normal pages, silently.",
-		Fix: Fix{Runtime: runtime, Persistent: []string{persistLine(h, r),
-			"postgresql.conf: huge_pages = on   (then restart PostgreSQL; it refuses to start when the pool is short, which is the point)"}},
+		Fix: persistLine(h, r, runtime,
+			"postgresql.conf: huge_pages = on   (then restart PostgreSQL; it refuses to start when the pool is short, which is the point)"),
 		Then: pgHugeThen(hp, h),
 		Risk: "Hugepages are reserved memory, unavailable to anything else and to the page cache PostgreSQL relies on. " +
 			"Size the pool first, and again after raising shared_buffers or max_connections.",

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -87,6 +88,43 @@ func TestFixLinesAreCommandsOrEdits(t *testing.T) {
 				case rhelFamily(s.Host):
 					if strings.Contains(all, "update-grub") || strings.Contains(all, "/etc/default/grub") {
 						t.Errorf("%s %s %s: Debian's grub edit on %s: %q", name, w, f.ID, s.Host.OSID, all)
+					}
+				}
+			}
+		}
+	}
+}
+
+// fileLineForms are the forms of a line of a file offered as a command: a
+// path and what to put in it ("/etc/fstab: add noatime ..."), a udev rule, an
+// fstab entry, a bare KEY=VALUE or sysctl line.
+var fileLineForms = []*regexp.Regexp{
+	regexp.MustCompile(`^(#\s*RISKY:?\s*)?(~|/)[^ :]*: `),
+	regexp.MustCompile(`ACTION==`),
+	regexp.MustCompile(`^/dev/\S+\s+/\S*\s+\S+\s+\S+(\s+\d+\s+\d+)?$`),
+	regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.]*\s*=\s*\S+$`),
+}
+
+// Issue 26, item 10: on every fixture host and workload, every Runtime and
+// Persistent line is a command (or prose), never a line of a file: udev
+// rules, multipath.conf, fstab, cgconfig.conf, /etc/environment, limits.d and
+// /etc/tunables/nextboot lines are Edits.
+func TestNoFileLineIsOfferedAsACommand(t *testing.T) {
+	hosts, err := filepath.Glob(filepath.Join("..", "..", "testdata", "golden", "*.json"))
+	if err != nil || len(hosts) == 0 {
+		t.Fatalf("fixture snapshots: %v %d", err, len(hosts))
+	}
+	for _, h := range hosts {
+		name := strings.TrimSuffix(filepath.Base(h), ".json")
+		for _, w := range []string{WorkloadOLTP, WorkloadDSS, WorkloadLatency} {
+			_, rep := auditFixture(t, name, w)
+			for _, f := range rep.Findings {
+				for _, l := range append(append([]string{}, f.Fix.Runtime...), f.Fix.Persistent...) {
+					for _, re := range fileLineForms {
+						if re.MatchString(l) {
+							t.Errorf("%s %s %s: a file line offered as a command (%s): %q", name, w, f.ID, re, l)
+							break
+						}
 					}
 				}
 			}

@@ -157,9 +157,19 @@ func udevMatch(v *blockView, d *snapshot.BlockDevice) string {
 	return fmt.Sprintf(`KERNEL=="%s"`, d.Name)
 }
 
-// udevLine is one persistent udev rule line setting attr on the device's class.
-func udevLine(v *blockView, d *snapshot.BlockDevice, attr, value string) string {
-	return fmt.Sprintf(`%s: ACTION=="add|change", %s, ATTR{%s}="%s"`, UdevBlockRules, udevMatch(v, d), attr, value)
+// UdevReload makes a new line of UdevBlockRules take effect on the block
+// devices present now (new devices read it when they appear).
+const UdevReload = "udevadm control --reload && udevadm trigger --subsystem-match=block --action=change"
+
+// udevRule is one udev rule line setting attr on the device's class.
+func udevRule(v *blockView, d *snapshot.BlockDevice, attr, value string) string {
+	return fmt.Sprintf(`ACTION=="add|change", %s, ATTR{%s}="%s"`, udevMatch(v, d), attr, value)
+}
+
+// udevEdit is the persistent fix setting attr on the device's class: a line of
+// UdevBlockRules (a file line, not a command: issue 26 item 10).
+func udevEdit(v *blockView, d *snapshot.BlockDevice, attr, value string) FileEdit {
+	return FileEdit{File: UdevBlockRules, Edit: "add " + udevRule(v, d, attr, value), Then: UdevReload}
 }
 
 // blkMQ says whether the device's queue is blk-mq (schedulers mq-deadline,
@@ -398,7 +408,7 @@ func mergePathFindings(v *blockView, fs []Finding, devs []string) []Finding {
 		m := f
 		m.Fix = Fix{}
 		m.Changes = nil
-		seenRT, seenP := map[string]bool{}, map[string]bool{}
+		seenRT, seenP, seenE := map[string]bool{}, map[string]bool{}, map[FileEdit]bool{}
 		var ev []string
 		for j, n := range idx {
 			names[j] = devs[n]
@@ -412,6 +422,12 @@ func mergePathFindings(v *blockView, fs []Finding, devs []string) []Finding {
 				if !seenP[c] {
 					seenP[c] = true
 					m.Fix.Persistent = append(m.Fix.Persistent, c)
+				}
+			}
+			for _, e := range fs[n].Fix.Edits {
+				if !seenE[e] {
+					seenE[e] = true
+					m.Fix.Edits = append(m.Fix.Edits, e)
 				}
 			}
 			m.Changes = append(m.Changes, fs[n].Changes...)

@@ -102,7 +102,7 @@ func TestBlockViewHelpers(t *testing.T) {
 	if m["sda"] != "/" || m["nvme0n1"] != "/u02" || m["dm-0"] != "" {
 		t.Errorf("mounted %v", m)
 	}
-	if !strings.Contains(udevLine(v, v.byName["dm-0"], "queue/scheduler", "mq-deadline"), `ENV{DM_UUID}=="mpath-*"`) {
+	if !strings.Contains(udevRule(v, v.byName["dm-0"], "queue/scheduler", "mq-deadline"), `ENV{DM_UUID}=="mpath-*"`) {
 		t.Error("udev match of a multipath device")
 	}
 	s.Storage.Devices = []snapshot.BlockDevice{}

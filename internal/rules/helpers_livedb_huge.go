@@ -205,12 +205,14 @@ func (in *Input) poolChanges(rule string, h hugeNeed, r hugeRoom, missing int64)
 		[]string{echoTo(fmt.Sprint(r.target), path)}
 }
 
-// persistLine is the persistent form of a pool size.
-func persistLine(h hugeNeed, r hugeRoom) string {
+// persistLine is the fix of a pool size: runtime, the persistent form of
+// the pool (a sysctl.d edit, or the per-node boot argument) and more steps.
+func persistLine(h hugeNeed, r hugeRoom, runtime []string, more ...string) Fix {
 	if len(h.nodes) > 0 {
-		return fmt.Sprintf("the per-node pool at boot: hugepages=%d on the kernel command line gives %d pages spread over all nodes; or a systemd unit writing the node's nr_hugepages before the database starts", r.target, r.target)
+		return Fix{Runtime: runtime, Persistent: append([]string{fmt.Sprintf("the per-node pool at boot: hugepages=%d on the kernel command line gives %d pages spread over all nodes; or a systemd unit writing the node's nr_hugepages before the database starts", r.target, r.target)}, more...)}
 	}
-	return fmt.Sprintf("%s: vm.nr_hugepages = %d", SysctlDropIn, r.target)
+	// The sysctl.d line is a file line: an edit (issue 26 item 10).
+	return Fix{Runtime: runtime, Persistent: append([]string{}, more...), Edits: []FileEdit{SysctlEdit("vm.nr_hugepages", fmt.Sprint(r.target))}}
 }
 
 // otherLiveNeeds sums the pages of sizeKB that the other live servers want

@@ -62,7 +62,7 @@ func checkAIXFSBufs(in *Input) Outcome {
 				"j2_dynamicBufferPreallocation is the dynamic way to give JFS2 more.",
 			Fix: Fix{
 				Runtime:    []string{fmt.Sprintf("ioo -p -o j2_dynamicBufferPreallocation=%d   # at once, and in /etc/tunables/nextboot", want)},
-				Persistent: []string{fmt.Sprintf("/etc/tunables/nextboot: ioo j2_dynamicBufferPreallocation = %d (ioo -p writes it)", want)},
+				Persistent: []string{fmt.Sprintf("ioo -p -o j2_dynamicBufferPreallocation=%d   # -p also writes it to /etc/tunables/nextboot", want)},
 			},
 			Risk: "Buffers are pinned memory. If the counter keeps rising, j2_nBufferPerPagerDevice (a restricted tunable: ioo -F -p) " +
 				"raises the buffers each JFS2 file system gets at mount: in effect only after a remount.",
@@ -82,7 +82,7 @@ func checkAIXFSBufs(in *Input) Outcome {
 			Why:         "JFS (not JFS2) I/Os waited for a file system buffer before reaching the LVM (004's I/O stack).",
 			Fix: Fix{
 				Runtime:    []string{fmt.Sprintf("ioo -p -o numfsbufs=%d   # in effect for each JFS file system at its next mount", want)},
-				Persistent: []string{fmt.Sprintf("/etc/tunables/nextboot: ioo numfsbufs = %d (ioo -p writes it)", want)},
+				Persistent: []string{fmt.Sprintf("ioo -p -o numfsbufs=%d   # -p also writes it to /etc/tunables/nextboot", want)},
 			},
 			Pending: PendingManual,
 			Risk:    "numfsbufs applies when a JFS file system is mounted: umount and mount each one (its users stopped). Buffers are pinned memory.",

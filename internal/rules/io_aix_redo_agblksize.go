@@ -93,7 +93,7 @@ func checkAIXRedoAgblksize(in *Input) Outcome {
 					fmt.Sprintf("chfs -a options=rw,noatime,cio %s; mount %s", sh(m.Path+"_512"), sh(m.Path+"_512")),
 					fmt.Sprintf("ALTER DATABASE ADD LOGFILE GROUP <n> ('%s_512/redo<n>a.log') SIZE <same size>;  -- one per existing group, then ALTER SYSTEM SWITCH LOGFILE / CHECKPOINT and DROP LOGFILE GROUP <old> once INACTIVE", m.Path),
 				},
-				Persistent: []string{fmt.Sprintf("/etc/filesystems: the new %s_512 stanza (crfs writes it)", m.Path)},
+				Persistent: []string{fmt.Sprintf("crfs (above) writes the new %s_512 stanza to /etc/filesystems", m.Path)},
 			},
 			Pending: PendingManual,
 			Risk: "Done online: new groups are added, the old ones dropped when INACTIVE (keep the multiplexing: a member per " +

@@ -109,8 +109,9 @@ func checkCacheType(in *Input) Outcome {
 						"# RISKY - data loss if the cache is volatile: " + echoTo("temporary write through", ctPath),
 						"# then rescan: " + echoTo("1", sysBlock(d.Name, "device/rescan")) + "; multipathd reconfigure",
 					},
-					Persistent: []string{fmt.Sprintf(`# RISKY: %s: ACTION=="add|change", %s, RUN+="/bin/sh -c 'echo temporary write through > /sys$devpath/device/scsi_disk/*/cache_type'"`,
-						UdevBlockRules, udevMatch(v, d))},
+					Persistent: []string{},
+					Edits: []FileEdit{{File: UdevBlockRules, Edit: fmt.Sprintf(`RISKY: add ACTION=="add|change", %s, RUN+="/bin/sh -c 'echo temporary write through > /sys$devpath/device/scsi_disk/*/cache_type'"`,
+						udevMatch(v, d)), Then: UdevReload}},
 				},
 				Changes: []change.Change{func() change.Change {
 					c := blockChange(v, d, "device/scsi_disk/*/cache_type", "temporary write through", ct, "io.cache-type-write-through",

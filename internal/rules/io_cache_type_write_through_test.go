@@ -38,7 +38,7 @@ func TestIOCacheType(t *testing.T) {
 			t.Fatalf("%+v", f)
 		}
 		if f.Severity != SevInfo || !strings.HasPrefix(f.Risk, "RISKY") || !strings.Contains(f.Fix.Runtime[0], "RISKY") ||
-			!strings.Contains(f.Fix.Runtime[0], "temporary write through") || !strings.Contains(f.Fix.Persistent[0], "RISKY") {
+			!strings.Contains(f.Fix.Runtime[0], "temporary write through") || len(f.Fix.Edits) != 1 || f.Fix.Edits[0].File != UdevBlockRules || !strings.HasPrefix(f.Fix.Edits[0].Edit, "RISKY: add ACTION==") {
 			t.Fatalf("%+v", f)
 		}
 	})

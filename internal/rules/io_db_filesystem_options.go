@@ -131,7 +131,8 @@ func checkDBFilesystems(in *Input) Outcome {
 					"devices with volatile cache can result in data loss or data corruption\"; 003's tuned profiles keep filesystem barriers enabled.",
 				Fix: Fix{
 					Runtime:    []string{fmt.Sprintf("mount -o remount,barrier %s   (ext4; xfs ≥ 4.19 has no nobarrier option at all)", sh(m.Path))},
-					Persistent: []string{"/etc/fstab: remove " + o + " from the options of " + m.Path},
+					Persistent: []string{},
+					Edits:      []FileEdit{{File: "/etc/fstab", Edit: "remove " + o + " from the options of " + m.Path}},
 				},
 				Risk:    "Flushes return: sync-write latency rises on arrays that advertise a write-back cache.",
 				Sources: fsSources[1:4],
@@ -168,7 +169,8 @@ func checkDBFilesystems(in *Input) Outcome {
 					"(a journal write for nothing a database uses); relatime and lazytime already limit those writes and are accepted.",
 				Fix: Fix{
 					Runtime:    []string{"mount -o remount,noatime " + sh(m.Path)},
-					Persistent: []string{"/etc/fstab: add noatime to the options of " + m.Path},
+					Persistent: []string{},
+					Edits:      []FileEdit{{File: "/etc/fstab", Edit: "add noatime to the options of " + m.Path}},
 				},
 				Risk:    "Tools that rely on access times (some backup or archiving policies) stop seeing them.",
 				Sources: fsSources[4:],

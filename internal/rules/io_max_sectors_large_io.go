@@ -96,7 +96,8 @@ func checkMaxSectorsLargeIO(in *Input) Outcome {
 				"issue 1 MB reads (000's I/O simulation: parallel query tasks reading 1 MB sequentially, \"similar to full table scans\"); at " + fmt.Sprint(cur) + " KB each goes out as several I/Os.",
 			Fix: Fix{
 				Runtime:    []string{echoTo(fmt.Sprint(largeIOKB), p)},
-				Persistent: []string{udevLine(v, d, "queue/max_sectors_kb", fmt.Sprint(largeIOKB))},
+				Persistent: []string{},
+				Edits:      []FileEdit{udevEdit(v, d, "queue/max_sectors_kb", fmt.Sprint(largeIOKB))},
 			},
 			Changes: []change.Change{c},
 			Risk:    risk,

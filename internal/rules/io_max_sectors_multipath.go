@@ -84,10 +84,11 @@ func checkMaxSectorsMultipath(in *Input) Outcome {
 			}
 			f.Runtime = append(f.Runtime, echoTo(fmt.Sprint(val), sysBlock(dm.Name, "queue/max_sectors_kb")))
 			if len(paths) > 0 {
-				f.Persistent = append(f.Persistent, udevLine(v, paths[0], "queue/max_sectors_kb", fmt.Sprint(val)))
+				f.Edits = append(f.Edits, udevEdit(v, paths[0], "queue/max_sectors_kb", fmt.Sprint(val)))
 			}
-			f.Persistent = append(f.Persistent, udevLine(v, dm, "queue/max_sectors_kb", fmt.Sprint(val)),
-				"or /etc/multipath.conf: devices { device { vendor ... product ... max_sectors_kb "+fmt.Sprint(val)+" } } (multipath-tools 0.4.9+ sets dm and paths together)")
+			f.Edits = append(f.Edits, udevEdit(v, dm, "queue/max_sectors_kb", fmt.Sprint(val)),
+				FileEdit{File: "/etc/multipath.conf", Edit: "or, instead of the udev lines, add devices { device { vendor ... product ... max_sectors_kb " +
+					fmt.Sprint(val) + " } } (multipath-tools 0.4.9+ sets dm and paths together)", Then: "multipathd reconfigure"})
 			return f
 		}
 		setAllChanges := func(val int64, why string) []change.Change {

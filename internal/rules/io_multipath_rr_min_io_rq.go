@@ -123,8 +123,9 @@ func rrFinding(sec, from, cur, ev string, mc map[string]map[string]string) Findi
 			"goes to the next path, spreading I/O over all FC paths (16 per LUN in 000's test). 003: vendor-recommended multipath " +
 			"settings are worth up to 20 %.",
 		Fix: Fix{
-			Runtime:    []string{"edit /etc/multipath.conf, then: multipathd reconfigure"},
-			Persistent: []string{"/etc/multipath.conf: " + block},
+			Runtime:    []string{},
+			Persistent: []string{},
+			Edits:      []FileEdit{{File: "/etc/multipath.conf", Edit: "set " + block, Then: "multipathd reconfigure"}},
 		},
 		Risk: "Reloading maps is online; some arrays (ALUA active/optimized groups) prefer service-time: follow the vendor.",
 	}

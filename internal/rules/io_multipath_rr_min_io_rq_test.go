@@ -22,7 +22,7 @@ func TestIOMultipathRRMinIORq(t *testing.T) {
 	if f.Setting != "/etc/multipath.conf devices[0] rr_min_io_rq" || f.Current != "100" || !strings.Contains(f.Evidence, `"round-robin 0" (from defaults)`) {
 		t.Fatalf("%+v", f)
 	}
-	if f.Fix.Persistent[0] != `/etc/multipath.conf: devices { device { vendor "3PARdata" product "VV" rr_min_io_rq 1 } }` {
+	if len(f.Fix.Edits) != 1 || f.Fix.Edits[0].String() != `edit /etc/multipath.conf: set devices { device { vendor "3PARdata" product "VV" rr_min_io_rq 1 } }, then run multipathd reconfigure` {
 		t.Fatalf("%+v", f.Fix)
 	}
 	if !strings.Contains(rep.Findings[1].Current, "rr_min_io 1000 is ignored") {
@@ -34,7 +34,7 @@ func TestIOMultipathRRMinIORq(t *testing.T) {
 
 	s.Storage.MultipathConf["overrides"] = map[string]string{"rr_min_io_rq": "10"}
 	// defaults, devices[0] and [2]; [1] is service-time. The fix edits overrides.
-	if rep := run(t, id, s, WorkloadOLTP, DBOracle); len(rep.Findings) != 3 || rep.Findings[1].Fix.Persistent[0] != "/etc/multipath.conf: overrides { rr_min_io_rq 1 }" {
+	if rep := run(t, id, s, WorkloadOLTP, DBOracle); len(rep.Findings) != 3 || rep.Findings[1].Fix.Edits[0].Edit != "set overrides { rr_min_io_rq 1 }" {
 		t.Fatalf("overrides: %+v", rep.Findings)
 	}
 

@@ -87,7 +87,7 @@ func checkNomerges(in *Input) Outcome {
 			Evidence:    ev,
 			Why: "000: nomerges 1 \"is good for mostly random requests as well as synchronous or direct I/O request\" (ASM and raw " +
 				"devices do direct I/O); part of the Table 8 configuration (+8 % throughput, -5 % latency on the Oracle FIO profile).",
-			Fix:     Fix{Runtime: []string{echoTo("1", p)}, Persistent: []string{udevLine(v, d, "queue/nomerges", "1")}},
+			Fix:     Fix{Runtime: []string{echoTo("1", p)}, Persistent: []string{}, Edits: []FileEdit{udevEdit(v, d, "queue/nomerges", "1")}},
 			Changes: []change.Change{wants[len(wants)-1]},
 			Risk:    "Sequential scans and redo writes issued in small pieces are no longer merged: more, smaller I/Os. Check it is a database device first (e.g. oracleasm listdisks, ASM disk strings).",
 		})

@@ -83,9 +83,13 @@ func checkNrRequests(in *Input) Outcome {
 			Why: "000: \"If all of the device requests are in use ... a task must wait for a free request in order to initiate the I/O\"; " +
 				"1024 was part of the Table 8 configuration that gave the Oracle FIO profile +8 % throughput and -5 % latency.",
 			Fix: Fix{
-				Runtime: []string{echoTo(fmt.Sprint(wantNrRequests), p)},
-				Persistent: []string{udevLine(v, d, "queue/nr_requests", fmt.Sprint(wantNrRequests)) +
-					"   (after the scheduler assignment: changing the scheduler resets nr_requests)"},
+				Runtime:    []string{echoTo(fmt.Sprint(wantNrRequests), p)},
+				Persistent: []string{},
+				Edits: []FileEdit{func() FileEdit {
+					e := udevEdit(v, d, "queue/nr_requests", fmt.Sprint(wantNrRequests))
+					e.Edit += " after the scheduler assignment (changing the scheduler resets nr_requests)"
+					return e
+				}()},
 			},
 			Changes: []change.Change{wants[len(wants)-1]},
 			Risk:    "More queued requests raise the worst-case queueing latency under saturation; no reboot needed.",

@@ -13,8 +13,8 @@ func TestIONrRequests(t *testing.T) {
 	got := map[string]bool{}
 	for _, f := range rep.Findings {
 		got[f.Setting] = true
-		if f.Recommended != "1024" || f.Current != "256" || !strings.Contains(f.Fix.Persistent[0], `ATTR{queue/nr_requests}="1024"`) ||
-			(strings.Contains(f.Setting, "sdb") && (len(f.Fix.Runtime) != 2 || len(f.Fix.Persistent) != 1)) {
+		if f.Recommended != "1024" || f.Current != "256" || !strings.Contains(f.Fix.Edits[0].Edit, `ATTR{queue/nr_requests}="1024"`) ||
+			f.Fix.Edits[0].Then != UdevReload || (strings.Contains(f.Setting, "sdb") && (len(f.Fix.Runtime) != 2 || len(f.Fix.Edits) != 1)) {
 			t.Fatalf("%+v", f)
 		}
 	}

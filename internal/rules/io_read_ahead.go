@@ -67,9 +67,9 @@ func checkReadAhead(in *Input) Outcome {
 			Why: "003: \"Configure read ahead (for sequential read operations) ... Configure device read ahead for large data loads\"; " +
 				"the throughput-performance profile raises disk read-ahead from 128 to 4096 KB (003 charts the completion time of a 30 GB DB2 9.7 load with and without it).",
 			Fix: Fix{
-				Runtime: []string{fmt.Sprintf("blockdev --setra %d %s", wantReadAheadKB*2, sh("/dev/"+d.Name))},
-				Persistent: []string{udevLine(v, d, "queue/read_ahead_kb", fmt.Sprint(wantReadAheadKB)),
-					"or tuned-adm profile throughput-performance ([disk] readahead=>4096)"},
+				Runtime:    []string{fmt.Sprintf("blockdev --setra %d %s", wantReadAheadKB*2, sh("/dev/"+d.Name))},
+				Persistent: []string{"or tuned-adm profile throughput-performance ([disk] readahead=>4096)"},
+				Edits:      []FileEdit{udevEdit(v, d, "queue/read_ahead_kb", fmt.Sprint(wantReadAheadKB))},
 			},
 			Changes: []change.Change{wants[len(wants)-1]},
 			Risk:    "Random-read (OLTP) devices can waste bandwidth and page cache on read-ahead; apply to the DSS data devices only.",

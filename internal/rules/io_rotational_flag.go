@@ -73,7 +73,7 @@ func checkRotationalFlag(in *Input) Outcome {
 			Why: "000: the schedulers \"sort and merge I/O requests to reduce disk head movement. For SSD drives, the rotational " +
 				"value can be set to 0, although very little improvement if any is noticed.\" It also keeps tools and the kernel's " +
 				"per-device heuristics (entropy, writeback throttling, md/dm stacking) coherent.",
-			Fix:     Fix{Runtime: []string{echoTo("0", p)}, Persistent: []string{udevLine(v, d, "queue/rotational", "0")}},
+			Fix:     Fix{Runtime: []string{echoTo("0", p)}, Persistent: []string{}, Edits: []FileEdit{udevEdit(v, d, "queue/rotational", "0")}},
 			Changes: []change.Change{rotChange(d, "1")},
 			Risk:    "None for data; expect little or no performance change.",
 		}

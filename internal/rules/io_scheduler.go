@@ -97,11 +97,11 @@ func checkScheduler(in *Input) Outcome {
 			Evidence:    ev,
 			Why:         why,
 			Fix: Fix{
-				Runtime: []string{echoTo(wantName, sysBlock(d.Name, "queue/scheduler"))},
-				Persistent: []string{
-					udevLine(v, d, "queue/scheduler", wantName),
-					"or a custom tuned profile: [disk] elevator=" + wantName + " (tuned 2.20's stock server profiles set no elevator)",
-				},
+				Runtime:    []string{echoTo(wantName, sysBlock(d.Name, "queue/scheduler"))},
+				Persistent: []string{},
+				Edits: []FileEdit{udevEdit(v, d, "queue/scheduler", wantName),
+					{File: "/etc/tuned/<profile>/tuned.conf", Edit: "or, instead of the udev line, in a custom tuned profile add [disk] elevator=" + wantName +
+						" (tuned 2.20's stock server profiles set no elevator)", Then: "tuned-adm profile <profile>"}},
 			},
 			Changes: []change.Change{blockChange(v, d, "queue/scheduler", wantName, cur, "io.scheduler", "scheduler "+wantName+" suits device class "+class)},
 			Risk:    "Takes effect immediately, no reboot; I/O in flight is drained while switching. Measure latency (iostat -x await) before and after.",

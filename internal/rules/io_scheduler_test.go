@@ -19,7 +19,7 @@ func TestIOScheduler(t *testing.T) {
 			t.Fatalf("%+v", c)
 		}
 		if f.Severity != SevWarning || f.Setting != "/sys/block/dm-0/queue/scheduler" || f.Recommended != "mq-deadline" ||
-			!strings.Contains(f.Evidence, "sdb,sdc") || !strings.Contains(f.Fix.Persistent[0], `ATTR{queue/scheduler}="mq-deadline"`) ||
+			!strings.Contains(f.Evidence, "sdb,sdc") || !strings.Contains(f.Fix.Edits[0].String(), "edit "+UdevBlockRules+`: add ACTION=="add|change"`) || !strings.Contains(f.Fix.Edits[0].Edit, `ATTR{queue/scheduler}="mq-deadline"`) ||
 			!strings.Contains(f.Why, "8 %") {
 			t.Fatalf("%+v", f)
 		}

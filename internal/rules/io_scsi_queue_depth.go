@@ -173,7 +173,8 @@ func checkSCSIQueueDepth(in *Input) Outcome {
 			Why:         why,
 			Fix: Fix{
 				Runtime:    []string{echoTo(fmt.Sprint(want), p)},
-				Persistent: []string{udevLine(v, d, "device/queue_depth", fmt.Sprint(want))},
+				Persistent: []string{},
+				Edits:      []FileEdit{udevEdit(v, d, "device/queue_depth", fmt.Sprint(want))},
 			},
 			Changes: []change.Change{wants[len(wants)-1]},
 			Risk: "The array port and HBA must absorb paths × LUNs × queue_depth commands (004: size HBA num_cmd_elems to the sum); " +

@@ -20,7 +20,7 @@ func TestIOSCSIQueueDepth(t *testing.T) {
 	wantChange(t, f, change.Sysfs, "/sys/block/sdc/device/queue_depth", "128", "64")
 	if f.Setting != "/sys/block/{sdb,sdc}/device/queue_depth" || f.Recommended != "128" || !strings.Contains(f.Evidence, "one of 2 paths of dm-0") ||
 		len(f.Fix.Runtime) != 2 ||
-		!strings.Contains(f.Fix.Persistent[0], `ATTRS{vendor}=="NETAPP*"`) || !strings.Contains(f.Risk, "num_cmd_elems") {
+		!strings.Contains(f.Fix.Edits[0].Edit, `ATTRS{vendor}=="NETAPP*"`) || !strings.Contains(f.Risk, "num_cmd_elems") {
 		t.Fatalf("%+v", f)
 	}
 	for _, n := range []string{"sda", "sdb", "sdc"} {

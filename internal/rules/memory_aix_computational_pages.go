@@ -100,7 +100,11 @@ func checkAIXComputationalPages(in *Input) Outcome {
 		} else {
 			cmds = append(cmds, fmt.Sprintf("vmo -p -d %s   # back to the AIX default %d (a restricted tunable: vmo asks to confirm)", w.name, w.rec))
 		}
-		persist = append(persist, fmt.Sprintf("/etc/tunables/nextboot: vmo %s = %d (vmo -p writes it; -d removes the override)", w.name, w.rec))
+		if legacy {
+			persist = append(persist, fmt.Sprintf("vmo -p -o %s=%d   # -p also writes it to /etc/tunables/nextboot", w.name, w.rec))
+		} else {
+			persist = append(persist, fmt.Sprintf("vmo -p -d %s   # -p also removes the override from /etc/tunables/nextboot", w.name))
+		}
 	}
 	if len(bad) == 0 {
 		if len(good) == 0 {

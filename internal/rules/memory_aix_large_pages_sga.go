@@ -113,7 +113,8 @@ func checkAIXLargePagesSGA(in *Input) Outcome {
 					"as oracle, before starting the instance: export ORACLE_SGA_PGSZ=16M",
 					"bosboot -a; shutdown -Fr   # then check with svmon -mwU oracle",
 				},
-				Persistent: []string{"/etc/tunables/nextboot: vmo lgpg_regions, lgpg_size (vmo -r writes them)", "the oracle user's profile: export ORACLE_SGA_PGSZ=16M"},
+				Persistent: []string{"vmo -r -o lgpg_regions=... -o lgpg_size=... (above) also writes them to /etc/tunables/nextboot"},
+				Edits:      []FileEdit{{File: "the oracle user's profile (~oracle/.profile)", Edit: "add export ORACLE_SGA_PGSZ=16M"}},
 			},
 			RebootRequired: true,
 			Risk: "The pool's pages are taken from memory at boot and serve nothing but large-page requests: size it to the " +
@@ -136,7 +137,7 @@ func checkAIXLargePagesSGA(in *Input) Outcome {
 			Why:         "004: the oracle user needs CAP_BYPASS_RAC_VMM (and CAP_PROPAGATE for its children) to put the SGA in the 16 MB pool; without it the pool stays unused.",
 			Fix: Fix{
 				Runtime:    []string{"chuser capabilities=CAP_NUMA_ATTACH,CAP_BYPASS_RAC_VMM,CAP_PROPAGATE oracle", "restart the instances from a new login of oracle"},
-				Persistent: []string{"/etc/security/user: oracle capabilities (chuser writes it)"},
+				Persistent: []string{"chuser (above) writes the oracle user's capabilities to /etc/security/user"},
 			},
 			Pending: PendingRestart,
 			Risk:    "Takes effect for new logins of oracle: restart the instances (and listeners) from one.",

@@ -152,11 +152,11 @@ func memlockFinding(user, sid, current string, sgaKB int64, ev string) Finding {
 		Why: "000 (Scenario 2): the first step of putting the SGA in hugepages is the memlock setting in limits.conf; the " +
 			"alert log's SGA dump prints the limit the instance ran with next to what it needed to lock the SGA. Below it the " +
 			"SGA cannot be locked in hugepages (+13 % TPM in 000).",
-		Fix: Fix{Runtime: []string{}, Persistent: []string{
-			fmt.Sprintf("/etc/security/limits.d/99-%s-memlock.conf: %s soft memlock %d", user, user, sgaKB),
-			fmt.Sprintf("/etc/security/limits.d/99-%s-memlock.conf: %s hard memlock %d", user, user, sgaKB),
-			"then log in again as " + user + " and restart the instance (CRS/systemd-started instances: raise their limit there too)",
-		}},
+		Fix: Fix{Runtime: []string{}, Persistent: []string{}, Edits: []FileEdit{{
+			File: fmt.Sprintf("/etc/security/limits.d/99-%s-memlock.conf", user),
+			Edit: fmt.Sprintf("add %s soft memlock %d and %s hard memlock %d (then log in again as %s and restart the instance; "+
+				"CRS/systemd-started instances: raise their limit there too)", user, sgaKB, user, sgaKB, user),
+		}}},
 		Changes: []change.Change{
 			LimitChange("memory.memlock-below-sga", user, "soft", "memlock", fmt.Sprint(sgaKB), current, "the SGA cannot be locked in hugepages below this limit"),
 			LimitChange("memory.memlock-below-sga", user, "hard", "memlock", fmt.Sprint(sgaKB), "", "the soft limit cannot exceed the hard one"),

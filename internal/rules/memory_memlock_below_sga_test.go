@@ -34,7 +34,7 @@ func TestMemlockBelowSGA(t *testing.T) {
 	}
 	fs = artFires(t, runArt(t, id, s, artSet(t, "initCDB1.ora"), DBOracle))
 	if !strings.HasPrefix(fs[0].Current, "3145728 kB") || !strings.Contains(fs[0].Evidence, "oracle-database-preinstall-19c.conf:9") ||
-		!strings.Contains(fs[0].Evidence, "initCDB1.ora:3: sga_target") || !strings.Contains(fs[0].Fix.Persistent[0], "oracle soft memlock 16777216") {
+		!strings.Contains(fs[0].Evidence, "initCDB1.ora:3: sga_target") || fs[0].Fix.Edits[0].File != "/etc/security/limits.d/99-oracle-memlock.conf" || !strings.Contains(fs[0].Fix.Edits[0].Edit, "add oracle soft memlock 16777216 and oracle hard memlock 16777216") {
 		t.Fatalf("%+v", fs[0])
 	}
 	// No line at all: the kernel default.

@@ -62,7 +62,24 @@ func run(t *testing.T, id string, s *snapshot.Snapshot, workload, db string) Rep
 	rep := RunRules([]Rule{r}, &Input{Snap: s, Workload: workload, DB: db})
 	vetChanges(t, rep)
 	vetPasses(t, rep)
+	vetFixLines(t, rep)
 	return rep
+}
+
+// vetFixLines fails the test when a finding offers a line of a file as a
+// Runtime or Persistent command (issue 26 item 10: that is an Edit).
+func vetFixLines(t *testing.T, rep Report) {
+	t.Helper()
+	for _, f := range rep.Findings {
+		for _, l := range append(append([]string{}, f.Fix.Runtime...), f.Fix.Persistent...) {
+			for _, re := range fileLineForms {
+				if re.MatchString(l) {
+					t.Errorf("%s: a file line offered as a command (%s): %q", f.ID, re, l)
+					break
+				}
+			}
+		}
+	}
 }
 
 // vetPasses fails the test when a check passed without naming what it
