@@ -148,9 +148,15 @@ func TestHostileNames(t *testing.T) {
 	text, stderr, _ := runBinary(t, "audit", "--root", root)
 	var fromText []string
 	fixLine := regexp.MustCompile(`^\s+(?:fix now|persist)\s+(.*)$`)
+	col := 0 // the value column of the last fix label: its unlabelled next lines are more commands
 	for _, l := range strings.Split(text, "\n") {
 		if m := fixLine.FindStringSubmatch(l); m != nil {
 			fromText = append(fromText, m[1])
+			col = len(l) - len(m[1])
+		} else if col > 0 && len(l) > col && strings.TrimSpace(l[:col]) == "" && l[col] != ' ' {
+			fromText = append(fromText, l[col:])
+		} else {
+			col = 0
 		}
 		if strings.HasPrefix(strings.TrimSpace(l), "touch FORGED") {
 			t.Errorf("audit text: the name's newline made a line: %q", l)

@@ -154,7 +154,9 @@ func udevMatch(v *blockView, d *snapshot.BlockDevice) string {
 		}
 		return `KERNEL=="dm-*"`
 	}
-	return fmt.Sprintf(`KERNEL=="%s"`, d.Name)
+	// A name is the kernel's, or a tree's: never raw into a rules file (a
+	// newline would add a rule line of its own).
+	return fmt.Sprintf(`KERNEL=="%s"`, udevGlob(d.Name))
 }
 
 // UdevReload makes a new line of UdevBlockRules take effect on the block
