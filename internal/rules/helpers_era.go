@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"github.com/dbhost/dbhost/internal/change"
 	"strconv"
 	"strings"
 
@@ -110,12 +111,9 @@ func KernelArgFixFor(s *snapshot.Snapshot, args string) Fix { return AddKernelAr
 // not known gets grubby and the /etc/default/grub edit, each named with
 // where it applies.
 func kernelArgFix(s *snapshot.Snapshot, args string, remove bool) Fix {
-	grubby := "grubby --update-kernel=ALL --args=" + sh(args)
-	edit := "add " + args + " to GRUB_CMDLINE_LINUX"
+	grubby, edit := change.Grubby(args, remove), change.GrubDefaultEdit(args, remove)
 	legacy := "add " + args + " to each kernel line"
 	if remove {
-		grubby = "grubby --update-kernel=ALL --remove-args=" + sh(args)
-		edit = "remove " + args + "=... from GRUB_CMDLINE_LINUX"
 		legacy = "remove " + args + "=... from each kernel line"
 	}
 	fix := Fix{Runtime: []string{}, Persistent: []string{}}
@@ -130,7 +128,7 @@ func kernelArgFix(s *snapshot.Snapshot, args string, remove bool) Fix {
 		fix.Edits = []FileEdit{{File: "/etc/default/grub", Edit: edit, Then: "update-grub"}}
 		return fix
 	case BootGrub2Mkconfig:
-		fix.Edits = []FileEdit{{File: "/etc/default/grub", Edit: edit, Then: "grub2-mkconfig -o /boot/grub2/grub.cfg"}}
+		fix.Edits = []FileEdit{{File: "/etc/default/grub", Edit: edit, Then: change.Grub2Mkconfig}}
 		return fix
 	}
 	switch {
